@@ -1,0 +1,6 @@
+"""The element library of netdyn, one module a domain.
+
+``electrical``, ``translational``, ``rotational`` (and the modules added by
+later layers) each state their sign conventions in their docstring.
+"""
+from . import base, electrical, rotational, translational  # noqa: F401

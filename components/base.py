@@ -1,0 +1,307 @@
+"""The element protocol: what every element of the library gives the engine.
+
+An element knows only its own physics. It owns one or more *ports*; a port is
+an oriented pair of terminals ``(a, b)`` in one domain and is an edge of the
+network graph. Every port carries two physical variables whose product is the
+power the element absorbs:
+
+* the *through* variable ``i`` flowing from ``a`` to ``b`` inside the element
+  (current, force, torque), and
+* the *across* variable ``v = value(a) - value(b)`` (voltage, velocity,
+  angular velocity).
+
+The engine picks, per domain, which of the two integrates to the port's
+displacement (its *kind*):
+
+* ``THROUGH``: displacement ``q = integral of i`` (charge, impulse), flow ``f = i``,
+  conjugate effort ``v``. Circuits in branch or loop charges, as the book does.
+* ``ACROSS``: displacement ``q = integral of v`` (flux linkage, position, angle),
+  flow ``f = v``, conjugate effort ``i``. Mechanical networks in node positions.
+
+Given each port's kind and its ``q``/``f`` as sympy expressions, an element
+returns a :class:`Contribution`: kinetic coenergy ``T``, potential ``V``,
+dissipation ``D``, applied efforts on its ports (positive when they do positive
+work on the port displacement), displacement constraints and flow (Pfaffian)
+constraints.
+
+>>> import sympy as sp
+>>> from netdyn.components.electrical import Inductor
+>>> q, f = sp.symbols("q f")
+>>> Inductor("L1", "a", "b", L=2).contribute([PortVariables(THROUGH, q, f)], {"L": 2}).T
+f**2
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from netdyn.errors import ElementError
+from netdyn.symbols import as_expr, t
+
+THROUGH = "through"
+ACROSS = "across"
+GROUND = "0"
+GROUND_ALIASES = frozenset({"0", "gnd", "ground", "GND"})
+
+#: physical names of the port variables per domain: (through, across, displacement prefix in node form)
+DOMAINS = {
+    "electrical": {"through": "current", "across": "voltage", "node_prefix": "phi", "branch_prefix": "q"},
+    "translational": {"through": "force", "across": "velocity", "node_prefix": "x", "branch_prefix": "p"},
+    "rotational": {"through": "torque", "across": "angular_velocity", "node_prefix": "theta", "branch_prefix": "p"},
+}
+
+
+def node_name(node):
+    """The canonical name of a terminal: every ground alias becomes ``"0"``.
+
+    >>> node_name("gnd"), node_name("A"), node_name(3)
+    ('0', 'A', '3')
+    """
+    node = str(node)
+    return GROUND if node in GROUND_ALIASES else node
+
+
+@dataclass(frozen=True)
+class Port:
+    """An oriented two-terminal port of an element in one domain (a graph edge)."""
+
+    domain: str
+    a: str
+    b: str
+
+
+@dataclass
+class PortVariables:
+    """What the engine hands an element for one port: its kind, displacement and flow."""
+
+    kind: str
+    q: sp.Expr
+    f: sp.Expr
+
+
+@dataclass
+class Contribution:
+    """An element's share of the energy model, in its port variables."""
+
+    T: sp.Expr = sp.S.Zero
+    V: sp.Expr = sp.S.Zero
+    D: sp.Expr = sp.S.Zero
+    efforts: dict = field(default_factory=dict)  # port index -> effort on that port's displacement
+    constraints: list = field(default_factory=list)  # phi(q_ports, t) = 0
+    flow_constraints: list = field(default_factory=list)  # linear in the port flows
+
+
+class Element:
+    """Base class of every element.
+
+    Subclasses set ``ports`` (a tuple of :class:`Port`), ``values`` (parameter
+    name -> number, symbol or expression of ``t``) and implement
+    :meth:`contribute`. ``report_signs`` maps each port to the user's terminal
+    order (+1 when the port runs from the first named terminal to the second).
+    ``couples`` names other elements whose ports this one acts on (mutual
+    inductance) instead of owning ports of its own.
+    """
+
+    is_source = False
+    couples: tuple = ()
+
+    def __init__(self, name, ports, values=None, report_signs=None, terminals=None):
+        if not isinstance(name, str) or not name:
+            raise ElementError(f"element name must be a non-empty string, got {name!r}")
+        self.name = name
+        self.ports = tuple(ports)
+        self.values = {k: as_expr(v) for k, v in (values or {}).items()}
+        self.report_signs = tuple(report_signs or (1,) * len(self.ports))
+        self.terminals = tuple(terminals) if terminals is not None else tuple(
+            n for p in self.ports for n in (p.a, p.b))
+        for port in self.ports:
+            if port.domain not in DOMAINS:
+                raise ElementError(f"{self.name}: unknown domain {port.domain!r}; use one of {sorted(DOMAINS)}")
+            if port.a == port.b:
+                raise ElementError(
+                    f"{self.name} is shorted to itself: both terminals are node {port.a!r}; "
+                    "connect its terminals to two different nodes")
+
+    def contribute(self, ports, values):  # pragma: no cover - interface
+        """Return the :class:`Contribution` of this element for the given port variables."""
+        raise NotImplementedError
+
+    def __repr__(self):
+        vals = ", ".join(f"{k}={v}" for k, v in self.values.items())
+        return f"{type(self).__name__}({self.name!r}, {', '.join(map(repr, self.terminals))}, {vals})"
+
+
+def require_positive(element_name, parameter, value, allow_zero=False):
+    """Reject non-physical numeric values; symbols pass (checked at simulation).
+
+    >>> require_positive("R1", "R", 10)
+    >>> require_positive("L1", "L", -1)
+    Traceback (most recent call last):
+    ...
+    netdyn.errors.ElementError: L1: L = -1 is not physical; give a positive value
+    """
+    v = as_expr(value)
+    if v.is_number and v.is_real:
+        if v < 0 or (v == 0 and not allow_zero):
+            raise ElementError(f"{element_name}: {parameter} = {value} is not physical; give a positive value")
+
+
+# --- linear and user-energy two-terminal laws --------------------------------------------------
+
+class TwoTerminal(Element):
+    """A one-port element between terminals ``a`` and ``b`` of one domain."""
+
+    domain = None
+
+    def __init__(self, name, a, b, values=None, domain=None, swap=False):
+        a, b = node_name(a), node_name(b)
+        port = Port(domain or self.domain, b, a) if swap else Port(domain or self.domain, a, b)
+        super().__init__(name, [port], values, report_signs=(-1,) if swap else (1,), terminals=(a, b))
+
+
+class LinearLaw(TwoTerminal):
+    """A linear storage or dissipation law, usable in both port kinds.
+
+    ``law`` is one of
+
+    * ``"across_storage"``: ``v = L di/dt`` (inductor; a spring has L = 1/k),
+    * ``"through_storage"``: ``i = C dv/dt`` (capacitor; a mass has C = m),
+    * ``"dissipator"``: ``v = R i`` (resistor; a damper has R = 1/c).
+
+    ``natural`` gives the element's coefficient (L, C or R) from its values.
+    """
+
+    law = None
+
+    def coefficient(self, values):
+        raise NotImplementedError
+
+    def contribute(self, ports, values):
+        (pv,) = ports
+        c = self.coefficient(values)
+        through = pv.kind == THROUGH
+        if self.law == "across_storage":
+            return Contribution(T=c * pv.f**2 / 2) if through else Contribution(V=pv.q**2 / (2 * c))
+        if self.law == "through_storage":
+            return Contribution(V=pv.q**2 / (2 * c)) if through else Contribution(T=c * pv.f**2 / 2)
+        if self.law == "dissipator":
+            return Contribution(D=c * pv.f**2 / 2) if through else Contribution(D=pv.f**2 / (2 * c))
+        raise ElementError(f"{self.name}: unknown law {self.law!r}")
+
+
+class EnergyLaw(TwoTerminal):
+    """A (possibly nonlinear) element given by its energy function in its natural kind.
+
+    ``role`` is ``"T"``, ``"V"`` or ``"D"``; ``function`` maps the port
+    displacement (for ``V``) or flow (for ``T`` and ``D``) to the energy.
+    """
+
+    def __init__(self, name, a, b, role, function, natural_kind, domain=None):
+        super().__init__(name, a, b, {}, domain=domain)
+        if role not in ("T", "V", "D"):
+            raise ElementError(f"{name}: energy role must be 'T', 'V' or 'D', got {role!r}")
+        self.role, self.function, self.natural_kind = role, function, natural_kind
+
+    def contribute(self, ports, values):
+        (pv,) = ports
+        if pv.kind != self.natural_kind:
+            raise ElementError(
+                f"{self.name} is given by its {self.role} function in {self.natural_kind} variables and has no "
+                f"closed-form dual; use a formulation that keeps this domain in {self.natural_kind} coordinates")
+        arg = pv.q if self.role == "V" else pv.f
+        expr = sp.sympify(self.function(arg))
+        return Contribution(**{self.role: expr})
+
+
+# --- sources -----------------------------------------------------------------------------------
+
+class ThroughSource(TwoTerminal):
+    """Prescribes the through variable: ``value`` flows from ``a`` to ``b`` (into node ``b``)."""
+
+    is_source = True
+
+    def __init__(self, name, a, b, value, domain=None, swap=False):
+        super().__init__(name, a, b, {"value": value}, domain=domain, swap=swap)
+
+    def contribute(self, ports, values):
+        (pv,) = ports
+        s = values["value"]
+        if pv.kind == THROUGH:
+            return Contribution(flow_constraints=[pv.f - s])
+        return Contribution(efforts={0: -s})
+
+
+class AcrossSource(TwoTerminal):
+    """Prescribes the across rate: ``value(b) - value(a) = value`` (the port runs a -> b)."""
+
+    is_source = True
+
+    def __init__(self, name, a, b, value, domain=None, swap=False):
+        super().__init__(name, a, b, {"value": value}, domain=domain, swap=swap)
+
+    def contribute(self, ports, values):
+        (pv,) = ports
+        s = values["value"]
+        if pv.kind == THROUGH:
+            return Contribution(efforts={0: s})
+        return Contribution(flow_constraints=[pv.f + s])
+
+
+class DisplacementSource(TwoTerminal):
+    """Prescribes the across displacement: ``x(b) - x(a) = value(t)`` (a rheonomic constraint)."""
+
+    is_source = True
+
+    def __init__(self, name, a, b, value, domain=None, swap=False):
+        super().__init__(name, a, b, {"value": value}, domain=domain, swap=swap)
+
+    def contribute(self, ports, values):
+        (pv,) = ports
+        s = values["value"]
+        if pv.kind == THROUGH:
+            return Contribution(efforts={0: sp.diff(s, t)})
+        return Contribution(constraints=[pv.q + s])
+
+
+# --- ideal two-ports ---------------------------------------------------------------------------
+
+class TwoPort(Element):
+    """An ideal power-conserving two-port between port 1 ``(a1, b1)`` and port 2 ``(a2, b2)``.
+
+    ``coupling="transformer"``: ``v2 = n v1`` and ``i1 = -n i2``.
+    ``coupling="gyrator"``: ``v1 = r i2`` and ``v2 = -r i1``.
+    Both absorb no power. Depending on the kinds of the two ports the coupling
+    is a flow (Pfaffian) constraint or a pair of applied efforts.
+    """
+
+    def __init__(self, name, port1, port2, coupling, ratio, terminals=None):
+        if coupling not in ("transformer", "gyrator"):
+            raise ElementError(f"{name}: coupling must be 'transformer' or 'gyrator'")
+        super().__init__(name, [port1, port2], {"ratio": ratio}, terminals=terminals)
+        self.coupling = coupling
+        r = as_expr(ratio)
+        if r.is_number and r == 0:
+            raise ElementError(f"{name}: ratio 0 disconnects the two ports; give a non-zero ratio")
+
+    def contribute(self, ports, values):
+        p1, p2 = ports
+        n = values["ratio"]
+        k1, k2 = p1.kind, p2.kind
+        f1, f2 = p1.f, p2.f
+        if self.coupling == "transformer":
+            if k1 == ACROSS and k2 == ACROSS:
+                return Contribution(flow_constraints=[f2 - n * f1])
+            if k1 == THROUGH and k2 == THROUGH:
+                return Contribution(flow_constraints=[f1 + n * f2])
+            if k1 == THROUGH:  # f1 = i1, f2 = v2
+                return Contribution(efforts={0: -f2 / n, 1: f1 / n})
+            return Contribution(efforts={0: n * f2, 1: -n * f1})  # f1 = v1, f2 = i2
+        # gyrator
+        if k1 == THROUGH and k2 == THROUGH:
+            return Contribution(efforts={0: -n * f2, 1: n * f1})
+        if k1 == ACROSS and k2 == ACROSS:
+            return Contribution(efforts={0: f2 / n, 1: -f1 / n})
+        if k1 == THROUGH:  # f1 = i1, f2 = v2 = -r i1
+            return Contribution(flow_constraints=[f2 + n * f1])
+        return Contribution(flow_constraints=[f1 - n * f2])  # f1 = v1 = r i2

@@ -1,0 +1,179 @@
+"""Electrical elements.
+
+Sign conventions (stated once, tested in ``tests/test_conventions.py``):
+
+* current flows from an element's first terminal to its second, through it;
+  its voltage is ``v(first) - v(second)``; the absorbed power is ``v * i``;
+* ``VoltageSource(name, plus, minus, v)``: ``v(plus) - v(minus) = v``. In
+  charge coordinates its displacement is the charge it *delivers* (current out
+  of ``plus``), on which its effort ``v`` does positive work, as in the book's
+  Example 4.4; ``sol.current`` reports the SPICE current, plus to minus inside;
+* ``CurrentSource(name, a, b, i)``: ``i`` flows from ``a`` to ``b`` through the
+  source, i.e. into node ``b``;
+* ground is node ``"0"`` (aliases ``"gnd"``, ``"ground"``).
+
+>>> from netdyn.components.electrical import Resistor
+>>> Resistor("R1", "a", "gnd", R=100).terminals
+('a', '0')
+"""
+import sympy as sp
+
+from netdyn.errors import ElementError
+from netdyn.symbols import as_expr
+
+from .base import (THROUGH, AcrossSource, Contribution, Element, EnergyLaw, LinearLaw, Port, ThroughSource,
+                   TwoPort, node_name, require_positive)
+
+DOMAIN = "electrical"
+
+
+class Resistor(LinearLaw):
+    """``v = R i``; or a nonlinear resistor from its dissipation function ``D(i)``.
+
+    >>> Resistor("R1", 1, 0, R=10).values["R"]
+    10
+    """
+
+    domain, law = DOMAIN, "dissipator"
+
+    def __new__(cls, name, a, b, R=None, dissipation=None):
+        if dissipation is not None:
+            return EnergyLaw(name, a, b, "D", dissipation, THROUGH, domain=DOMAIN)
+        return super().__new__(cls)
+
+    def __init__(self, name, a, b, R=None, dissipation=None):
+        if R is None:
+            raise ElementError(f"{name}: give R (ohms) or a dissipation function")
+        require_positive(name, "R", R)
+        super().__init__(name, a, b, {"R": R})
+
+    def coefficient(self, values):
+        return values["R"]
+
+
+class Inductor(LinearLaw):
+    """``v = L di/dt``; or a nonlinear inductor from its magnetic coenergy ``T*(i)``."""
+
+    domain, law = DOMAIN, "across_storage"
+
+    def __new__(cls, name, a, b, L=None, coenergy=None):
+        if coenergy is not None:
+            return EnergyLaw(name, a, b, "T", coenergy, THROUGH, domain=DOMAIN)
+        return super().__new__(cls)
+
+    def __init__(self, name, a, b, L=None, coenergy=None):
+        if L is None:
+            raise ElementError(f"{name}: give L (henries) or a coenergy function")
+        require_positive(name, "L", L)
+        super().__init__(name, a, b, {"L": L})
+
+    def coefficient(self, values):
+        return values["L"]
+
+
+class Capacitor(LinearLaw):
+    """``i = C dv/dt``; or a nonlinear capacitor from its electric energy ``V(q)``."""
+
+    domain, law = DOMAIN, "through_storage"
+
+    def __new__(cls, name, a, b, C=None, energy=None):
+        if energy is not None:
+            return EnergyLaw(name, a, b, "V", energy, THROUGH, domain=DOMAIN)
+        return super().__new__(cls)
+
+    def __init__(self, name, a, b, C=None, energy=None):
+        if C is None:
+            raise ElementError(f"{name}: give C (farads) or an energy function")
+        require_positive(name, "C", C)
+        super().__init__(name, a, b, {"C": C})
+
+    def coefficient(self, values):
+        return values["C"]
+
+
+class VoltageSource(AcrossSource):
+    """An ideal voltage source, ``v(plus) - v(minus) = v`` (number or expression of ``t``)."""
+
+    def __init__(self, name, plus, minus, v):
+        super().__init__(name, minus, plus, v, domain=DOMAIN, swap=False)
+        # the port runs minus -> plus (delivered charge); report in the user's order plus, minus
+        self.terminals = (node_name(plus), node_name(minus))
+        self.report_signs = (-1,)
+
+
+class CurrentSource(ThroughSource):
+    """An ideal current source: ``i`` flows from ``a`` to ``b`` through it (into node ``b``)."""
+
+    def __init__(self, name, a, b, i):
+        super().__init__(name, a, b, i, domain=DOMAIN)
+
+
+class CoupledInductors(Element):
+    """Two magnetically coupled inductors (a two-port): ``T* = L1 i1²/2 + M i1 i2 + L2 i2²/2``.
+
+    Give the mutual inductance ``M`` or the coupling coefficient ``k``
+    (``M = k sqrt(L1 L2)``, ``|k| <= 1``). Dotted ends are ``a1`` and ``a2``.
+    """
+
+    def __init__(self, name, a1, b1, a2, b2, L1, L2, M=None, k=None):
+        require_positive(name, "L1", L1)
+        require_positive(name, "L2", L2)
+        M = _mutual(name, L1, L2, M, k)
+        ports = [Port(DOMAIN, node_name(a1), node_name(b1)), Port(DOMAIN, node_name(a2), node_name(b2))]
+        super().__init__(name, ports, {"L1": L1, "L2": L2, "M": M})
+
+    def contribute(self, ports, values):
+        p1, p2 = ports
+        L1, L2, M = values["L1"], values["L2"], values["M"]
+        if p1.kind == THROUGH and p2.kind == THROUGH:
+            return Contribution(T=L1 * p1.f**2 / 2 + M * p1.f * p2.f + L2 * p2.f**2 / 2)
+        if p1.kind != p2.kind:
+            raise ElementError(f"{self.name}: both windings must be in the same formulation")
+        det = L1 * L2 - M**2  # flux form: V = 1/2 [phi]^T L^-1 [phi]
+        return Contribution(V=(L2 * p1.q**2 - 2 * M * p1.q * p2.q + L1 * p2.q**2) / (2 * det))
+
+
+class MutualInductance(Element):
+    """Magnetic coupling of two :class:`Inductor` elements of the network (SPICE ``K`` card).
+
+    Adds ``T* = M i1 i2`` on the inductors' own ports, ``M = k sqrt(L1 L2)``.
+    The first-named terminal of each inductor is its dotted end.
+    """
+
+    def __init__(self, name, inductor1, inductor2, k=None, M=None):
+        if (k is None) == (M is None):
+            raise ElementError(f"{name}: give exactly one of k (coupling coefficient) or M (henries)")
+        if k is not None:
+            kk = as_expr(k)
+            if kk.is_number and not (-1 <= kk <= 1):
+                raise ElementError(f"{name}: coupling coefficient k = {k} must lie in [-1, 1]")
+        super().__init__(name, [], {"k": k} if k is not None else {"M": M}, terminals=(inductor1, inductor2))
+        self.couples = (inductor1, inductor2)
+
+    def contribute(self, ports, values):
+        p1, p2 = ports
+        if p1.kind != THROUGH or p2.kind != THROUGH:
+            raise ElementError(
+                f"{self.name}: mutual inductance between separate inductors needs charge coordinates; "
+                "use formulation 'loop' or 'branch', or a CoupledInductors element")
+        M = values["M"] if "M" in values else values["k"] * sp.sqrt(values["L_1"] * values["L_2"])
+        return Contribution(T=M * p1.f * p2.f)
+
+
+class IdealTransformer(TwoPort):
+    """Ideal transformer of turns ratio ``n = N2/N1``: ``v2 = n v1``, ``i1 = -n i2`` (a flow constraint)."""
+
+    def __init__(self, name, a1, b1, a2, b2, n):
+        ports = (Port(DOMAIN, node_name(a1), node_name(b1)), Port(DOMAIN, node_name(a2), node_name(b2)))
+        super().__init__(name, ports[0], ports[1], "transformer", n)
+
+
+def _mutual(name, L1, L2, M, k):
+    if (M is None) == (k is None):
+        raise ElementError(f"{name}: give exactly one of M (henries) or k (coupling coefficient)")
+    if k is not None:
+        kk = as_expr(k)
+        if kk.is_number and not (-1 <= kk <= 1):
+            raise ElementError(f"{name}: coupling coefficient k = {k} must lie in [-1, 1]")
+        return as_expr(k) * sp.sqrt(as_expr(L1) * as_expr(L2))
+    return M

@@ -1,0 +1,25 @@
+"""netdyn: physical systems as networks, equations of motion from energy.
+
+>>> import netdyn
+>>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
+>>> net = netdyn.Network()
+>>> _ = net.add(VoltageSource("V1", "in", "0", 1.0), Resistor("R1", "in", "out", 1.0),
+...             Capacitor("C1", "out", "0", 1.0))
+>>> sol = netdyn.simulate(net, (0, 1))
+>>> round(float(sol.voltage("C1")[-1]), 6)   # 1 - exp(-1)
+0.632121
+"""
+from netdyn import components  # noqa: F401  (netdyn.components)
+from netdyn.errors import (ElementError, InitialConditionError, IntegrationError, ModelError, NetdynError,
+                           ParameterError, ParseError, SingularSystemError, TopologyError)
+from netdyn.model import LagrangianModel
+from netdyn.network import Network
+from netdyn.simulate import simulate
+from netdyn.solution import Solution
+from netdyn.symbols import coordinates, symbols, t
+
+__version__ = "0.1.0"
+
+__all__ = ["Network", "LagrangianModel", "Solution", "simulate", "coordinates", "symbols", "t", "NetdynError",
+           "ModelError", "ElementError", "TopologyError", "ParameterError", "InitialConditionError",
+           "SingularSystemError", "IntegrationError", "ParseError"]

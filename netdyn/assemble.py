@@ -1,0 +1,303 @@
+"""From a ``Network`` to a ``LagrangianModel``: coordinates and constraints generated from the graph.
+
+Formulations, chosen per domain (a string applies to every 1-D domain, a dict
+maps domain names to formulations):
+
+* ``"branch"``: one displacement per branch (charge, impulse) and one KCL flow
+  constraint per node other than the reference, ``Σ inflow − Σ outflow = 0``
+  (the book's Example 4.4; multiplier μ of node n = its potential);
+* ``"loop"``: one displacement per fundamental loop of a normal spanning tree
+  (voltage sources and capacitors in the tree), so KCL holds identically and no
+  constraint is left;
+* ``"node"``: one displacement per node other than ground: flux linkage
+  ``phi_<node>`` for circuits, position ``x_<node>`` or angle
+  ``theta_<node>`` for mechanical networks.
+
+The default is ``"loop"`` for circuits and ``"node"`` for mechanical networks.
+
+>>> from netdyn import Network
+>>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
+>>> net = Network()
+>>> _ = net.add(VoltageSource("V1", "a", "0", 1), Resistor("R1", "a", "b", 1), Capacitor("C1", "b", "0", 1))
+>>> [str(c) for c in net.model(formulation="branch").coordinates]
+['q_V1(t)', 'q_R1(t)', 'q_C1(t)']
+>>> net.model(formulation="loop").coordinate_names
+['q_R1']
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import sympy as sp
+from sympy.physics.mechanics import dynamicsymbols
+
+from netdyn import topology
+from netdyn.components.base import (ACROSS, DOMAINS, THROUGH, AcrossSource, DisplacementSource, EnergyLaw,
+                                    LinearLaw, PortVariables, ThroughSource)
+from netdyn.errors import ModelError, TopologyError
+from netdyn.model import LagrangianModel
+from netdyn.symbols import t
+
+DEFAULT_FORMULATION = {"electrical": "loop", "translational": "node", "rotational": "node"}
+FORMULATIONS = ("branch", "loop", "node")
+
+
+def identifier(text):
+    """A node or element name made safe for a symbol name.
+
+    >>> identifier("n1.out"), identifier("3")
+    ('n1_out', '3')
+    """
+    return re.sub(r"\W", "_", str(text))
+
+
+def role(element, kind):
+    """What an element is, structurally, in a domain of the given kind.
+
+    One of ``across_source``, ``through_source``, ``across_storage`` (inductor,
+    spring), ``through_storage`` (capacitor, mass), ``dissipator`` or ``None``.
+    """
+    if isinstance(element, (AcrossSource, DisplacementSource)):
+        return "across_source"
+    if isinstance(element, ThroughSource):
+        return "through_source"
+    if isinstance(element, LinearLaw):
+        return element.law
+    if isinstance(element, EnergyLaw):
+        if element.role == "D":
+            return "dissipator"
+        natural_inductive = (element.role == "T") == (element.natural_kind == THROUGH)
+        return "across_storage" if natural_inductive else "through_storage"
+    return None
+
+
+def resolve_formulation(formulation, domains):
+    """Per-domain formulation from a string, a dict or ``None`` (defaults)."""
+    out = {d: DEFAULT_FORMULATION.get(d, "node") for d in domains}
+    if formulation is None:
+        return out
+    if isinstance(formulation, str):
+        if formulation not in FORMULATIONS:
+            raise ModelError(f"unknown formulation {formulation!r}; use one of {FORMULATIONS}")
+        return {d: formulation for d in domains}
+    for d, f in dict(formulation).items():
+        if f not in FORMULATIONS:
+            raise ModelError(f"unknown formulation {f!r} for domain {d!r}; use one of {FORMULATIONS}")
+        out[d] = f
+    return out
+
+
+# ------------------------------------------------------------------------------------------ checks
+
+def structural_check(net, kinds=None):
+    """Structural errors that make a network unsolvable, each naming the elements at fault."""
+    for domain in net.domains:
+        g = net.domain_graph(domain)
+        kind = (kinds or {}).get(domain, THROUGH if DEFAULT_FORMULATION.get(domain) != "node" else ACROSS)
+        el = {k: d["element"] for _, _, k, d in g.edges(keys=True, data=True)}
+        r = {k: role(e, kind) for k, e in el.items()}
+        words = DOMAINS[domain]
+        for key, loop in topology.source_loops(g, lambda k: r[k] == "across_source", lambda k: True):
+            raise TopologyError(
+                f"loop of {words['across']} sources: {', '.join(_names(el, loop))}; their sum is fixed by KVL, "
+                "so remove one or put a resistance in the loop")
+        if kind == THROUGH:
+            for key, loop in topology.source_loops(g, lambda k: r[k] in ("across_source", "through_storage"),
+                                                   lambda k: r[k] == "across_source"):
+                raise TopologyError(
+                    f"loop of {words['across']} sources and capacitive elements: {', '.join(_names(el, loop))}; "
+                    "add a series resistance or use formulation='node'")
+        for key in topology.source_cutsets(g, lambda k: r[k] == "through_source", lambda k: True):
+            raise TopologyError(
+                f"{el[key].name} is in a cut-set of {words['through']} sources only: KCL fixes its value; "
+                "remove it or add a parallel path")
+        if kind == THROUGH:
+            for key in topology.source_cutsets(g, lambda k: r[k] in ("through_source", "across_storage"),
+                                               lambda k: r[k] == "through_source"):
+                raise TopologyError(
+                    f"{el[key].name} is in a cut-set of {words['through']} sources and inductive elements: "
+                    "it forces their flow; add a parallel resistance or use formulation='node'")
+        if domain == "electrical":
+            for node in topology.dangling_nodes(g):
+                names = sorted({d["element"].name for *_, d in g.in_edges(node, data=True)}
+                               | {d["element"].name for *_, d in g.out_edges(node, data=True)})
+                raise TopologyError(f"floating node {node!r}: only {names[0]} is connected to it; "
+                                    "connect another element to it or remove it")
+            for comp in topology.components_without(g, "0"):
+                raise TopologyError(
+                    f"floating sub-network: nodes {sorted(comp)} have no path to ground '0'; "
+                    "connect one of them to '0' (directly or through an element)")
+
+
+def _names(el, keys):
+    return [el[k].name for k in keys]
+
+
+# ------------------------------------------------------------------------------------------ assembly
+
+class _Coordinates:
+    """Coordinates created so far, with each port's displacement as a linear combination."""
+
+    def __init__(self):
+        self.list = []
+        self.names = set()
+
+    def new(self, name):
+        if name in self.names:
+            raise ModelError(f"two coordinates would be called {name!r}; rename a node or an element")
+        self.names.add(name)
+        c = dynamicsymbols(name)
+        self.list.append(c)
+        return c
+
+
+def assemble(net, formulation=None, symbolic=False, check=True):
+    """Assemble the :class:`LagrangianModel` of a network.
+
+    ``symbolic=True`` replaces numeric element values by symbols named after the
+    element (``R1``) or ``<element>_<parameter>`` for multi-parameter elements,
+    with the numbers as default parameter values.
+    """
+    if not net.elements and not net.bodies:
+        raise ModelError("the network is empty; add elements first")
+    domains = [d for d in net.domains if d in DOMAINS]
+    forms = resolve_formulation(formulation, domains)
+    kinds = {d: ACROSS if forms[d] == "node" else THROUGH for d in domains}
+    if check:
+        structural_check(net, kinds)
+    coords = _Coordinates()
+    combos = {}  # port key -> {coordinate: coefficient}
+    flow_constraints, flow_labels = [], []
+    node_paths = {}
+    order = {}
+    for i, el in enumerate(net.elements.values()):
+        for k in range(len(el.ports)):
+            order[_key(el, k)] = (i, k)
+    for domain in domains:
+        g = net.domain_graph(domain)
+        words = DOMAINS[domain]
+        edges = sorted(topology.branches(g), key=lambda e: order[e[2]])
+        if forms[domain] == "node":
+            cmap = {n: coords.new(f"{words['node_prefix']}_{identifier(n)}") for n in g.nodes if n != "0"}
+            for u, v, k in edges:
+                combo = {}
+                if u in cmap:
+                    combo[cmap[u]] = combo.get(cmap[u], 0) + 1
+                if v in cmap:
+                    combo[cmap[v]] = combo.get(cmap[v], 0) - 1
+                combos[k] = combo
+        elif forms[domain] == "branch":
+            for u, v, k in edges:
+                combos[k] = {coords.new(f"{words['branch_prefix']}_{identifier(k)}"): 1}
+            A, nodes, _ = topology.reduced_incidence(g, ground="0", edges=edges)
+            for i, node in enumerate(nodes):
+                row = sp.Add(*[int(A[i, j]) * next(iter(combos[k])).diff(t)
+                               for j, (_, _, k) in enumerate(edges) if A[i, j] != 0])
+                flow_constraints.append(row)
+                flow_labels.append(f"KCL at node {node}")
+        else:  # loop
+            el = {k: d["element"] for _, _, k, d in g.edges(keys=True, data=True)}
+            weight = {"across_source": 0, "through_storage": 1, "dissipator": 2, None: 2, "across_storage": 3,
+                      "through_source": 4}
+            tree = topology.spanning_tree(g, weight=lambda k: weight[role(el[k], THROUGH)], edges=edges)
+            B, cotree = topology.fundamental_loops(g, tree, edges=edges)
+            loop_coords = [coords.new(f"{words['branch_prefix']}_{identifier(k)}") for k in cotree]
+            for j, (_, _, k) in enumerate(edges):
+                combos[k] = {loop_coords[l]: int(B[l, j]) for l in np.nonzero(B[:, j])[0]}
+        node_paths[domain] = topology.tree_paths(g, "0")
+
+    parameters = {}
+    T, V, D = [], [], []
+    efforts = {}
+    constraints, labels = [], []
+    info = {}
+    port_of = {}
+    for name, el in net.elements.items():
+        for k in range(len(el.ports)):
+            port_of[_key(el, k)] = (name, k)
+    for name, el in net.elements.items():
+        values = _resolve_values(el, symbolic, parameters, net)
+        keys = [_key(el, k) for k in range(len(el.ports))] if not el.couples else \
+            [_key(_coupled(net, el, c), 0) for c in el.couples]
+        ports = [net.elements[port_of[k][0]].ports[port_of[k][1]] for k in keys]
+        Q = [sp.Dummy(f"Q{i}") for i in range(len(keys))]
+        F = [sp.Dummy(f"F{i}") for i in range(len(keys))]
+        pvs = [PortVariables(kinds[p.domain], Q[i], F[i]) for i, p in enumerate(ports)]
+        contrib = el.contribute(pvs, values)
+        qx = [_combination(combos[k]) for k in keys]
+        sub = {}
+        for i in range(len(keys)):
+            sub[Q[i]] = qx[i]
+            sub[F[i]] = qx[i].diff(t)
+        T.append(sp.sympify(contrib.T).xreplace(sub))
+        V.append(sp.sympify(contrib.V).xreplace(sub))
+        D.append(sp.sympify(contrib.D).xreplace(sub))
+        for i, e in contrib.efforts.items():
+            e = sp.sympify(e).xreplace(sub)
+            for c, coeff in combos[keys[i]].items():
+                efforts[c] = efforts.get(c, 0) + coeff * e
+        first_c, first_f = len(constraints), len(flow_constraints)
+        for j, c in enumerate(contrib.constraints):
+            constraints.append(sp.sympify(c).xreplace(sub))
+            labels.append(f"{name}" if len(contrib.constraints) == 1 else f"{name}[{j}]")
+        for j, c in enumerate(contrib.flow_constraints):
+            flow_constraints.append(sp.sympify(c).xreplace(sub))
+            flow_labels.append(f"{name}" if len(contrib.flow_constraints) == 1 else f"{name}[{j}]")
+        info[name] = {
+            "element": el, "keys": keys, "kinds": [pv.kind for pv in pvs], "Q": Q, "F": F, "contribution": contrib,
+            "port_displacements": qx, "constraints": list(range(first_c, len(constraints))),
+            "flow_constraints": list(range(first_f, len(flow_constraints))),
+        }
+    _check_coordinates_used(coords.list, T, V, D, efforts, constraints, flow_constraints)
+    metadata = {"network": net, "formulation": forms, "kinds": kinds, "elements": info, "node_paths": node_paths,
+                "port_of": port_of}
+    return LagrangianModel(coords.list, T=T, V=V, D=D, efforts=efforts, constraints=constraints,
+                           flow_constraints=flow_constraints, parameters=parameters, name=net.name,
+                           metadata=metadata, constraint_labels=labels, flow_constraint_labels=flow_labels)
+
+
+def _key(el, k):
+    from netdyn.network import port_key
+    return port_key(el, k)
+
+
+def _coupled(net, el, name):
+    other = net.elements.get(name)
+    if other is None:
+        raise ModelError(f"{el.name} couples {name!r}, which is not an element of the network; add it first")
+    if len(other.ports) != 1:
+        raise ModelError(f"{el.name} couples {name!r}, which is not a two-terminal element")
+    return other
+
+
+def _combination(combo):
+    return sp.Add(*[coeff * c for c, coeff in combo.items()])
+
+
+def _resolve_values(el, symbolic, parameters, net):
+    values = {}
+    multi = len(el.values) > 1
+    for pname, v in el.values.items():
+        if symbolic and v.is_number:
+            sym = sp.Symbol(el.name if not multi else f"{el.name}_{pname}")
+            parameters[sym] = v
+            v = sym
+        values[pname] = v
+    for i, cname in enumerate(el.couples):
+        other = net.elements[cname]
+        L = other.values.get("L")
+        if L is None:
+            raise ModelError(f"{el.name} couples {cname!r}, which has no inductance L")
+        values[f"L_{i + 1}"] = sp.Symbol(cname) if (symbolic and L.is_number) else L
+    return values
+
+
+def _check_coordinates_used(coords, T, V, D, efforts, constraints, flow_constraints):
+    used = set()
+    for e in list(T) + list(V) + list(D) + list(efforts.values()) + list(constraints) + list(flow_constraints):
+        used |= sp.sympify(e).atoms(sp.core.function.AppliedUndef)
+    for c in coords:
+        if c not in used:
+            raise TopologyError(f"coordinate {c.func.__name__} appears in no energy and no constraint: "
+                                "the node or loop it belongs to has nothing attached; remove it")

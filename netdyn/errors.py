@@ -1,0 +1,49 @@
+"""The one family of errors netdyn raises.
+
+Every error names the element, node, coordinate or parameter at fault and says
+what to do about it.
+
+>>> from netdyn.errors import NetdynError, TopologyError
+>>> issubclass(TopologyError, NetdynError)
+True
+"""
+
+
+class NetdynError(Exception):
+    """Base class of every error netdyn raises on bad input or a failed solve."""
+
+
+class ModelError(NetdynError):
+    """A model (hand-typed or assembled) is malformed: unknown coordinate, non-Pfaffian flow constraint, ..."""
+
+
+class ElementError(NetdynError):
+    """An element was given bad values (negative inductance, shorted terminals, duplicate name, ...)."""
+
+
+class TopologyError(NetdynError):
+    """The graph is structurally wrong: floating node, loop of voltage sources, cut-set of current sources, ..."""
+
+
+class ParameterError(NetdynError):
+    """A symbol has no value at simulation time, or an unknown parameter was given."""
+
+
+class InitialConditionError(NetdynError):
+    """Initial values cannot be made consistent with the constraints."""
+
+
+class SingularSystemError(NetdynError):
+    """A singular configuration or a redundant constraint stopped the solve."""
+
+
+class IntegrationError(NetdynError):
+    """The integrator failed (step size underflow, convergence failure)."""
+
+
+class ParseError(NetdynError):
+    """A netlist or model file could not be read; the message gives the line."""
+
+    def __init__(self, message, line=None):
+        self.line = line
+        super().__init__(f"line {line}: {message}" if line is not None else message)

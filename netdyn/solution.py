@@ -1,0 +1,214 @@
+"""``Solution``: the result of a simulation, with named access, energy and constraint residuals.
+
+Behaves like scipy's ``OdeResult`` (``t``, ``y``, ``message``, ``success``)
+plus names: ``sol["x"]`` (a coordinate), ``sol["x_dot"]`` (its flow),
+``sol["lambda_1"]`` (a multiplier), and for network elements
+``sol.voltage(name)``, ``sol.current(name)``, ``sol.force(name)``,
+``sol.velocity(name)`` (element name, or a node name for its potential).
+
+>>> import sympy as sp
+>>> from netdyn import LagrangianModel, coordinates, t, simulate
+>>> x, = coordinates("x,")
+>>> sol = simulate(LagrangianModel([x], T=x.diff(t)**2/2, V=x**2/2), (0, 1), q0={"x": 1})
+>>> bool(abs(sol.energy() - 0.5).max() < 1e-7)
+True
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+from scipy.integrate import cumulative_trapezoid
+
+from netdyn.errors import ModelError
+from netdyn.symbols import t as T_SYM
+
+
+class Solution:
+    """Trajectories ``q``, ``f``, accelerations and multipliers at the output times ``t``."""
+
+    def __init__(self, model, compiled, p, res, method):
+        self.model, self.compiled, self.p, self.method = model, compiled, p, method
+        self.t = res["t"]
+        self.q, self.f, self.acc = res["q"], res["f"], res["acc"]
+        self.lam, self.mu = res["lam"], res["mu"]
+        self.message = res.get("message", "")
+        self.success = True
+        self.nsteps = res.get("nsteps", 0)
+        self._cache = {}
+
+    # ----------------------------------------------------------------- scipy-like
+    @property
+    def y(self):
+        """State ``[q; f]`` with one column per output time (as ``OdeResult.y``)."""
+        return np.vstack([self.q, self.f])
+
+    @property
+    def multipliers(self):
+        """Multiplier trajectories by name: ``{"lambda_1": array, "mu_1": array, ...}``."""
+        out = {}
+        for s, row in zip(self.model.lambdas, self.lam):
+            out[s.func.__name__] = row
+        for s, row in zip(self.model.mus, self.mu):
+            out[s.func.__name__] = row
+        return out
+
+    def __getitem__(self, name):
+        if not isinstance(name, str):
+            name = getattr(getattr(name, "func", None), "__name__", None) or str(name)
+        names = self.model.coordinate_names
+        if name in names:
+            return self.q[names.index(name)]
+        if name.endswith("_dot") and name[:-4] in names:
+            return self.f[names.index(name[:-4])]
+        if name.endswith("_ddot") and name[:-5] in names:
+            return self.acc[names.index(name[:-5])]
+        mult = self.multipliers
+        if name in mult:
+            return mult[name]
+        raise KeyError(f"no coordinate or multiplier {name!r}; coordinates are {names}, "
+                       f"multipliers {sorted(mult)}")
+
+    # ----------------------------------------------------------------- expressions over the trajectory
+    def evaluate(self, expr):
+        """Evaluate an expression of the model's internal symbols (q, q_dot, q_ddot, λ, μ, parameters, t)."""
+        eq = self.compiled.eq
+        args = [T_SYM, eq.q, eq.f, eq.a, eq.lam, eq.mu, self.compiled.parameters, self.compiled.inputs]
+        key = ("expr", sp.srepr(expr))
+        fn = self._cache.get(key)
+        if fn is None:
+            fn = sp.lambdify(args, expr, modules="numpy", cse=True)
+            self._cache[key] = fn
+        out = np.array([fn(tt, self.q[:, k], self.f[:, k], self.acc[:, k], self.lam[:, k], self.mu[:, k],
+                           self.p.vector, self.p.inputs(tt))
+                        for k, tt in enumerate(self.t)], dtype=float)
+        return out
+
+    def _internal(self, expr):
+        from netdyn.equations import internalize
+        return internalize(self.model, expr)
+
+    # ----------------------------------------------------------------- energy
+    def energy(self):
+        """Total stored energy ``Σ f ∂T*/∂f − T* + V`` along the trajectory."""
+        from netdyn.energy import stored_energy
+        return self.evaluate(self._internal(stored_energy(self.model)))
+
+    def power_balance(self):
+        """Stored energy, cumulative dissipated and supplied energy and the balance residual.
+
+        ``residual = (E(t) − E(0)) + dissipated(t) − supplied(t)``, which is zero
+        for an exact solution; ``relative`` divides its maximum by the largest
+        energy involved.
+        """
+        from netdyn.energy import dissipated_power, supplied_power
+        E = self.energy()
+        Pd = self.evaluate(self._internal(dissipated_power(self.model)))
+        Ps = self.evaluate(self._internal(supplied_power(self.model)))
+        Wd = _cumulative(Pd, self.t)
+        Ws = _cumulative(Ps, self.t)
+        resid = (E - E[0]) + Wd - Ws
+        scale = max(np.max(np.abs(E)), np.max(np.abs(Wd)), np.max(np.abs(Ws)), 1e-300)
+        return {"stored": E, "dissipated": Wd, "supplied": Ws, "residual": resid,
+                "relative": float(np.max(np.abs(resid)) / scale)}
+
+    def constraint_residual(self):
+        """Max over time of |φ| (positions), |Φ_q f + Φ_t| (velocities) and |A f + a| (flows)."""
+        cm = self.compiled
+        pos = vel = flow = 0.0
+        for k, tt in enumerate(self.t):
+            c = cm.constraints(tt, self.q[:, k], self.f[:, k], self.p)
+            if cm.m1:
+                pos = max(pos, float(np.max(np.abs(c["phi"]))))
+                vel = max(vel, float(np.max(np.abs(c["Phi_q"] @ self.f[:, k] + c["Phi_t"]))))
+            if cm.m2:
+                flow = max(flow, float(np.max(np.abs(c["A"] @ self.f[:, k] + c["a"]))))
+        return {"position": pos, "velocity": vel, "flow": flow}
+
+    # ----------------------------------------------------------------- element quantities
+    def through(self, name):
+        """Through variable (current, force, torque) of an element, first terminal to second."""
+        return self._element_quantity(name, "through")
+
+    def across(self, name):
+        """Across variable (voltage, velocity, angular velocity): of an element, or of a node vs ground."""
+        md = self.model.metadata
+        if name in md.get("elements", {}):
+            return self._element_quantity(name, "across")
+        for domain, paths in md.get("node_paths", {}).items():
+            if name in paths:
+                out = np.zeros_like(self.t, dtype=float)
+                for key, sign in paths[name]:
+                    el, k = md["port_of"][key]
+                    out -= sign * self._port_quantity(el, k, "across")
+                return out
+        raise KeyError(f"no element or node named {name!r}")
+
+    voltage = velocity = angular_velocity = across
+    current = force = torque = through
+
+    def _element_quantity(self, name, which):
+        md = self.model.metadata
+        info = md.get("elements", {}).get(name)
+        if info is None:
+            raise KeyError(f"no element named {name!r} in this model")
+        if info["element"].couples:
+            raise KeyError(f"{name} has no port of its own; ask for the coupled elements {info['element'].couples}")
+        return info["element"].report_signs[0] * self._port_quantity(name, 0, which)
+
+    def _port_quantity(self, name, k, which):
+        key = ("port", name, k, which)
+        if key not in self._cache:
+            from netdyn.energy import port_efforts
+            md = self.model.metadata
+            info = md["elements"][name]
+            flow, effort = port_efforts(self.model, name, k)
+            kind = info["kinds"][k]
+            expr = flow if (which == "through") == (kind == "through") else effort
+            self._cache[key] = self.evaluate(self._internal(expr))
+        return self._cache[key]
+
+    # ----------------------------------------------------------------- plots
+    def plot(self, *names, path=None, ax=None, title=None):
+        """Plot coordinates or element quantities (``"v(R1)"``, ``"i(L1)"``, ``"x"``) against time."""
+        import matplotlib
+        if path is not None:
+            matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        names = names or tuple(self.model.coordinate_names)
+        own = ax is None
+        if own:
+            fig, ax = plt.subplots(figsize=(7, 4))
+        for nm in names:
+            ax.plot(self.t, self.series(nm), label=nm)
+        ax.set_xlabel("t")
+        ax.legend(loc="best", fontsize="small")
+        ax.grid(True, alpha=0.3)
+        if title:
+            ax.set_title(title)
+        if own and path is not None:
+            ax.figure.tight_layout()
+            ax.figure.savefig(path, dpi=110)
+            plt.close(ax.figure)
+        return ax
+
+    def series(self, spec):
+        """A named series: a coordinate/multiplier name, or ``v(X)``/``i(X)`` for an element or node."""
+        if len(spec) > 3 and spec[1] == "(" and spec.endswith(")"):
+            kind, inner = spec[0].lower(), spec[2:-1]
+            if kind == "v":
+                return self.across(inner)
+            if kind in ("i", "f"):
+                return self.through(inner)
+            raise ModelError(f"unknown series {spec!r}; use v(name) or i(name)")
+        return self[spec]
+
+    def __repr__(self):
+        return f"Solution({self.model.name!r}, {len(self.t)} points, t = {self.t[0]:.4g}..{self.t[-1]:.4g}, " \
+               f"method={self.method})"
+
+
+def _cumulative(y, x):
+    if len(x) < 3:
+        return cumulative_trapezoid(y, x, initial=0)
+    from scipy.integrate import cumulative_simpson
+    return cumulative_simpson(y, x=x, initial=0)

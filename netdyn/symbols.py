@@ -1,0 +1,48 @@
+"""Time, coordinates and parameters as sympy objects.
+
+``t`` is the same symbol ``sympy.physics.mechanics.dynamicsymbols`` uses, so
+models typed with either library mix freely.
+
+>>> from netdyn.symbols import t, coordinates
+>>> x, y = coordinates("x y")
+>>> x.diff(t)
+Derivative(x(t), t)
+"""
+import sympy as sp
+from sympy.physics.mechanics import dynamicsymbols
+
+t = dynamicsymbols._t
+
+
+def coordinates(names):
+    """Coordinates as sympy functions of time, like ``dynamicsymbols``.
+
+    >>> coordinates("q1")
+    q1(t)
+    >>> [str(c) for c in coordinates("a, b")]
+    ['a(t)', 'b(t)']
+    """
+    return dynamicsymbols(names)
+
+
+def symbols(names, **assumptions):
+    """Parameter symbols (positive real by default): ``m, k = symbols("m k")``.
+
+    >>> symbols("m").is_positive
+    True
+    """
+    assumptions.setdefault("positive", True)
+    return sp.symbols(names, **assumptions)
+
+
+def as_expr(value):
+    """A number, sympy expression or callable of t as a sympy expression.
+
+    >>> as_expr(2)
+    2
+    >>> as_expr(lambda tt: 3*tt)
+    3*t
+    """
+    if callable(value) and not isinstance(value, sp.Basic):
+        return sp.sympify(value(t))
+    return sp.sympify(value)

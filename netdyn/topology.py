@@ -1,0 +1,198 @@
+"""Graph algorithms for networks: incidence, spanning trees, loops, structural checks.
+
+Pure functions over networkx graphs (any ``MultiDiGraph`` whose edges are the
+branches), numpy only — no sympy. A branch is identified by its edge key.
+
+>>> import networkx as nx
+>>> g = nx.MultiDiGraph()
+>>> _ = g.add_edge("0", "A", key="V"); _ = g.add_edge("A", "0", key="R")
+>>> reduced_incidence(g, ground="0")[0].tolist()
+[[1.0, -1.0]]
+>>> independent_loop_count(g)
+1
+"""
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+
+
+def branches(graph):
+    """The branches ``(u, v, key)`` of a graph in a fixed order."""
+    return list(graph.edges(keys=True))
+
+
+def reduced_incidence(graph, ground="0", edges=None):
+    """Reduced incidence matrix for KCL: rows are the nodes other than one reference per component.
+
+    Entry ``+1`` where a branch enters the node, ``-1`` where it leaves (the
+    book's sign: Σ inflow − Σ outflow = 0). Returns ``(matrix, nodes, edges)``.
+    """
+    edges = branches(graph) if edges is None else edges
+    und = nx.Graph()
+    und.add_nodes_from(graph.nodes)
+    und.add_edges_from((u, v) for u, v, _ in edges)
+    refs = set()
+    for comp in nx.connected_components(und):
+        refs.add(ground if ground in comp else sorted(comp, key=str)[0])
+    nodes = [n for n in graph.nodes if n not in refs]
+    index = {n: i for i, n in enumerate(nodes)}
+    A = np.zeros((len(nodes), len(edges)))
+    for j, (u, v, _) in enumerate(edges):
+        if v in index:
+            A[index[v], j] += 1.0
+        if u in index:
+            A[index[u], j] -= 1.0
+    return A, nodes, edges
+
+
+def independent_loop_count(graph):
+    """n = B − N + c: the number of independent loops (fundamental loops).
+
+    >>> import networkx as nx
+    >>> independent_loop_count(nx.MultiDiGraph([(0, 1), (1, 2), (2, 0), (0, 2)]))
+    2
+    """
+    und = nx.Graph()
+    und.add_nodes_from(graph.nodes)
+    und.add_edges_from(graph.edges())
+    return graph.number_of_edges() - graph.number_of_nodes() + nx.number_connected_components(und)
+
+
+def spanning_tree(graph, weight=None, edges=None):
+    """A spanning forest as a set of edge keys, preferring low ``weight(key)`` branches in the tree.
+
+    Kruskal's algorithm on the branches sorted by weight (a *normal tree* when
+    voltage sources and capacitors weigh least and current sources and
+    inductors most).
+    """
+    edges = branches(graph) if edges is None else edges
+    order = sorted(range(len(edges)), key=lambda j: (weight(edges[j][2]) if weight else 0, j))
+    parent = {n: n for n in graph.nodes}
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    tree = set()
+    for j in order:
+        u, v, k = edges[j]
+        ru, rv = find(u), find(v)
+        if ru != rv:
+            parent[ru] = rv
+            tree.add(k)
+    return tree
+
+
+def fundamental_loops(graph, tree, edges=None):
+    """Fundamental loop matrix ``B`` (loops × branches) of a spanning tree, and the co-tree keys.
+
+    Loop ``l`` is defined by co-tree branch ``c_l`` and runs along it; ``B[l, j]``
+    is ``+1`` when branch ``j`` is traversed along its orientation, ``-1``
+    against. Branch flows are ``f = Bᵀ f_loop`` and satisfy KCL identically.
+    """
+    edges = branches(graph) if edges is None else edges
+    col = {k: j for j, (_, _, k) in enumerate(edges)}
+    tg = nx.Graph()
+    tg.add_nodes_from(graph.nodes)
+    for u, v, k in edges:
+        if k in tree:
+            tg.add_edge(u, v, key=k, tail=u)
+    cotree = [k for _, _, k in edges if k not in tree]
+    B = np.zeros((len(cotree), len(edges)))
+    ends = {k: (u, v) for u, v, k in edges}
+    for l, k in enumerate(cotree):
+        u, v = ends[k]
+        B[l, col[k]] = 1.0
+        path = nx.shortest_path(tg, v, u)  # back from head to tail through the tree
+        for x, y in zip(path[:-1], path[1:]):
+            d = tg.edges[x, y]
+            B[l, col[d["key"]]] += 1.0 if d["tail"] == x else -1.0
+    return B, cotree
+
+
+def tree_paths(graph, root="0"):
+    """For every node reachable from ``root``: the list of ``(key, sign)`` along a path from root.
+
+    ``sign`` is +1 when the path goes with the branch orientation (tail to head).
+    Used to recover node values from branch (across) values.
+    """
+    und = nx.Graph()
+    for u, v, k in graph.edges(keys=True):
+        if not und.has_edge(u, v):
+            und.add_edge(u, v, key=k, tail=u)
+    out = {}
+    if root not in und:
+        return out
+    for node, path in nx.single_source_shortest_path(und, root).items():
+        steps = []
+        for x, y in zip(path[:-1], path[1:]):
+            d = und.edges[x, y]
+            steps.append((d["key"], 1 if d["tail"] == x else -1))
+        out[node] = steps
+    return out
+
+
+def _components_without(graph, keep):
+    """Union–find components of the nodes using only branches whose key satisfies ``keep``."""
+    parent = {n: n for n in graph.nodes}
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for u, v, k in graph.edges(keys=True):
+        if keep(k):
+            parent[find(u)] = find(v)
+    return find
+
+
+def source_loops(graph, is_loop_kind, is_required):
+    """Branches that close a loop made only of ``is_loop_kind`` branches containing an ``is_required`` one.
+
+    With ``is_loop_kind`` = voltage source or capacitor and ``is_required`` =
+    voltage source this finds loops of voltage sources (and capacitors).
+    Returns a list of ``(key, [keys of the loop])``.
+    """
+    sub = nx.Graph()
+    found = []
+    for u, v, k in graph.edges(keys=True):
+        if not is_loop_kind(k):
+            continue
+        if sub.has_node(u) and sub.has_node(v) and nx.has_path(sub, u, v):
+            path = nx.shortest_path(sub, u, v)
+            loop = [k] + [sub.edges[x, y]["key"] for x, y in zip(path[:-1], path[1:])]
+            if any(is_required(x) for x in loop):
+                found.append((k, loop))
+                continue
+        sub.add_edge(u, v, key=k)
+    return found
+
+
+def source_cutsets(graph, is_cut_kind, is_required):
+    """Branches of kind ``is_cut_kind`` that form a cut-set with others of that kind.
+
+    A branch is in a cut-set made only of such branches when its two ends are
+    disconnected once all those branches are removed. Returns the keys of the
+    ``is_required`` branches found in such cut-sets.
+    """
+    find = _components_without(graph, lambda k: not is_cut_kind(k))
+    return [k for u, v, k in graph.edges(keys=True) if is_required(k) and find(u) != find(v)]
+
+
+def dangling_nodes(graph):
+    """Nodes with exactly one branch attached (the element's current must be zero)."""
+    und = graph.to_undirected(as_view=True)
+    return [n for n in graph.nodes if und.degree(n) == 1]
+
+
+def components_without(graph, node):
+    """Connected components (sets of nodes) not containing ``node``."""
+    und = nx.Graph()
+    und.add_nodes_from(graph.nodes)
+    und.add_edges_from(graph.edges())
+    return [c for c in nx.connected_components(und) if node not in c]
