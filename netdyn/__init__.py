@@ -17,9 +17,10 @@ from netdyn.network import Network
 from netdyn.simulate import simulate
 from netdyn.solution import Solution
 from netdyn.symbols import coordinates, symbols, t
+from netdyn.io import read_netlist, write_netlist  # noqa: F401  (SPICE netlists in and out)
 
 __version__ = "0.1.0"
 
 __all__ = ["Network", "LagrangianModel", "Solution", "simulate", "coordinates", "symbols", "t", "NetdynError",
            "ModelError", "ElementError", "TopologyError", "ParameterError", "InitialConditionError",
-           "SingularSystemError", "IntegrationError", "ParseError"]
+           "SingularSystemError", "IntegrationError", "ParseError", "read_netlist", "write_netlist"]

@@ -1,0 +1,854 @@
+"""Reading SPICE netlists into a :class:`~netdyn.Network`.
+
+:func:`read_netlist` reads the subset of the SPICE (ngspice) netlist language
+that maps onto netdyn's linear circuit elements:
+
+* the first line is the title (SPICE never reads it as a card);
+* ``*`` comment lines, inline comments after ``;``, `` $`` or ``//``;
+  ``+`` continuation lines; names, keywords and suffixes are case-insensitive;
+* numbers with SPICE scale factors ``f p n u m k meg g t mil`` (``µ`` for
+  ``u``), optionally followed by a unit name: ``10uF``, ``1kOhm``, ``2.2mH``.
+  As in SPICE the scale factor wins: ``1F`` is one femtofarad, ``1Mohm`` is a
+  milliohm (write ``1meg``).  An unknown suffix (``10x``) is an error;
+* ``R``, ``L`` and ``C`` (``L``/``C`` with an optional ``ic=``), ``V`` and
+  ``I`` sources (a DC value, ``DC x``, ``SIN(...)``, ``PULSE(...)``,
+  ``PWL(...)``; an ``AC`` part is ignored with a note), ``K`` couplings and
+  ``X`` subcircuit instances;
+* ``.param`` with ``{expr}`` (or ``'expr'``) expressions, ``.subckt`` /
+  ``.ends`` (nested definitions and instances, ``params:`` defaults and
+  per-instance overrides), ``.tran``, ``.ic``, ``.end``; ``.options``,
+  ``.control`` blocks, output and other-analysis cards are skipped with a note.
+
+Anything else (diodes, transistors, controlled sources, ``.model``,
+``.include``, unknown dot-cards) raises :class:`~netdyn.errors.ParseError`
+with the line number: nothing is dropped silently.
+
+What the netlist says beyond its elements is kept on the returned network:
+``net.title``, ``net.tran`` (``{"tstep", "tstop", "tstart", "tmax", "uic"}``
+or None), ``net.initial_voltages`` (``.ic``: node -> volts),
+``net.element_ic`` (``ic=`` of capacitors, volts, and inductors, amperes),
+``net.params`` (the evaluated top-level ``.param`` values) and
+``net.netlist_notes`` (what was skipped or defaulted, one string a note).
+
+>>> net = read_netlist('''RC low-pass
+... V1 in 0 PULSE(0 1 0 1u 1u 1m)   ; a 1 ms pulse
+... R1 in out {2*rval}
+... C1 out 0 100nF ic=0
+... .param rval=500
+... .tran 1u 2m
+... .end
+... ''')
+>>> sorted(net.elements)
+['C1', 'R1', 'V1']
+>>> float(net.elements["R1"].values["R"]), float(net.elements["C1"].values["C"])
+(1000.0, 1e-07)
+>>> net.tran["tstop"]
+0.002
+"""
+from __future__ import annotations
+
+import ast
+import math
+import os
+import pathlib
+import re
+from dataclasses import dataclass, field
+
+from netdyn.errors import NetdynError, ParseError
+
+__all__ = ["read_netlist", "parse_value"]
+
+GROUND_NAMES = frozenset({"0", "gnd", "ground"})
+
+SCALE = {"f": 1e-15, "p": 1e-12, "n": 1e-9, "u": 1e-6, "µ": 1e-6, "μ": 1e-6, "m": 1e-3,
+         "k": 1e3, "g": 1e9, "t": 1e12}
+UNIT_WORDS = frozenset({
+    "", "v", "volt", "volts", "a", "amp", "amps", "ohm", "ohms", "f", "farad", "farads",
+    "h", "henry", "henries", "hz", "s", "sec", "secs", "deg",
+})
+_NUMBER = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)([A-Za-zµμ]*)$")
+
+UNSUPPORTED_DEVICES = {
+    "a": "XSPICE code model", "b": "behavioral source", "d": "diode", "e": "voltage-controlled voltage source",
+    "f": "current-controlled current source", "g": "voltage-controlled current source",
+    "h": "current-controlled voltage source", "j": "JFET", "m": "MOSFET", "n": "device model (OSDI)",
+    "o": "lossy transmission line", "p": "coupled transmission line", "q": "bipolar transistor",
+    "s": "voltage-controlled switch", "t": "transmission line", "u": "uniform RC line",
+    "w": "current-controlled switch", "y": "transmission line", "z": "MESFET",
+}
+SKIPPED_CARDS = {
+    ".options": "simulator options", ".option": "simulator options", ".opt": "simulator options",
+    ".print": "output directive", ".plot": "output directive", ".save": "output directive",
+    ".probe": "output directive", ".meas": "output directive", ".measure": "output directive",
+    ".four": "output directive", ".width": "output directive", ".op": "analysis (netdyn runs transients)",
+    ".ac": "analysis (netdyn runs transients)", ".dc": "analysis (netdyn runs transients)",
+    ".noise": "analysis (netdyn runs transients)", ".tf": "analysis (netdyn runs transients)",
+    ".sens": "analysis (netdyn runs transients)", ".pz": "analysis (netdyn runs transients)",
+    ".disto": "analysis (netdyn runs transients)", ".temp": "temperature (no element here depends on it)",
+}
+UNSUPPORTED_CARDS = {
+    ".model": "device models are not supported (only R, L, C, V, I, K and X elements)",
+    ".include": "file inclusion is not supported; paste the included netlist in",
+    ".inc": "file inclusion is not supported; paste the included netlist in",
+    ".lib": "libraries are not supported; paste the needed subcircuits in",
+    ".func": "user functions are not supported; use .param expressions",
+    ".global": "global nodes are not supported; pass the node through the subcircuit's ports",
+    ".nodeset": "node sets are not supported; use .ic with .tran ... uic",
+    ".if": "conditional netlists are not supported",
+    ".csparam": "control-section parameters are not supported",
+}
+
+
+# --- numbers and expressions ------------------------------------------------------------------
+
+def parse_value(token, line=None):
+    """A SPICE number with optional scale factor and unit name, as a float.
+
+    >>> parse_value("10uF"), parse_value("1kOhm"), parse_value("2.2meg"), parse_value("1e-3")
+    (1e-05, 1000.0, 2200000.0, 0.001)
+    >>> parse_value("3mil")
+    7.62e-05
+    >>> parse_value("10x")
+    Traceback (most recent call last):
+    ...
+    netdyn.errors.ParseError: unknown unit suffix 'x' in '10x'; use a scale factor (f p n u m k meg g t mil) optionally followed by a unit name (F, H, Ohm, V, A, s, Hz)
+    """
+    m = _NUMBER.match(token)
+    if not m:
+        raise ParseError(f"{token!r} is not a number (parameters go in braces: {{name}})", line)
+    mantissa, suffix = m.groups()
+    value = float(mantissa)
+    s = suffix.lower()
+    scale = 1.0
+    if s.startswith("meg"):
+        scale, rest = 1e6, s[3:]
+    elif s.startswith("mil"):
+        scale, rest = 25.4e-6, s[3:]
+    elif s[:1] in SCALE:
+        scale, rest = SCALE[s[:1]], s[1:]
+    else:
+        rest = s
+    if rest not in UNIT_WORDS:
+        bad = suffix if scale == 1.0 else suffix[len(suffix) - len(rest):]
+        raise ParseError(
+            f"unknown unit suffix {bad!r} in {token!r}; use a scale factor (f p n u m k meg g t mil) "
+            "optionally followed by a unit name (F, H, Ohm, V, A, s, Hz)", line)
+    result = value * scale
+    # round-off of the product: 2.2 * 1e6 must print as 2200000.0, not 2200000.0000000005
+    return float(f"{result:.15g}")
+
+
+_FUNCTIONS = {
+    "sqrt": math.sqrt, "exp": math.exp, "ln": math.log, "log": math.log, "log10": math.log10,
+    "sin": math.sin, "cos": math.cos, "tan": math.tan, "asin": math.asin, "acos": math.acos,
+    "atan": math.atan, "atan2": math.atan2, "sinh": math.sinh, "cosh": math.cosh, "tanh": math.tanh,
+    "abs": abs, "min": min, "max": max, "pow": math.pow, "pwr": math.pow, "floor": math.floor,
+    "ceil": math.ceil, "int": lambda x: float(int(x)), "sgn": lambda x: float((x > 0) - (x < 0)),
+}
+_CONSTANTS = {"pi": math.pi, "e": math.e}
+_EXPR_NUMBER = re.compile(r"(?<![\w.])((?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)([A-Za-zµμ]+)?")
+
+
+def evaluate(expr, params, line=None):
+    """Evaluate a SPICE ``{expression}`` with the given parameters (lower-case names).
+
+    Numbers may carry scale factors; ``^`` and ``**`` are powers.
+
+    >>> evaluate("2*rval + 1k", {"rval": 500.0})
+    2000.0
+    >>> evaluate("pow(2, 10) + 2^3 - sqrt(l/c)", {"l": 4.0, "c": 1.0})
+    1030.0
+    """
+    text = expr.strip()
+
+    def number(m):
+        mant, suffix = m.group(1), m.group(2) or ""
+        return repr(parse_value(mant + suffix, line))
+
+    try:
+        py = _EXPR_NUMBER.sub(number, text).replace("^", "**")
+        tree = ast.parse(py, mode="eval")
+    except SyntaxError as exc:
+        raise ParseError(f"cannot read the expression {{{expr}}}: {exc.msg}", line) from None
+
+    def ev(node):
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(
+                node.value, bool):
+            return float(node.value)
+        if isinstance(node, ast.Name):
+            name = node.id.lower()
+            if name in params:
+                return params[name]
+            if name in _CONSTANTS:
+                return _CONSTANTS[name]
+            raise ParseError(f"unknown parameter {node.id!r} in {{{expr}}}; define it with .param", line)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
+            v = ev(node.operand)
+            return v if isinstance(node.op, ast.UAdd) else -v
+        if isinstance(node, ast.BinOp):
+            a, b = ev(node.left), ev(node.right)
+            ops = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
+                   ast.Div: lambda: a / b, ast.Pow: lambda: a ** b, ast.Mod: lambda: math.fmod(a, b)}
+            for op, fn in ops.items():
+                if isinstance(node.op, op):
+                    try:
+                        return float(fn())
+                    except (ZeroDivisionError, OverflowError, ValueError) as exc:
+                        raise ParseError(f"{{{expr}}}: {exc}", line) from None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+            fname = node.func.id.lower()
+            if fname in _FUNCTIONS:
+                args = [ev(a) for a in node.args]
+                try:
+                    return float(_FUNCTIONS[fname](*args))
+                except (TypeError, ValueError, OverflowError) as exc:
+                    raise ParseError(f"{{{expr}}}: {fname}: {exc}", line) from None
+            raise ParseError(f"unknown function {node.func.id!r} in {{{expr}}}", line)
+        raise ParseError(f"unsupported syntax in the expression {{{expr}}}", line)
+
+    result = ev(tree)
+    if isinstance(result, complex) or math.isnan(result):
+        raise ParseError(f"{{{expr}}} is not a real number", line)
+    return result
+
+
+# --- cards ------------------------------------------------------------------------------------
+
+@dataclass
+class Card:
+    """One logical netlist line (continuations joined, comments removed)."""
+
+    line: int
+    text: str
+    tokens: list = field(default_factory=list)
+
+    @property
+    def key(self):
+        return self.tokens[0].lower() if self.tokens else ""
+
+
+def _strip_comment(raw):
+    out = []
+    i = 0
+    depth = 0
+    while i < len(raw):
+        ch = raw[i]
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth = max(0, depth - 1)
+        if depth == 0:
+            if ch == ";":
+                break
+            if ch == "$" and (i == 0 or raw[i - 1].isspace()):
+                break
+            if raw.startswith("//", i):
+                break
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def tokenize(text, line=None):
+    """Split a card into tokens: words, ``(``, ``)``, ``=``; ``{...}`` and ``'...'`` stay whole.
+
+    >>> tokenize("V1 in 0 SIN(0, 1 {f0*2}) ac=1")
+    ['V1', 'in', '0', 'SIN', '(', '0', '1', '{f0*2}', ')', 'ac', '=', '1']
+    """
+    tokens, cur = [], []
+    i, n = 0, len(text)
+
+    def flush():
+        if cur:
+            tokens.append("".join(cur))
+            cur.clear()
+
+    while i < n:
+        ch = text[i]
+        if ch == "{":
+            flush()
+            depth, j = 0, i
+            while j < n:
+                if text[j] == "{":
+                    depth += 1
+                elif text[j] == "}":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            if j >= n:
+                raise ParseError(f"unbalanced '{{' in {text.strip()!r}", line)
+            tokens.append(text[i:j + 1])
+            i = j + 1
+            continue
+        if ch == "'":
+            flush()
+            j = text.find("'", i + 1)
+            if j < 0:
+                raise ParseError(f"unbalanced quote in {text.strip()!r}", line)
+            tokens.append("{" + text[i + 1:j] + "}")
+            i = j + 1
+            continue
+        if ch == "}":
+            raise ParseError(f"unbalanced '}}' in {text.strip()!r}", line)
+        if ch in "()=":
+            flush()
+            tokens.append(ch)
+        elif ch.isspace() or ch == ",":
+            flush()
+        else:
+            cur.append(ch)
+        i += 1
+    flush()
+    return tokens
+
+
+def split_cards(text):
+    """The title and the logical cards of a netlist (``.control`` blocks and what follows ``.end`` removed).
+
+    Returns ``(title, cards, notes)``.
+    """
+    lines = text.splitlines()
+    title = lines[0].strip() if lines else ""
+    notes = []
+    logical = []  # [line number, text]
+    for number, raw in enumerate(lines[1:], start=2):
+        s = _strip_comment(raw).strip()
+        if not s or s.startswith("*"):
+            continue
+        if s.startswith("+"):
+            if not logical:
+                raise ParseError("continuation line '+' with no card before it", number)
+            logical[-1][1] += " " + s[1:]
+            continue
+        logical.append([number, s])
+
+    cards = []
+    in_control = None
+    for number, s in logical:
+        low = s.lower()
+        head = low.split()[0]
+        if in_control is not None:
+            if head == ".endc":
+                notes.append(f"line {in_control}: .control ... .endc block skipped (netdyn does not run "
+                             "ngspice scripts)")
+                in_control = None
+            continue
+        if head == ".control":
+            in_control = number
+            continue
+        if head == ".endc":
+            raise ParseError(".endc without .control", number)
+        if head == ".end":
+            rest = [n for n, _ in logical if n > number]
+            if rest:
+                notes.append(f"line {number}: .end; the {len(rest)} card(s) after it are ignored (as SPICE does)")
+            break
+        cards.append(Card(number, s, tokenize(s, number)))
+    if in_control is not None:
+        raise ParseError(".control block without .endc", in_control)
+    return title, cards, notes
+
+
+# --- subcircuit definitions -------------------------------------------------------------------
+
+@dataclass
+class Subckt:
+    name: str
+    ports: list
+    defaults: list            # [(name, raw value token)]
+    line: int
+    body: list = field(default_factory=list)
+    children: dict = field(default_factory=dict)
+    parent: "Subckt | None" = None
+
+
+def _keyvals(tokens, line, what):
+    """Split ``[a, b, 'x', '=', '1', ...]`` into positional tokens and (key, value) pairs."""
+    positional, pairs = [], []
+    i = 0
+    while i < len(tokens):
+        if i + 1 < len(tokens) and tokens[i + 1] == "=":
+            if i + 2 >= len(tokens) or tokens[i + 2] in "()=":
+                raise ParseError(f"{what}: {tokens[i]}= needs a value", line)
+            pairs.append((tokens[i], tokens[i + 2]))
+            i += 3
+            continue
+        if tokens[i] == "=":
+            raise ParseError(f"{what}: '=' without a name before it", line)
+        if pairs and tokens[i].lower() != "params:":
+            raise ParseError(f"{what}: {tokens[i]!r} after name=value parameters", line)
+        positional.append(tokens[i])
+        i += 1
+    return positional, pairs
+
+
+def _structure(cards):
+    """Split cards into the top-level body and the (nested) subcircuit definitions."""
+    top = Subckt("<top>", [], [], 0)
+    cur = top
+    for card in cards:
+        key = card.key
+        if key == ".subckt":
+            pos, pairs = _keyvals(card.tokens[1:], card.line, ".subckt")
+            pos = [p for p in pos if p.lower() != "params:"]
+            if not pos:
+                raise ParseError(".subckt needs a name and its port nodes", card.line)
+            name = pos[0].lower()
+            if name in cur.children:
+                raise ParseError(f"subcircuit {pos[0]!r} defined twice (first at line "
+                                 f"{cur.children[name].line})", card.line)
+            ports = pos[1:]
+            if len({p.lower() for p in ports}) != len(ports):
+                raise ParseError(f"subcircuit {pos[0]!r} names a port node twice", card.line)
+            for p in ports:
+                if p.lower() in GROUND_NAMES:
+                    raise ParseError(f"subcircuit {pos[0]!r}: ground {p!r} cannot be a port node", card.line)
+            sub = Subckt(pos[0], ports, pairs, card.line, parent=cur)
+            cur.children[name] = sub
+            cur = sub
+        elif key == ".ends":
+            if cur is top:
+                raise ParseError(".ends without .subckt", card.line)
+            if len(card.tokens) > 1 and card.tokens[1].lower() != cur.name.lower():
+                raise ParseError(f".ends {card.tokens[1]} closes subcircuit {cur.name!r} "
+                                 f"(opened at line {cur.line})", card.line)
+            cur = cur.parent
+        else:
+            cur.body.append(card)
+    if cur is not top:
+        raise ParseError(f"subcircuit {cur.name!r} has no .ends", cur.line)
+    return top
+
+
+# --- the reader -------------------------------------------------------------------------------
+
+def _read_source(source):
+    if isinstance(source, os.PathLike):
+        path = pathlib.Path(source)
+        return path.read_text(), str(path)
+    if isinstance(source, str):
+        if "\n" not in source and source.strip() and len(source) < 4096:
+            path = pathlib.Path(source)
+            if path.is_file():
+                return path.read_text(), str(path)
+            if source.lower().endswith((".cir", ".sp", ".net", ".spi", ".spice", ".ckt")):
+                raise ParseError(f"netlist file {source!r} not found")
+        return source, None
+    if hasattr(source, "read"):
+        return source.read(), getattr(source, "name", None)
+    raise ParseError(f"read_netlist needs a path or the netlist text, not {type(source).__name__}")
+
+
+class _Reader:
+    def __init__(self, text):
+        self.title, self.cards, self.notes = split_cards(text)
+        self.tran = None
+        self.element_specs = []     # (card, kind, name, nodes, extra) in order
+        self.names = {}             # lower-case element name -> name
+        self.nodes = {}             # lower-case node name -> spelling
+        self.couplings = []         # (card, name, L1, L2, value)
+        self.element_ic = {}
+        self.initial_voltages = {}
+
+    # names
+    def node(self, token, prefix, portmap):
+        low = token.lower()
+        if low in GROUND_NAMES:
+            return "0"
+        if low in portmap:
+            return portmap[low]
+        full = prefix + token
+        return self.nodes.setdefault(full.lower(), full)
+
+    def element_name(self, token, prefix, line):
+        full = prefix + token
+        if full.lower() in self.names:
+            raise ParseError(f"duplicate element name {full!r} (names are case-insensitive)", line)
+        self.names[full.lower()] = full
+        return full
+
+    def value(self, token, params, line):
+        if token.startswith("{"):
+            return evaluate(token[1:-1], params, line)
+        return parse_value(token, line)
+
+    # top level
+    def read(self):
+        top = _structure(self.cards)
+        self._find_tran(top)
+        params = {}
+        self._params(top.body, params, top_level=True)
+        self.params = dict(params)
+        self._expand(top, top.body, params, "", {}, [])
+        self._ic(top.body)
+        return self._build()
+
+    def _find_tran(self, top):
+        for card in top.body:
+            if card.key == ".tran":
+                if self.tran is not None:
+                    self.notes.append(f"line {card.line}: a second .tran replaces the first")
+                self.tran_card = card
+                self.tran = "pending"
+
+        def inside(sub):
+            for child in sub.children.values():
+                for card in child.body:
+                    if card.key in (".tran", ".ic", ".end"):
+                        raise ParseError(f"{card.tokens[0]} inside subcircuit {child.name!r} "
+                                         f"(opened at line {child.line}); put it at the top level", card.line)
+                inside(child)
+        inside(top)
+
+    def _tran(self, params):
+        card = self.tran_card
+        toks = [x for x in card.tokens[1:]]
+        uic = False
+        if toks and toks[-1].lower() == "uic":
+            uic = True
+            toks = toks[:-1]
+        if len(toks) < 2 or len(toks) > 4:
+            raise ParseError(".tran needs tstep tstop [tstart [tmax]] [uic]", card.line)
+        vals = [self.value(x, params, card.line) for x in toks]
+        tstep, tstop = vals[0], vals[1]
+        tstart = vals[2] if len(vals) > 2 else 0.0
+        tmax = vals[3] if len(vals) > 3 else None
+        if tstep <= 0 or tstop <= 0:
+            raise ParseError(f".tran: tstep and tstop must be positive (got {tstep}, {tstop})", card.line)
+        if not 0 <= tstart < tstop:
+            raise ParseError(f".tran: tstart = {tstart} must lie in [0, tstop)", card.line)
+        if tmax is not None and tmax <= 0:
+            raise ParseError(f".tran: tmax must be positive (got {tmax})", card.line)
+        self.tran = {"tstep": tstep, "tstop": tstop, "tstart": tstart, "tmax": tmax, "uic": uic}
+
+    def _params(self, body, params, top_level=False):
+        for card in body:
+            if card.key != ".param":
+                continue
+            pos, pairs = _keyvals(card.tokens[1:], card.line, ".param")
+            if pos or not pairs:
+                raise ParseError(".param needs name=value assignments (expressions in braces)", card.line)
+            for name, raw in pairs:
+                if not re.match(r"^[A-Za-z_]\w*$", name):
+                    raise ParseError(f".param: {name!r} is not a valid parameter name", card.line)
+                if name.lower() in _FUNCTIONS:
+                    raise ParseError(f".param: {name!r} is the name of a function", card.line)
+                if raw.startswith("{") or _NUMBER.match(raw):
+                    params[name.lower()] = self.value(raw, params, card.line)
+                else:
+                    params[name.lower()] = evaluate(raw, params, card.line)
+        if top_level and self.tran == "pending":
+            self._tran(params)
+
+    def _ic(self, body):
+        for card in body:
+            if card.key != ".ic":
+                continue
+            toks = card.tokens[1:]
+            i = 0
+            if not toks:
+                raise ParseError(".ic needs v(node)=value entries", card.line)
+            while i < len(toks):
+                if (i + 5 < len(toks) and toks[i].lower() == "v" and toks[i + 1] == "("
+                        and toks[i + 3] == ")" and toks[i + 4] == "="):
+                    node_tok = toks[i + 2]
+                    low = node_tok.lower()
+                    if low in GROUND_NAMES:
+                        raise ParseError(".ic: the ground node's voltage is 0 by definition", card.line)
+                    if low not in self.nodes:
+                        raise ParseError(f".ic: no node named {node_tok!r} in the circuit", card.line)
+                    self.initial_voltages[self.nodes[low]] = self.value(toks[i + 5], self.params, card.line)
+                    i += 6
+                else:
+                    raise ParseError(".ic entries look like v(node)=value", card.line)
+
+    def _lookup(self, scope, name):
+        s = scope
+        while s is not None:
+            if name.lower() in s.children:
+                return s.children[name.lower()]
+            s = s.parent
+        return None
+
+    def _expand(self, scope, body, params, prefix, portmap, stack):
+        for card in body:
+            key = card.key
+            if key.startswith("."):
+                self._dot_card(card, scope)
+                continue
+            letter = key[0]
+            if not letter.isalpha():
+                raise ParseError(f"cannot read the card {card.text!r}", card.line)
+            if letter in "rlc":
+                self._passive(card, letter, params, prefix, portmap)
+            elif letter in "vi":
+                self._source(card, letter, params, prefix, portmap)
+            elif letter == "k":
+                self._coupling(card, params, prefix)
+            elif letter == "x":
+                self._instance(card, scope, params, prefix, portmap, stack)
+            elif letter in UNSUPPORTED_DEVICES:
+                raise ParseError(f"{card.tokens[0]}: {UNSUPPORTED_DEVICES[letter]} elements are not supported "
+                                 "(netdyn reads R, L, C, V, I, K and X)", card.line)
+            else:
+                raise ParseError(f"{card.tokens[0]}: unknown element type {card.tokens[0][0]!r}", card.line)
+
+    def _dot_card(self, card, scope):
+        key = card.key
+        if key in (".param", ".tran", ".ic"):
+            return  # handled in their own passes
+        if key == ".title":
+            self.title = card.text[len(".title"):].strip()
+            return
+        if key in SKIPPED_CARDS:
+            self.notes.append(f"line {card.line}: {card.tokens[0]} skipped ({SKIPPED_CARDS[key]})")
+            return
+        if key in UNSUPPORTED_CARDS:
+            raise ParseError(f"{card.tokens[0]}: {UNSUPPORTED_CARDS[key]}", card.line)
+        raise ParseError(f"unknown control card {card.tokens[0]!r}", card.line)
+
+    def _passive(self, card, letter, params, prefix, portmap):
+        toks = card.tokens
+        pos, pairs = _keyvals(toks[1:], card.line, toks[0])
+        kind = {"r": "resistor", "l": "inductor", "c": "capacitor"}[letter]
+        if len(pos) != 3:
+            raise ParseError(f"{toks[0]}: a {kind} card is '{toks[0]} node1 node2 value'", card.line)
+        name = self.element_name(toks[0], prefix, card.line)
+        a, b = self.node(pos[0], prefix, portmap), self.node(pos[1], prefix, portmap)
+        value = self.value(pos[2], params, card.line)
+        for k, v in pairs:
+            if k.lower() == "ic" and letter in "lc":
+                self.element_ic[name] = self.value(v, params, card.line)
+            else:
+                raise ParseError(f"{toks[0]}: unsupported {kind} parameter {k!r}", card.line)
+        self.element_specs.append((card, letter, name, (a, b), value))
+
+    def _source(self, card, letter, params, prefix, portmap):
+        toks = card.tokens
+        if len(toks) < 3:
+            raise ParseError(f"{toks[0]}: a source card is '{toks[0]} node+ node- [DC value] [waveform]'", card.line)
+        name = self.element_name(toks[0], prefix, card.line)
+        a, b = self.node(toks[1], prefix, portmap), self.node(toks[2], prefix, portmap)
+        value = self._waveform(card, toks[0], toks[3:], params)
+        self.element_specs.append((card, letter, name, (a, b), value))
+
+    def _waveform(self, card, who, toks, params):
+        from netdyn import sources
+
+        line = card.line
+        dc = None
+        tran = None
+        i = 0
+
+        def args_of(j):
+            # waveform arguments, in parentheses or bare up to the next keyword
+            out = []
+            if j < len(toks) and toks[j] == "(":
+                k = j + 1
+                while k < len(toks) and toks[k] != ")":
+                    if toks[k] in "(=":
+                        raise ParseError(f"{who}: unexpected {toks[k]!r} in {toks[j - 1].upper()}(...)", line)
+                    out.append(toks[k])
+                    k += 1
+                if k >= len(toks):
+                    raise ParseError(f"{who}: missing ')' after {toks[j - 1].upper()}(", line)
+                return out, k + 1
+            k = j
+            while k < len(toks) and toks[k].lower() not in ("dc", "ac", "sin", "pulse", "pwl") and toks[k] not in "()=":
+                out.append(toks[k])
+                k += 1
+            return out, k
+
+        while i < len(toks):
+            tok = toks[i]
+            low = tok.lower()
+            if low == "dc":
+                if i + 1 >= len(toks):
+                    raise ParseError(f"{who}: DC needs a value", line)
+                dc = self.value(toks[i + 1], params, line)
+                i += 2
+            elif low == "ac":
+                vals, j = [], i + 1
+                while j < len(toks) and len(vals) < 2 and (_NUMBER.match(toks[j]) or toks[j].startswith("{")):
+                    vals.append(toks[j])
+                    j += 1
+                self.notes.append(f"line {line}: {who}: AC {' '.join(vals)} ignored (small-signal "
+                                  "analysis only; netdyn runs transients)")
+                i = j
+            elif low in ("sin", "pulse", "pwl"):
+                if tran is not None:
+                    raise ParseError(f"{who}: more than one transient waveform", line)
+                raw, i = args_of(i + 1)
+                vals = [self.value(x, params, line) for x in raw]
+                try:
+                    tran = self._make_waveform(low, vals, who, line, sources)
+                except NetdynError as exc:
+                    if isinstance(exc, ParseError):
+                        raise
+                    raise ParseError(f"{who}: {low.upper()}: {exc}", line) from None
+            elif low in ("exp", "sffm", "am", "trnoise", "trrandom", "distof1", "distof2", "external"):
+                raise ParseError(f"{who}: the {tok.upper()} waveform is not supported (use SIN, PULSE or PWL)", line)
+            elif _NUMBER.match(tok) or tok.startswith("{"):
+                if dc is not None or i != 0:
+                    raise ParseError(f"{who}: unexpected value {tok!r}", line)
+                dc = self.value(tok, params, line)
+                i += 1
+            else:
+                raise ParseError(f"{who}: cannot read {tok!r} (expected DC, AC, SIN, PULSE or PWL)", line)
+
+        if tran is not None:
+            if dc is not None:
+                self.notes.append(f"line {line}: {who}: the transient uses the {who} waveform; its DC value "
+                                  f"{dc:g} applies to operating points only")
+            return tran
+        if dc is None:
+            self.notes.append(f"line {line}: {who} has no value; 0 assumed (as SPICE does)")
+            dc = 0.0
+        return dc
+
+    def _make_waveform(self, kind, vals, who, line, sources):
+        tran = self.tran if isinstance(self.tran, dict) else None
+        if kind == "sin":
+            if not 2 <= len(vals) <= 6:
+                raise ParseError(f"{who}: SIN(VO VA [FREQ [TD [THETA [PHASE]]]]) takes 2 to 6 values, "
+                                 f"got {len(vals)}", line)
+            vals = vals + [0.0] * (6 - len(vals))
+            if vals[2] == 0:
+                if tran is None:
+                    raise ParseError(f"{who}: SIN without a frequency needs a .tran card (SPICE uses 1/tstop)",
+                                     line)
+                vals[2] = 1.0 / tran["tstop"]
+                self.notes.append(f"line {line}: {who}: SIN frequency 1/tstop = {vals[2]:g} Hz (SPICE default)")
+            return sources.sine(*vals)
+        if kind == "pulse":
+            if not 2 <= len(vals) <= 7:
+                raise ParseError(f"{who}: PULSE(V1 V2 [TD [TR [TF [PW [PER]]]]]) takes 2 to 7 values, "
+                                 f"got {len(vals)}", line)
+            vals = vals + [0.0] * (7 - len(vals))
+            v1, v2, td, tr, tf, pw, per = vals
+            for idx, label in ((3, "rise"), (4, "fall")):
+                if vals[idx] == 0:
+                    if tran is not None:
+                        vals[idx] = tran["tstep"]
+                        self.notes.append(f"line {line}: {who}: PULSE {label} time = tstep = {tran['tstep']:g} s "
+                                          "(SPICE default for 0)")
+                    else:
+                        self.notes.append(f"line {line}: {who}: PULSE {label} time 0 is an ideal edge here "
+                                          "(SPICE would use tstep; there is no .tran)")
+            tr, tf = vals[3], vals[4]
+            return sources.pulse(v1, v2, td, tr, tf, pw if pw != 0 else None, per if per != 0 else None)
+        # pwl
+        if len(vals) < 2 or len(vals) % 2:
+            raise ParseError(f"{who}: PWL needs time-value pairs, got {len(vals)} value(s)", line)
+        return sources.pwl(list(zip(vals[0::2], vals[1::2])))
+
+    def _coupling(self, card, params, prefix):
+        toks = card.tokens
+        pos, pairs = _keyvals(toks[1:], card.line, toks[0])
+        if pairs or len(pos) != 3:
+            raise ParseError(f"{toks[0]}: a coupling card is '{toks[0]} Lname1 Lname2 k'", card.line)
+        name = self.element_name(toks[0], prefix, card.line)
+        k = self.value(pos[2], params, card.line)
+        self.couplings.append((card, name, prefix + pos[0], prefix + pos[1], k))
+
+    def _instance(self, card, scope, params, prefix, portmap, stack):
+        toks = card.tokens
+        pos, pairs = _keyvals(toks[1:], card.line, toks[0])
+        pos = [p for p in pos if p.lower() != "params:"]
+        if not pos:
+            raise ParseError(f"{toks[0]}: an instance card is '{toks[0]} nodes... subckt_name'", card.line)
+        subname, nodes = pos[-1], pos[:-1]
+        sub = self._lookup(scope, subname)
+        if sub is None:
+            raise ParseError(f"{toks[0]}: no subcircuit named {subname!r}", card.line)
+        if sub in stack:
+            raise ParseError(f"{toks[0]}: subcircuit {sub.name!r} instantiates itself", card.line)
+        if len(nodes) != len(sub.ports):
+            raise ParseError(f"{toks[0]}: subcircuit {sub.name!r} (line {sub.line}) has {len(sub.ports)} port "
+                             f"node(s) ({' '.join(sub.ports)}), the instance gives {len(nodes)}", card.line)
+        inst_name = self.element_name(toks[0], prefix, card.line)  # unique like an element name
+        outer = [self.node(n, prefix, portmap) for n in nodes]
+        inner_portmap = {p.lower(): o for p, o in zip(sub.ports, outer)}
+
+        # parameters: global ones, the definition's defaults, the instance's overrides, local .params
+        local = dict(self.params)
+        defaults = {k.lower(): (k, v) for k, v in sub.defaults}
+        overrides = {}
+        for k, v in pairs:
+            if k.lower() not in defaults:
+                raise ParseError(f"{toks[0]}: subcircuit {sub.name!r} has no parameter {k!r}", card.line)
+            overrides[k.lower()] = self.value(v, params, card.line)
+        for low, (k, raw) in defaults.items():
+            local[low] = overrides[low] if low in overrides else self.value(raw, local, sub.line)
+        self._params(sub.body, local)
+        self._expand(sub, sub.body, local, inst_name + ".", inner_portmap, stack + [sub])
+
+    # build the network
+    def _build(self):
+        from netdyn.components import electrical as el
+        from netdyn.network import Network
+
+        net = Network(self.title or "netlist")
+        made = {}
+        for card, letter, name, (a, b), value in self.element_specs:
+            cls = {"r": el.Resistor, "l": el.Inductor, "c": el.Capacitor,
+                   "v": el.VoltageSource, "i": el.CurrentSource}[letter]
+            try:
+                element = cls(name, a, b, value)
+                net.add(element)
+            except NetdynError as exc:
+                raise ParseError(f"{name}: {exc}", card.line) from None
+            made[name.lower()] = (letter, element)
+        for card, name, l1, l2, k in self.couplings:
+            # ngspice spells an inductor of a subcircuit instance "L.X1.L1"; netdyn says "X1.L1"
+            l1, l2 = (re.sub(r"^[lL]\.(?=[xX])", "", x) if x.lower() not in made else x for x in (l1, l2))
+            for ind in (l1, l2):
+                if ind.lower() not in made:
+                    raise ParseError(f"{name}: no inductor named {ind!r}", card.line)
+                if made[ind.lower()][0] != "l":
+                    raise ParseError(f"{name}: {made[ind.lower()][1].name!r} is not an inductor", card.line)
+            n1, n2 = made[l1.lower()][1].name, made[l2.lower()][1].name
+            if n1 == n2:
+                raise ParseError(f"{name}: couples {n1!r} with itself", card.line)
+            try:
+                net.add(el.MutualInductance(name, n1, n2, k=k))
+            except NetdynError as exc:
+                raise ParseError(f"{name}: {exc}", card.line) from None
+        net.title = self.title
+        net.tran = self.tran if isinstance(self.tran, dict) else None
+        net.initial_voltages = dict(self.initial_voltages)
+        net.element_ic = dict(self.element_ic)
+        net.params = dict(self.params)
+        net.netlist_notes = list(self.notes)
+        return net
+
+
+def _title_note(title):
+    toks = title.split()
+    if title.startswith(".") or (len(toks) >= 4 and toks[0][:1].lower() in "rlcvikx"
+                                 and all(_NUMBER.match(x) or x.isalnum() for x in toks[1:3])):
+        return (f"line 1: {title!r} is read as the title (SPICE never reads the first line as a card); "
+                "start the netlist with a title line")
+    return None
+
+
+def read_netlist(source):
+    """Read a SPICE netlist (a path, a file object or the text itself) into a :class:`~netdyn.Network`.
+
+    See the module documentation for the supported language.  Errors are
+    :class:`~netdyn.errors.ParseError` with the line number:
+
+    >>> read_netlist("title\\nR1 1 0 1k\\nD1 1 0 dmod\\n")
+    Traceback (most recent call last):
+    ...
+    netdyn.errors.ParseError: line 3: D1: diode elements are not supported (netdyn reads R, L, C, V, I, K and X)
+    """
+    text, _origin = _read_source(source)
+    reader = _Reader(text)
+    note = _title_note(reader.title)
+    if note:
+        reader.notes.insert(0, note)
+    return reader.read()
