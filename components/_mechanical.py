@@ -75,7 +75,8 @@ def make_domain(domain, names):
         def __init__(self, name, node, value, reference="0"):
             super().__init__(name, reference, node, value, domain=domain)
             self.terminals = (node_name(node), node_name(reference))
-            self.report_signs = (-1,)
+            self.report_signs = (-1,)  # velocity(name): of node relative to reference
+            self.through_report_signs = (1,)  # force(name): the applied force on node
 
     class FlowSource(AcrossSource):
         def __init__(self, name, node, value, reference="0"):

@@ -5,7 +5,8 @@ a two-terminal element's deflection is ``x(a) - x(b)`` and its force is the
 through variable from ``a`` to ``b`` (a spring pushes ``a`` back with
 ``k (x(a) - x(b))``); a ``Force(name, node, F)`` pushes ``node`` in ``+x``;
 ``Mass(name, node, m)`` sits between the node and the inertial reference
-``"0"``. Elements of this domain are the force-current analogues of the
+``"0"``. For sources, ``sol.force(name)`` is the force applied on the node and
+``sol.velocity(name)`` the node's velocity relative to the reference. Elements of this domain are the force-current analogues of the
 electrical ones: mass ↔ capacitor (C = m), spring ↔ inductor (L = 1/k),
 damper ↔ resistor (R = 1/c).
 

@@ -85,12 +85,19 @@ def consistent_initial_conditions(cm, t0, q0=None, f0=None, p=None, guess=None, 
         c = cm.constraints(t0, q, f, p)
         C = np.vstack([c["Phi_q"], c["A"]])
         rhs = -np.concatenate([c["Phi_t"], c["a"]])
-        free = ~f_given
-        r = C @ f - rhs
-        if free.any():
-            df, *_ = np.linalg.lstsq(C[:, free], -r, rcond=None)
-            f[free] += df
-        r = C @ f - rhs
+        # flows without inertia are free first; unspecified inertial flows move only if that is not enough
+        inertial = np.zeros(cm.n, dtype=bool)
+        inertial[[j for (_, j) in cm.eq.M.keys()]] = True
+        f_start = f.copy()
+        for free in (~f_given & ~inertial, ~f_given):
+            f = f_start.copy()
+            r = C @ f - rhs
+            if free.any():
+                df, *_ = np.linalg.lstsq(C[:, free], -r, rcond=None)
+                f[free] += df
+            r = C @ f - rhs
+            if not r.size or np.max(np.abs(r)) <= 1e-10 * (1.0 + np.max(np.abs(f)) + np.max(np.abs(rhs))):
+                break
         if r.size and np.max(np.abs(r)) > 1e-8 * (1.0 + np.max(np.abs(f)) + np.max(np.abs(rhs))):
             worst = int(np.argmax(np.abs(r)))
             labels = list(model.constraint_labels) + list(model.flow_constraint_labels)

@@ -86,6 +86,7 @@ class CompiledModel:
         self._con = _lambdify(args, list(eq.phi) + list(eq.Phi_q.values()) + list(eq.Phi_t) + list(eq.gamma_phi)
                               + list(eq.A.values()) + list(eq.a0) + list(eq.gamma_psi))
         self.has_constraints = (self.m1 + self.m2) > 0
+        self._power = None
 
     # --------------------------------------------------------------- parameters
     def parameter_vector(self, params=None):
@@ -153,6 +154,17 @@ class CompiledModel:
         a = np.array(vals[i:i + m2]); i += m2
         gpsi = np.array(vals[i:i + m2])
         return {"phi": phi, "Phi_q": Pq, "Phi_t": Pt, "gamma_phi": gphi, "A": A, "a": a, "gamma_psi": gpsi}
+
+    def power(self, tt, q, f, lam, mu, p):
+        """Dissipated and supplied power at one state (for the energy quadratures)."""
+        if self._power is None:
+            from netdyn.energy import dissipated_power, supplied_power
+            eq = self.eq
+            self._power = sp.lambdify([t, eq.q, eq.f, eq.lam, eq.mu, self.parameters, self.inputs],
+                                      [dissipated_power(self.model), supplied_power(self.model)],
+                                      modules="numpy", cse=True)
+        pd, ps = self._power(tt, q, f, lam, mu, p.vector, p.inputs(tt))
+        return float(pd), float(ps)
 
     def kkt(self, tt, q, f, p):
         """The KKT system of the index-1 form: ``K [q̈; λ; μ] = r``."""

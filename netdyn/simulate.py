@@ -86,7 +86,7 @@ def kkt_regular(cm, tt, q, f, p):
 
 
 def _scaled_atol(res, rtol):
-    y = np.vstack([res["q"], res["f"]])
+    y = np.vstack([res["q"], res["f"]])  # the work integrals keep their relative control
     scale = np.max(np.abs(y), axis=1)
     floor = max(np.max(scale), 1e-300) * 1e-12
     return np.maximum(scale, floor) * rtol * 1e-2
@@ -105,13 +105,14 @@ def _projection(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, solver_cls, max_step)
     n = cm.n
 
     def rhs(tt, y):
-        q, f = y[:n], y[n:]
+        q, f = y[:n], y[n:2 * n]
         K, r, _ = cm.kkt(tt, q, f, p)
         z = _solve_kkt(K, r, tt)
-        return np.concatenate([f, z[:n]])
+        pd, ps = cm.power(tt, q, f, z[n:n + cm.m1], z[n + cm.m1:], p)
+        return np.concatenate([f, z[:n], [pd, ps]])
 
     def project(tt, y):
-        q, f = y[:n].copy(), y[n:].copy()
+        q, f = y[:n].copy(), y[n:2 * n].copy()
         if cm.m1:
             for _ in range(8):
                 c = cm.constraints(tt, q, f, p)
@@ -124,10 +125,12 @@ def _projection(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, solver_cls, max_step)
         C = np.vstack([c["Phi_q"], c["A"]])
         r = C @ f + np.concatenate([c["Phi_t"], c["a"]])
         f -= C.T @ np.linalg.solve(C @ C.T, r)
-        return np.concatenate([q, f])
+        return np.concatenate([q, f, y[2 * n:]])
 
-    y0 = np.concatenate([q0, f0])
+    y0 = np.concatenate([q0, f0, [0.0, 0.0]])
     at = _split_atol(atol, n)
+    if np.ndim(at):
+        at = np.concatenate([at, [1e-14, 1e-14]])
     try:
         solver = solver_cls(rhs, t0, y0, t1, rtol=rtol, atol=at, max_step=max_step)
     except SingularSystemError:
@@ -155,10 +158,11 @@ def _projection(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, solver_cls, max_step)
         if cm.has_constraints:
             solver.y = project(solver.t, solver.y)
             solver.f = rhs(solver.t, solver.y)
-    Y = np.array(ys).T if ys else np.zeros((2 * n, 0))
+    Y = np.array(ys).T if ys else np.zeros((2 * n + 2, 0))
     T = np.array(ts)
-    acc, lam, mu = _post_multipliers(cm, p, T, Y[:n], Y[n:])
-    return {"t": T, "q": Y[:n], "f": Y[n:], "acc": acc, "lam": lam, "mu": mu, "nsteps": nsteps,
+    acc, lam, mu = _post_multipliers(cm, p, T, Y[:n], Y[n:2 * n])
+    return {"t": T, "q": Y[:n], "f": Y[n:2 * n], "acc": acc, "lam": lam, "mu": mu, "nsteps": nsteps,
+            "work": {"dissipated": Y[2 * n], "supplied": Y[2 * n + 1]},
             "message": "The solver successfully reached the end of the integration interval."}
 
 
@@ -192,11 +196,12 @@ def _ida(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, max_step):
     from sksundae.ida import IDA
 
     n, m1, m2 = cm.n, cm.m1, cm.m2
-    N = 2 * n + 2 * m1 + m2
+    N = 2 * n + 2 * m1 + m2 + 2
     sq, sf, sl, sm, se = (slice(0, n), slice(n, 2 * n), slice(2 * n, 2 * n + m1),
-                          slice(2 * n + m1, 2 * n + m1 + m2), slice(2 * n + m1 + m2, N))
+                          slice(2 * n + m1, 2 * n + m1 + m2), slice(2 * n + m1 + m2, N - 2))
+    sw = slice(N - 2, N)
     inertial_cols = {j for (_, j) in cm.eq.M.keys()}
-    algebraic = [n + i for i in range(n) if i not in inertial_cols] + list(range(2 * n, N))
+    algebraic = [n + i for i in range(n) if i not in inertial_cols] + list(range(2 * n, N - 2))
 
     def residual(tt, y, yp, res):
         q, f = y[sq], y[sf]
@@ -212,6 +217,7 @@ def _ida(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, max_step):
         else:
             res[sq] = yp[sq] - f
             res[sf] = M @ yp[sf] + h
+        res[sw] = yp[sw] - np.array(cm.power(tt, q, f, y[sl], y[sm], p))
 
     y0 = np.zeros(N)
     y0[sq], y0[sf] = q0, f0
@@ -221,6 +227,7 @@ def _ida(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, max_step):
     base = _split_atol(atol, n)
     at[: 2 * n] = base
     at[2 * n:] = 1e6  # multipliers and GGL terms out of the error test
+    at[sw] = 1e-14  # work integrals (joules): nearly relative error control
     te = np.asarray(t_eval, dtype=float)
     if te[0] > t0:
         te = np.concatenate([[t0], te])
@@ -238,4 +245,5 @@ def _ida(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, max_step):
     keep = np.isin(T, t_eval) if t_eval[0] > t0 else np.ones(T.size, dtype=bool)
     Y, YP, T = Y[:, keep], YP[:, keep], T[keep]
     return {"t": T, "q": Y[sq], "f": Y[sf], "acc": YP[sf], "lam": Y[sl], "mu": Y[sm],
+            "work": {"dissipated": Y[N - 2], "supplied": Y[N - 1]},
             "nsteps": int(getattr(out, "nfev", 0) or 0), "message": str(out.message)}

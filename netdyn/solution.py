@@ -34,6 +34,7 @@ class Solution:
         self.message = res.get("message", "")
         self.success = True
         self.nsteps = res.get("nsteps", 0)
+        self.work = res.get("work")  # energy dissipated and supplied since t0, integrated with the state
         self._cache = {}
 
     # ----------------------------------------------------------------- scipy-like
@@ -102,10 +103,11 @@ class Solution:
         """
         from netdyn.energy import dissipated_power, supplied_power
         E = self.energy()
-        Pd = self.evaluate(self._internal(dissipated_power(self.model)))
-        Ps = self.evaluate(self._internal(supplied_power(self.model)))
-        Wd = _cumulative(Pd, self.t)
-        Ws = _cumulative(Ps, self.t)
+        if self.work is not None:
+            Wd, Ws = self.work["dissipated"], self.work["supplied"]
+        else:
+            Wd = _cumulative(self.evaluate(self._internal(dissipated_power(self.model))), self.t)
+            Ws = _cumulative(self.evaluate(self._internal(supplied_power(self.model))), self.t)
         resid = (E - E[0]) + Wd - Ws
         scale = max(np.max(np.abs(E)), np.max(np.abs(Wd)), np.max(np.abs(Ws)), 1e-300)
         return {"stored": E, "dissipated": Wd, "supplied": Ws, "residual": resid,
@@ -153,7 +155,9 @@ class Solution:
             raise KeyError(f"no element named {name!r} in this model")
         if info["element"].couples:
             raise KeyError(f"{name} has no port of its own; ask for the coupled elements {info['element'].couples}")
-        return info["element"].report_signs[0] * self._port_quantity(name, 0, which)
+        el = info["element"]
+        sign = getattr(el, "through_report_signs", el.report_signs)[0] if which == "through" else el.report_signs[0]
+        return sign * self._port_quantity(name, 0, which)
 
     def _port_quantity(self, name, k, which):
         key = ("port", name, k, which)
