@@ -10,7 +10,7 @@
 0.632121
 """
 from netdyn import components  # noqa: F401  (netdyn.components)
-from netdyn.errors import (ElementError, InitialConditionError, IntegrationError, ModelError, NetdynError,
+from netdyn.errors import (ElementError, ExportError, InitialConditionError, IntegrationError, ModelError, NetdynError,
                            ParameterError, ParseError, SingularSystemError, TopologyError)
 from netdyn.model import LagrangianModel
 from netdyn.network import Network
@@ -23,4 +23,4 @@ __version__ = "0.1.0"
 
 __all__ = ["Network", "LagrangianModel", "Solution", "simulate", "coordinates", "symbols", "t", "NetdynError",
            "ModelError", "ElementError", "TopologyError", "ParameterError", "InitialConditionError",
-           "SingularSystemError", "IntegrationError", "ParseError", "read_netlist", "write_netlist"]
+           "SingularSystemError", "IntegrationError", "ParseError", "ExportError", "read_netlist", "write_netlist"]

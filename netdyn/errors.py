@@ -47,3 +47,7 @@ class ParseError(NetdynError):
     def __init__(self, message, line=None):
         self.line = line
         super().__init__(f"line {line}: {message}" if line is not None else message)
+
+
+class ExportError(NetdynError):
+    """Equations cannot be exported in the requested format (unknown format or option, unprintable term)."""

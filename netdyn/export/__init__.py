@@ -1,0 +1,51 @@
+"""Export of derived equations: ``export(model, format, **options)``.
+
+Formats (each a module of this package):
+
+* ``"latex"`` — :func:`netdyn.export.latex.to_latex` (``standalone=``, ``efforts=``);
+* ``"python"`` — :func:`netdyn.export.python.to_python`, a module needing only numpy;
+* ``"c"`` — :func:`netdyn.export.c.to_c`, a :class:`~netdyn.export.c.CCode` header and source;
+* ``"json"`` — :func:`netdyn.export.json.to_json`, read back by :func:`netdyn.export.json.from_json`;
+* ``"sympy"`` (alias ``"matrices"``) — :func:`netdyn.export.matrices.mass_matrix_form`.
+
+``model`` may be a :class:`~netdyn.model.LagrangianModel` or a ``Network``
+(``formulation=`` then chooses its coordinates).
+
+>>> import sympy as sp
+>>> from netdyn import LagrangianModel, coordinates, t
+>>> x, = coordinates("x,")
+>>> model = LagrangianModel([x], T=x.diff(t)**2/2, V=x**2/2)
+>>> print(model.export("latex"))
+\\begin{align}
+x + \\ddot{x} &= 0
+\\end{align}
+>>> export(model, "pdf")
+Traceback (most recent call last):
+...
+netdyn.errors.ExportError: unknown export format 'pdf'; use one of ['c', 'json', 'latex', 'matrices', 'python', 'sympy']
+"""
+from __future__ import annotations
+
+from netdyn.errors import ExportError
+
+from . import c, json, latex, matrices, python
+
+FORMATS = {"latex": latex.to_latex, "python": python.to_python, "c": c.to_c, "json": json.to_json,
+           "sympy": matrices.mass_matrix_form, "matrices": matrices.mass_matrix_form}
+
+
+def export(model, format="latex", formulation=None, **options):
+    """Export a model's (or a network's) derived equations in ``format``; see the module docstring."""
+    from netdyn.simulate import as_model
+    fn = FORMATS.get(str(format).lower())
+    if fn is None:
+        raise ExportError(f"unknown export format {format!r}; use one of {sorted(FORMATS)}")
+    try:
+        return fn(as_model(model, formulation), **options)
+    except TypeError as exc:
+        if "unexpected keyword argument" in str(exc):
+            raise ExportError(f"format {format!r} does not take option(s) {sorted(options)}: {exc}") from None
+        raise
+
+
+__all__ = ["export", "FORMATS"]

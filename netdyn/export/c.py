@@ -1,0 +1,174 @@
+"""Export to C99: a header and a source with the same functions as the Python export.
+
+Every function is ``void <prefix><name>(double t, const double *q, const double *f,
+const double *p, const double *u, double *out)`` writing a row-major array
+(sizes in the header's ``#define``\\ s), with common sub-expressions shared
+through ``sympy.cse``. ``<prefix>accelerations`` solves the KKT system by
+Gaussian elimination with partial pivoting (returns 1 if it is singular), and
+``<prefix>rhs(t, y, p, u, dydt)`` gives ``dy/dt`` of the index-1 ODE for
+``y = [q, f]``. ``u`` holds the input values at ``t`` (may be NULL when the model
+has no inputs). The source needs only ``<math.h>``.
+
+>>> import sympy as sp
+>>> from netdyn import LagrangianModel, coordinates, t
+>>> x, = coordinates("x,")
+>>> m, k = sp.symbols("m k")
+>>> code = to_c(LagrangianModel([x], T=m*x.diff(t)**2/2, V=k*x**2/2, name="osc"))
+>>> print(code.header.splitlines()[4])
+#define OSC_N 1
+>>> "out[0] = p[0]*q[0];" in code.source   # h = k x, k is p[0]
+True
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from sympy.printing.c import C99CodePrinter
+
+from netdyn.export._program import Program, identifier
+
+_SIGNATURE = "double t, const double *q, const double *f, const double *p, const double *u, double *out"
+
+
+@dataclass
+class CCode:
+    """A C99 header and source; ``write(directory)`` saves ``<name>.h`` and ``<name>.c``."""
+
+    name: str
+    header: str
+    source: str
+
+    def write(self, directory):
+        """Write ``<name>.h`` and ``<name>.c`` into ``directory``; returns their paths."""
+        os.makedirs(directory, exist_ok=True)
+        paths = (os.path.join(directory, self.name + ".h"), os.path.join(directory, self.name + ".c"))
+        for path, text in zip(paths, (self.header, self.source)):
+            with open(path, "w") as fh:
+                fh.write(text)
+        return paths
+
+    def __str__(self):
+        return f"/* ---- {self.name}.h ---- */\n{self.header}\n/* ---- {self.name}.c ---- */\n{self.source}"
+
+
+def _strings(values):
+    return "{" + ", ".join('"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' for v in values) + "}" \
+        if values else "{0}"
+
+
+def to_c(model, name=None, prefix=None):
+    """C99 header and source (:class:`CCode`) of a model's equations; see the module docstring."""
+    prog = Program(model)
+    name = identifier(name or model.name)
+    prefix = prefix if prefix is not None else name + "_"
+    macro = prefix.upper()
+    guard = f"{name.upper()}_H"
+    printer = C99CodePrinter()
+    defaults = [0.0 if v is None else v for v in prog.defaults.values()]
+    h = [f"/* Equations of motion of {model.name!r}, exported by netdyn. */",
+         "/* M(q,t) qdd + h(q,f,t) + Phi_q^T lambda + A^T mu = 0, phi(q,t) = 0, A f + a = 0; y = [q, f]. */",
+         f"#ifndef {guard}", f"#define {guard}",
+         f"#define {macro}N {prog.n}", f"#define {macro}M1 {prog.m1}", f"#define {macro}M2 {prog.m2}",
+         f"#define {macro}NP {len(prog.parameters)}", f"#define {macro}NU {len(prog.inputs)}", "",
+         f"extern const char *const {prefix}coordinates[];", f"extern const char *const {prefix}parameters[];",
+         f"extern const char *const {prefix}inputs[];",
+         f"extern const double {prefix}defaults[];  /* parameter defaults (0 where the model gives none) */", ""]
+    s = [f'#include "{name}.h"', "#include <math.h>", _CONSTANTS,
+         f"const char *const {prefix}coordinates[] = {_strings(prog.coordinates)};",
+         f"const char *const {prefix}parameters[] = {_strings(prog.parameters)};",
+         f"const char *const {prefix}inputs[] = {_strings(prog.inputs)};",
+         f"const double {prefix}defaults[] = {{{', '.join(repr(float(v)) for v in defaults) or '0'}}};"]
+    for fn in prog.functions:
+        h.append(f"/* {fn.doc}; out has {fn.size} entries */")
+        h.append(f"void {prefix}{fn.name}({_SIGNATURE});")
+        s += ["", f"void {prefix}{fn.name}({_SIGNATURE})", "{",
+              "    (void)t; (void)q; (void)f; (void)p; (void)u;"]
+        if fn.size:
+            s.append(f"    for (int i = 0; i < {fn.size}; ++i) out[i] = 0.0;")
+        reps, outs = fn.cse()
+        for sym, expr in reps:
+            s.append(f"    const double {sym} = {printer.doprint(expr)};")
+        for (idx, _), expr in zip(fn.entries, outs):
+            s.append(f"    out[{fn.flat_index(idx)}] = {printer.doprint(expr)};")
+        s.append("}")
+    h += ["/* (qdd, lambda, mu) from the KKT system; returns 0, or 1 if it is singular */",
+          f"int {prefix}accelerations(double t, const double *q, const double *f, const double *p, const double *u,",
+          "                          double *qdd, double *lambda, double *mu);",
+          "/* dy/dt of the index-1 ODE for y = [q, f]; returns 0, or 1 if the KKT system is singular */",
+          f"int {prefix}rhs(double t, const double *y, const double *p, const double *u, double *dydt);",
+          "", f"#endif /* {guard} */", ""]
+    s.append(_KKT.replace("PFX_", prefix).replace("MAC_", macro))
+    return CCode(name, "\n".join(h), "\n".join(s))
+
+
+# the constants sympy's C printer uses; strict C99 <math.h> need not define them
+_CONSTANTS = "\n".join(f"#ifndef {k}\n#define {k} {v!r}\n#endif" for k, v in {
+    "M_PI": 3.141592653589793, "M_PI_2": 1.5707963267948966, "M_PI_4": 0.7853981633974483,
+    "M_1_PI": 0.3183098861837907, "M_2_PI": 0.6366197723675814, "M_2_SQRTPI": 1.1283791670955126,
+    "M_E": 2.718281828459045, "M_LOG2E": 1.4426950408889634, "M_LOG10E": 0.4342944819032518,
+    "M_LN2": 0.6931471805599453, "M_LN10": 2.302585092994046, "M_SQRT2": 1.4142135623730951,
+    "M_SQRT1_2": 0.7071067811865476}.items()) + "\n"
+
+_KKT = r"""
+enum { MAC_NK = MAC_N + MAC_M1 + MAC_M2 };
+
+int PFX_accelerations(double t, const double *q, const double *f, const double *p, const double *u,
+                      double *qdd, double *lambda, double *mu)
+{
+    static const int n = MAC_N, m1 = MAC_M1, m2 = MAC_M2, nk = MAC_NK;
+    double K[MAC_NK * MAC_NK], r[MAC_NK], work[MAC_N * MAC_N + MAC_NK * MAC_N + 1], vec[MAC_NK + 1];
+    for (int i = 0; i < nk * nk; ++i) K[i] = 0.0;
+    PFX_mass_matrix(t, q, f, p, u, work);
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) K[i * nk + j] = work[i * n + j];
+    PFX_h(t, q, f, p, u, vec);
+    for (int i = 0; i < n; ++i) r[i] = -vec[i];
+    if (m1) {
+        PFX_Phi_q(t, q, f, p, u, work);
+        for (int k = 0; k < m1; ++k)
+            for (int j = 0; j < n; ++j) K[(n + k) * nk + j] = K[j * nk + n + k] = work[k * n + j];
+        PFX_gamma_phi(t, q, f, p, u, vec);
+        for (int k = 0; k < m1; ++k) r[n + k] = -vec[k];
+    }
+    if (m2) {
+        PFX_A(t, q, f, p, u, work);
+        for (int k = 0; k < m2; ++k)
+            for (int j = 0; j < n; ++j) K[(n + m1 + k) * nk + j] = K[j * nk + n + m1 + k] = work[k * n + j];
+        PFX_gamma_psi(t, q, f, p, u, vec);
+        for (int k = 0; k < m2; ++k) r[n + m1 + k] = -vec[k];
+    }
+    for (int c = 0; c < nk; ++c) {  /* Gaussian elimination, partial pivoting */
+        int piv = c;
+        for (int i = c + 1; i < nk; ++i)
+            if (fabs(K[i * nk + c]) > fabs(K[piv * nk + c])) piv = i;
+        if (K[piv * nk + c] == 0.0) return 1;
+        if (piv != c) {
+            for (int j = 0; j < nk; ++j) { double s = K[c * nk + j]; K[c * nk + j] = K[piv * nk + j]; K[piv * nk + j] = s; }
+            double s = r[c]; r[c] = r[piv]; r[piv] = s;
+        }
+        for (int i = c + 1; i < nk; ++i) {
+            double l = K[i * nk + c] / K[c * nk + c];
+            if (l == 0.0) continue;
+            for (int j = c; j < nk; ++j) K[i * nk + j] -= l * K[c * nk + j];
+            r[i] -= l * r[c];
+        }
+    }
+    for (int i = nk - 1; i >= 0; --i) {
+        double s = r[i];
+        for (int j = i + 1; j < nk; ++j) s -= K[i * nk + j] * r[j];
+        r[i] = s / K[i * nk + i];
+    }
+    for (int i = 0; i < n; ++i) qdd[i] = r[i];
+    for (int k = 0; k < m1; ++k) lambda[k] = r[n + k];
+    for (int k = 0; k < m2; ++k) mu[k] = r[n + m1 + k];
+    return 0;
+}
+
+int PFX_rhs(double t, const double *y, const double *p, const double *u, double *dydt)
+{
+    double lambda[MAC_M1 + 1], mu[MAC_M2 + 1];
+    for (int i = 0; i < MAC_N; ++i) dydt[i] = y[MAC_N + i];
+    return PFX_accelerations(t, y, y + MAC_N, p, u, dydt + MAC_N, lambda, mu);
+}
+"""

@@ -1,0 +1,94 @@
+"""Export to JSON: coordinates, parameters, multipliers and the equations as sympy strings.
+
+Every expression is a string ``sympy.sympify`` parses, in the model's internal
+symbols (``x``, ``x_dot``, ``x_ddot``, ``lambda_1``, ``mu_1``, parameters, ``t``;
+an input ``v(t)`` is the symbol ``v``). ``symbols`` records each symbol's
+assumptions so that :func:`from_json` gives back *equal* expressions:
+``equations`` (the Lagrange rows ``M q̈ + h + Φ_qᵀλ + Aᵀμ``, then ``φ``, then
+``A f + a``, each ``= 0``) and the pieces ``M``, ``h``, ``phi``, ``Phi_q``, ...
+(matrices as ``[row, column, expression]`` triples).
+
+>>> import sympy as sp
+>>> from netdyn import LagrangianModel, coordinates, t
+>>> x, = coordinates("x,")
+>>> m, k = sp.symbols("m k")
+>>> model = LagrangianModel([x], T=m*x.diff(t)**2/2, V=k*x**2/2, parameters={"m": 2})
+>>> import json
+>>> doc = json.loads(to_json(model))
+>>> doc["equations"], doc["parameters"]
+(['k*x + m*x_ddot'], [{'name': 'k', 'default': None}, {'name': 'm', 'default': 2.0}])
+>>> from_json(to_json(model))["equations"] == model.derive().lagrange_rows()
+True
+"""
+from __future__ import annotations
+
+import json
+
+import sympy as sp
+
+from netdyn.errors import ParseError
+from netdyn.export._program import parameter_defaults
+from netdyn.exprtext import from_text, symbol_table, to_text
+
+FORMAT = "netdyn-equations"
+FORMAT_VERSION = 1
+_VECTORS = ("h", "phi", "Phi_t", "gamma_phi", "a", "gamma_psi")
+_MATRICES = ("M", "Phi_q", "A")
+
+
+def _pieces(eq):
+    return {"M": eq.M, "h": eq.h, "phi": eq.phi, "Phi_q": eq.Phi_q, "Phi_t": eq.Phi_t, "gamma_phi": eq.gamma_phi,
+            "A": eq.A, "a": eq.a0, "gamma_psi": eq.gamma_psi}
+
+
+def to_json(model, indent=2):
+    """The JSON text of a model's derived equations; see the module docstring."""
+    eq = model.derive()
+    rows = eq.lagrange_rows() + list(eq.phi) + eq.flow_constraint_rows()
+    pieces = _pieces(eq)
+    doc = {
+        "format": FORMAT, "format_version": FORMAT_VERSION, "name": model.name,
+        "form": "M(q,t) q_ddot + h(q,f,t) + Phi_q^T lambda + A^T mu = 0; phi(q,t) = 0; A f + a = 0",
+        "coordinates": [str(s) for s in eq.q], "flows": [str(s) for s in eq.f],
+        "accelerations": [str(s) for s in eq.a],
+        "parameters": [{"name": k, "default": v} for k, v in parameter_defaults(model, eq).items()],
+        "inputs": [str(s) for s in eq.inputs],
+        "multipliers": {
+            "lambda": [{"name": str(s), "constraint": lab} for s, lab in zip(eq.lam, model.constraint_labels)],
+            "mu": [{"name": str(s), "constraint": lab} for s, lab in zip(eq.mu, model.flow_constraint_labels)]},
+        "equations": [to_text(r) for r in rows],
+    }
+    for key in _VECTORS:
+        doc[key] = [to_text(e) for e in pieces[key]]
+    for key in _MATRICES:
+        doc[key] = [[i, j, to_text(e)] for (i, j), e in sorted(pieces[key].items())]
+    everything = rows + [e for k in _VECTORS for e in pieces[k]] + [e for k in _MATRICES for e in pieces[k].values()]
+    doc["symbols"] = symbol_table(*everything, *eq.q, *eq.f, *eq.a, *eq.lam, *eq.mu, *eq.parameters)
+    return json.dumps(doc, indent=indent)
+
+
+def from_json(text):
+    """Parse :func:`to_json` output: a dict with the names and sympy objects.
+
+    ``equations`` and the vectors are lists of expressions; ``M``, ``Phi_q`` and ``A``
+    are ``{(row, column): expression}`` dicts as in :class:`netdyn.equations.Equations`.
+    """
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"not JSON: {exc.msg}", line=exc.lineno) from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ParseError(f"not a netdyn equations file (expected \"format\": \"{FORMAT}\")")
+    version = doc.get("format_version")
+    if not isinstance(version, int) or version > FORMAT_VERSION:
+        raise ParseError(f"equations file format_version {version!r} is newer than this netdyn reads "
+                         f"({FORMAT_VERSION}); upgrade netdyn")
+    table = doc.get("symbols", {})
+    out = dict(doc)
+    out["equations"] = [from_text(s, table, f"equation {i + 1}") for i, s in enumerate(doc["equations"])]
+    for key in _VECTORS:
+        out[key] = [from_text(s, table, f"{key}[{i}]") for i, s in enumerate(doc[key])]
+    for key in _MATRICES:
+        out[key] = {(i, j): from_text(s, table, f"{key}[{i}, {j}]") for i, j, s in doc[key]}
+    out["symbols"] = {name: sp.Symbol(name, **a) for name, a in table.items() if not name.endswith("()")}
+    return out

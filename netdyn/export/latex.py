@@ -1,0 +1,88 @@
+r"""Export to LaTeX: the equations of motion and the constraints, readable.
+
+Time derivatives are dots (``\dot{x}``, ``\ddot{\theta}_{1}``), digits and
+underscores in names become subscripts, the multipliers are ``\lambda_{j}``
+(displacement constraints) and ``\mu_{k}`` (flow constraints). Each Lagrange
+equation is written ``... = 0`` or, with ``efforts="right"``, with the applied
+efforts on the right. A fragment is one ``align`` environment;
+``standalone=True`` gives a whole ``.tex`` document (``amsmath``).
+
+>>> import sympy as sp
+>>> from netdyn import LagrangianModel, coordinates, t
+>>> x, = coordinates("x,")
+>>> m, k, F = sp.symbols("m k F")
+>>> model = LagrangianModel([x], T=m*x.diff(t)**2/2, V=k*x**2/2, efforts={x: F})
+>>> print(to_latex(model, efforts="right"))
+\begin{align}
+k x + m \ddot{x} &= F
+\end{align}
+"""
+from __future__ import annotations
+
+import sympy as sp
+from sympy.printing.conventions import split_super_sub
+
+from netdyn.equations import internalize
+from netdyn.errors import ExportError
+
+
+def _decorated(name, accent):
+    """``Symbol`` whose LaTeX is ``name`` with an accent on its main part: ``theta1`` -> ``\\dot{\\theta}_{1}``."""
+    base, supers, subs = split_super_sub(name)
+    text = base + accent + "".join("_" + s for s in subs) + "".join("^" + s for s in supers)
+    return sp.Symbol(text)
+
+
+def display_symbols(model):
+    """Internal symbol -> display symbol (dots on flows and accelerations, ``v(t)`` for inputs)."""
+    eq = model.derive()
+    out = {}
+    for name, q, f, a in zip(model.coordinate_names, eq.q, eq.f, eq.a):
+        out[f] = _decorated(name, "dot")
+        out[a] = _decorated(name, "ddot")
+    for u in eq.inputs:
+        out[u] = sp.Function(str(u))(sp.Symbol("t"))
+    return out
+
+
+def _rows(model, efforts):
+    eq = model.derive()
+    lagrange = eq.lagrange_rows()
+    if efforts == "left":
+        return [(r, 0) for r in lagrange]
+    if efforts != "right":
+        raise ExportError(f"efforts={efforts!r}: use 'left' (equations = 0) or 'right' (efforts on the right)")
+    out = []
+    for i, (c, r) in enumerate(zip(model.coordinates, lagrange)):
+        e = internalize(model, model.efforts.get(c, 0))
+        out.append((r + e, e))
+    return out
+
+
+def _escape(text):
+    return "".join("\\" + ch if ch in "_&%#$" else ch for ch in str(text))
+
+
+def to_latex(model, standalone=False, efforts="left", environment="align"):
+    """LaTeX of a model's equations (a string); see the module docstring."""
+    eq = model.derive()
+    show = display_symbols(model)
+    tex = lambda e: sp.latex(sp.sympify(e).xreplace(show))
+    lines = [f"{tex(lhs)} &= {tex(rhs)}" for lhs, rhs in _rows(model, efforts)]
+    lines += [f"{tex(p)} &= 0" for p in eq.phi]
+    lines += [f"{tex(r)} &= 0" for r in eq.flow_constraint_rows()]
+    body = f"\\begin{{{environment}}}\n" + " \\\\\n".join(lines) + f"\n\\end{{{environment}}}"
+    if not standalone:
+        return body
+    coords = ", ".join(f"${sp.latex(sp.Symbol(n))}$" for n in model.coordinate_names)
+    mults = ", ".join(f"${sp.latex(s)}$ ({_escape(lab)})" for s, lab in
+                      list(zip(eq.lam, model.constraint_labels)) + list(zip(eq.mu, model.flow_constraint_labels)))
+    return "\n".join([
+        r"\documentclass{article}", r"\usepackage{amsmath}", r"\allowdisplaybreaks", r"\begin{document}",
+        rf"\section*{{Equations of motion of {_escape(model.name)}}}",
+        rf"Coordinates: {coords}.", "",
+        (rf"Multipliers: {mults}." if mults else "No constraints."), "",
+        r"Lagrange's equations $\frac{d}{dt}\frac{\partial T^*}{\partial \dot q_i} - \frac{\partial T^*}{\partial q_i}"
+        r" + \frac{\partial D}{\partial \dot q_i} + \frac{\partial V}{\partial q_i} + \sum_j \lambda_j "
+        r"\frac{\partial \phi_j}{\partial q_i} + \sum_k \mu_k a_{ki} = e^s_i$, then the constraints:", "",
+        body, r"\end{document}", ""])

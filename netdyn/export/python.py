@@ -1,0 +1,134 @@
+"""Export to a standalone Python module that needs only numpy.
+
+The module text defines, for ``y = [q, f]``:
+
+* ``mass_matrix``, ``h``, ``forcing`` (``= -h``), ``phi``, ``Phi_q``, ``Phi_t``,
+  ``gamma_phi``, ``A``, ``a``, ``gamma_psi`` — each ``fn(t, q, f, p, u=None)``
+  with ``p`` the parameter vector (order ``PARAMETERS``) and ``u`` the input
+  vector (order ``INPUTS``);
+* ``parameters(values=None)`` — a ``(p, inputs)`` pair from a dict of parameter
+  values (defaults ``DEFAULTS`` filled in) and input functions of t;
+* ``accelerations(t, q, f, p, u=None)`` — ``(qdd, lambda, mu)`` from the KKT system
+  ``[[M, Cᵀ], [C, 0]] [q̈; λ; μ] = [-h; -γ_φ; -γ_ψ]`` with ``C = [Φ_q; A]``;
+* ``rhs(t, y, params=None)`` — ``dy/dt`` of the index-1 ODE, for
+  ``scipy.integrate.solve_ivp`` (``params``: a dict, or ``parameters(...)``'s result).
+
+The index-1 ODE exists when the KKT matrix is regular (every flow has inertia on
+the constraint manifold); for a model without (an RC circuit) ``accelerations``
+raises ``numpy.linalg.LinAlgError``.
+
+>>> import sympy as sp
+>>> from netdyn import LagrangianModel, coordinates, t
+>>> x, = coordinates("x,")
+>>> m, k = sp.symbols("m k")
+>>> text = to_python(LagrangianModel([x], T=m*x.diff(t)**2/2, V=k*x**2/2, parameters={"m": 2, "k": 8}))
+>>> ns = {}
+>>> exec(text, ns)
+>>> ns["rhs"](0.0, [0.5, 0.0]).tolist()
+[0.0, -2.0]
+"""
+from __future__ import annotations
+
+from sympy import Indexed
+from sympy.printing.numpy import NumPyPrinter
+
+from netdyn.export._program import Program
+
+_RUNTIME = '''
+
+def _vector(values, size):
+    return numpy.zeros(size) if values is None else numpy.asarray(values, dtype=float)
+
+
+def forcing(t, q, f, p, u=None):
+    """F = -h: M qdd = F - Phi_q^T lambda - A^T mu."""
+    return -h(t, q, f, p, u)
+
+
+def parameters(values=None):
+    """(p, inputs): the parameter vector and the input functions from a dict of values.
+
+    Parameters missing from ``values`` take their DEFAULTS; inputs are numbers or callables of t.
+    """
+    values = dict(values or {})
+    unknown = sorted(set(values) - set(PARAMETERS) - set(INPUTS))
+    if unknown:
+        raise KeyError(f"unknown parameter(s) {unknown}; the model has {PARAMETERS} and inputs {INPUTS}")
+    p = []
+    for name in PARAMETERS:
+        value = values.get(name, DEFAULTS[name])
+        if value is None:
+            raise KeyError(f"no value for parameter {name!r}; pass it in the dict")
+        p.append(float(value))
+    inputs = []
+    for name in INPUTS:
+        if name not in values:
+            raise KeyError(f"no value for input {name!r}; pass a number or a callable of t")
+        value = values[name]
+        inputs.append(value if callable(value) else (lambda t, v=float(value): v))
+    return numpy.array(p, dtype=float), inputs
+
+
+def accelerations(t, q, f, p, u=None):
+    """(qdd, lambda, mu) from the KKT system of the index-1 form."""
+    M, rhs_h = mass_matrix(t, q, f, p, u), -h(t, q, f, p, u)
+    C = numpy.vstack([Phi_q(t, q, f, p, u), A(t, q, f, p, u)])
+    m = C.shape[0]
+    K = numpy.zeros((N + m, N + m))
+    K[:N, :N] = M
+    K[:N, N:] = C.T
+    K[N:, :N] = C
+    r = numpy.concatenate([rhs_h, -gamma_phi(t, q, f, p, u), -gamma_psi(t, q, f, p, u)])
+    z = numpy.linalg.solve(K, r)
+    return z[:N], z[N:N + M1], z[N + M1:]
+
+
+def rhs(t, y, params=None):
+    """dy/dt for y = [q, f] (the index-1 ODE); params: dict of values or the result of parameters()."""
+    p, inputs = params if isinstance(params, tuple) else parameters(params)
+    y = numpy.asarray(y, dtype=float)
+    q, f = y[:N], y[N:]
+    u = numpy.array([fn(t) for fn in inputs], dtype=float)
+    qdd, _, _ = accelerations(t, q, f, p, u)
+    return numpy.concatenate([f, qdd])
+'''
+
+
+class _Printer(NumPyPrinter):
+    """numpy printer that writes ``numpy.`` (the module imports numpy under its own name)."""
+
+    _module = "numpy"
+
+
+def to_python(model, name=None):
+    """The module text (a string) of a model's equations; see the module docstring."""
+    prog = Program(model)
+    printer = _Printer({"fully_qualified_modules": True, "inline": True, "allow_unknown_functions": False})
+    lines = [
+        f'"""Equations of motion of {name or model.name!r}, exported by netdyn (needs only numpy).',
+        "",
+        "M(q,t) qdd + h(q,f,t) + Phi_q^T lambda + A^T mu = 0,  phi(q,t) = 0,  A f + a = 0.",
+        "y = [q, f]; rhs(t, y, params) gives dy/dt of the index-1 ODE.",
+        '"""',
+        "import numpy",
+        "",
+        f"COORDINATES = {prog.coordinates!r}",
+        f"PARAMETERS = {prog.parameters!r}",
+        f"DEFAULTS = {prog.defaults!r}",
+        f"INPUTS = {prog.inputs!r}",
+        f"LAMBDAS = {prog.lambdas!r}",
+        f"MUS = {prog.mus!r}",
+        f"N, M1, M2 = {prog.n}, {prog.m1}, {prog.m2}",
+    ]
+    for fn in prog.functions:
+        lines += ["", "", f"def {fn.name}(t, q, f, p, u=None):", f'    """{fn.doc}."""']
+        reps, outs = fn.cse()
+        lines.append(f"    out = numpy.zeros({fn.size})")
+        if any(x.base.label.name == "u" for _, e in fn.entries for x in e.atoms(Indexed)):
+            lines.append("    u = _vector(u, len(INPUTS))")
+        for sym, expr in reps:
+            lines.append(f"    {sym} = {printer.doprint(expr)}")
+        for (idx, _), expr in zip(fn.entries, outs):
+            lines.append(f"    out[{fn.flat_index(idx)}] = {printer.doprint(expr)}")
+        lines.append(f"    return out.reshape({fn.shape!r})")
+    return "\n".join(lines) + "\n" + _RUNTIME
