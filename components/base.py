@@ -32,6 +32,7 @@ f**2
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import sympy as sp
@@ -92,7 +93,41 @@ class Contribution:
     flow_constraints: list = field(default_factory=list)  # linear in the port flows
 
 
-class Element:
+#: every element (or body) class defined at module level, by ``"module.QualName"`` (see :class:`Recorded`)
+REGISTRY = {}
+
+
+class Recorded:
+    """Instances remember the class and the arguments they were made with (model files rebuild them).
+
+    Every subclass's ``__init__`` is wrapped once; the outermost call stores
+    ``(class, args, kwargs)`` in ``_constructor``. Subclasses defined at module
+    level are entered in :data:`REGISTRY`. New element classes (and bodies that
+    derive from ``Recorded``) therefore save and load with no code of their own.
+
+    >>> class Knob(Recorded):
+    ...     def __init__(self, name, turns=1):
+    ...         self.name = name
+    >>> Knob("k", turns=3)._constructor[1:]
+    (('k',), {'turns': 3})
+    """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None and not getattr(init, "_records_arguments", False):
+            @functools.wraps(init)
+            def recording_init(self, *args, **kw):
+                if "_constructor" not in self.__dict__:
+                    self.__dict__["_constructor"] = (type(self), args, kw)
+                init(self, *args, **kw)
+            recording_init._records_arguments = True
+            cls.__init__ = recording_init
+        if "<locals>" not in cls.__qualname__:
+            REGISTRY[f"{cls.__module__}.{cls.__qualname__}"] = cls
+
+
+class Element(Recorded):
     """Base class of every element.
 
     Subclasses set ``ports`` (a tuple of :class:`Port`), ``values`` (parameter

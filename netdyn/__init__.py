@@ -18,9 +18,11 @@ from netdyn.simulate import simulate
 from netdyn.solution import Solution
 from netdyn.symbols import coordinates, symbols, t
 from netdyn.io import read_netlist, write_netlist  # noqa: F401  (SPICE netlists in and out)
+from netdyn.io.modelfile import load_model, save_model  # noqa: F401  (model files, JSON or YAML)
 
 __version__ = "0.1.0"
 
 __all__ = ["Network", "LagrangianModel", "Solution", "simulate", "coordinates", "symbols", "t", "NetdynError",
            "ModelError", "ElementError", "TopologyError", "ParameterError", "InitialConditionError",
-           "SingularSystemError", "IntegrationError", "ParseError", "ExportError", "read_netlist", "write_netlist"]
+           "SingularSystemError", "IntegrationError", "ParseError", "ExportError", "read_netlist", "write_netlist",
+           "save_model", "load_model"]

@@ -8,10 +8,10 @@ with that table, so the result equals the original expression.
 
 >>> import sympy as sp
 >>> R = sp.Symbol("R", positive=True)
->>> e = R * sp.sin(sp.Symbol("t")) / 3 + 0.1
+>>> e = R * sp.sin(sp.Symbol("t")) / 3 + 0.1 + sp.Symbol("gamma")
 >>> text, table = to_text(e), symbol_table(e)
 >>> text, table
-('R*sin(t)/3 + 0.1', {'R': {'positive': True}, 't': {}})
+('R*sin(t)/3 + gamma + 0.1', {'R': {'positive': True}, 'gamma': {}})
 >>> from_text(text, table) == e
 True
 """
@@ -33,17 +33,29 @@ def to_text(expr):
     return _ExactPrinter().doprint(sp.sympify(expr))
 
 
+def _plain(name):
+    """Whether sympify reads ``name`` as a plain symbol (``x``) rather than something else (``gamma``, ``E``)."""
+    try:
+        return sp.sympify(name) == sp.Symbol(name)
+    except (sp.SympifyError, SyntaxError, TypeError, ValueError):
+        return False
+
+
 def symbol_table(*exprs):
-    """``{symbol name: assumptions}`` for every free symbol, ``{"name()": {}}`` for undefined functions."""
+    """What a string cannot carry: ``{name: assumptions}`` for symbols with assumptions or names sympy
+    reads otherwise (``gamma``, ``E``), ``{"name()": {}}`` for such undefined functions."""
     out = {}
     for e in exprs:
         e = sp.sympify(e)
         for s in sorted(e.free_symbols, key=str):
             if isinstance(s, sp.Symbol):
-                out[s.name] = dict(getattr(s, "_assumptions_orig", {}) or {})
+                assumptions = dict(getattr(s, "_assumptions_orig", {}) or {})
+                if assumptions or not _plain(s.name):
+                    out[s.name] = assumptions
         for u in e.atoms(sp.core.function.AppliedUndef):
-            out[u.func.__name__ + "()"] = {}
-    return out
+            if not _plain(u.func.__name__):
+                out[u.func.__name__ + "()"] = {}
+    return dict(sorted(out.items()))
 
 
 def namespace(table=None):

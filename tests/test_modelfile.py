@@ -1,0 +1,133 @@
+"""Model files: exact round trips of every element kind through JSON and YAML, and clear errors."""
+import json
+
+import pytest
+import sympy as sp
+
+import netdyn
+from netdyn.components.base import THROUGH, Contribution, TwoTerminal
+from netdyn.components.electrical import Capacitor, Resistor, VoltageSource
+from netdyn.io.modelfile import model_to_dict
+from netdyn.sources import spice_form
+from systems import every_element_network
+
+
+class Varistor(TwoTerminal):
+    """An element class the model-file code has never heard of: D = a i^2/2 + b i^4/4."""
+
+    domain = "electrical"
+
+    def __init__(self, name, a, b, coefficients=(1.0, 0.0)):
+        super().__init__(name, a, b, {"a": coefficients[0], "b": coefficients[1]})
+
+    def contribute(self, ports, values):
+        (pv,) = ports
+        assert pv.kind == THROUGH
+        return Contribution(D=values["a"] * pv.f**2 / 2 + values["b"] * pv.f**4 / 4)
+
+
+class Resistor2(Resistor):
+    """A second class whose short name ends like another's (makes ``Resistor`` ambiguous? no: ``Resistor2``)."""
+
+
+def same_network(a, b):
+    assert list(a.elements) == list(b.elements) and a.name == b.name
+    for name, el in a.elements.items():
+        other = b[name]
+        assert type(other) is type(el), name
+        assert other.values == el.values and other.terminals == el.terminals and other.ports == el.ports, name
+    assert a.model().equations() == b.model().equations()
+
+
+@pytest.mark.parametrize("ext", ["json", "yaml", "yml"])
+def test_every_element_kind_round_trips_exactly(tmp_path, ext):
+    net = every_element_network()
+    path = tmp_path / f"net.{ext}"
+    netdyn.save_model(net, path)
+    back = netdyn.load_model(path)
+    same_network(net, back)
+    again = tmp_path / f"again.{ext}"
+    netdyn.save_model(back, again)
+    assert again.read_text() == path.read_text()
+    assert spice_form(back["V1"].values["value"]) == spice_form(net["V1"].values["value"]) is not None
+
+
+def test_symbolic_parameters_keep_their_assumptions(tmp_path):
+    R, C = sp.symbols("R C_1", positive=True)
+    gamma = sp.Symbol("gamma")  # a name sympify would read as the gamma function
+    net = netdyn.Network("rc")
+    net.add(VoltageSource("V1", "in", "0", gamma * sp.exp(-netdyn.t)), Resistor("R1", "in", "out", R),
+            Capacitor("C1", "out", "0", C), Varistor("X1", "out", "0", coefficients=(0.5, sp.Rational(1, 3))))
+    netdyn.save_model(net, tmp_path / "rc.json")
+    back = netdyn.load_model(tmp_path / "rc.json")
+    same_network(net, back)
+    assert back["R1"].values["R"].is_positive and back["X1"].values["b"] == sp.Rational(1, 3)
+    doc = json.loads((tmp_path / "rc.json").read_text())
+    assert doc["elements"][3] == {"class": "test_modelfile.Varistor", "args": {
+        "name": "X1", "a": "out", "b": "0", "coefficients": {"tuple": [0.5, {"expr": "1/3", "symbols": {}}]}}}
+
+
+def test_netlist_transient_settings_are_kept(tmp_path):
+    net = netdyn.read_netlist("rc\nV1 in 0 SIN(0 1 1k)\nR1 in out {rr}\nC1 out 0 1u ic=0.5\n.param rr=1k\n"
+                              ".ic v(out)=0.2\n.tran 1u 2m\n.end\n")
+    netdyn.save_model(net, tmp_path / "rc.yaml")
+    back = netdyn.load_model(tmp_path / "rc.yaml")
+    assert back.tran == net.tran and back.tran["tstop"] == 2e-3
+    assert (back.title, back.params, back.initial_voltages, back.element_ic) == ("rc", {"rr": 1000.0},
+                                                                                 {"out": 0.2}, {"C1": 0.5})
+    same_network(net, back)
+
+
+def test_hand_written_yaml_with_short_class_names(tmp_path):
+    (tmp_path / "osc.yaml").write_text(
+        "format: netdyn-model\nformat_version: 1\nname: osc\nelements:\n"
+        "- {class: Mass, args: {name: m, node: x, m: 2.0}}\n"
+        "- {class: translational.Spring, args: {name: k, a: x, b: '0', k: 8.0}}\n")
+    net = netdyn.load_model(tmp_path / "osc.yaml")
+    sol = netdyn.simulate(net, (0, float(sp.pi)), q0={"x_x": 1.0})
+    assert sol["x_x"][-1] == pytest.approx(1.0, abs=1e-6)  # period pi of sqrt(k/m) = 2
+
+
+def _doc(tmp_path, doc, name="m.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_newer_format_version_is_refused(tmp_path):
+    doc = model_to_dict(every_element_network())
+    doc["format_version"] = 2
+    with pytest.raises(netdyn.ParseError, match="format_version 2 is newer than this netdyn reads"):
+        netdyn.load_model(_doc(tmp_path, doc))
+
+
+def test_bad_files_name_the_problem(tmp_path):
+    (tmp_path / "bad.yaml").write_text("format: netdyn-model\nformat_version: 1\nelements:\n  - [unclosed\n")
+    with pytest.raises(netdyn.ParseError, match=r"^line \d+: .*not valid YAML"):
+        netdyn.load_model(tmp_path / "bad.yaml")
+    (tmp_path / "bad.json").write_text('{"format": "netdyn-model",\n "format_version": 1,\n oops}')
+    with pytest.raises(netdyn.ParseError, match="line 3: .*not valid JSON"):
+        netdyn.load_model(tmp_path / "bad.json")
+    base = {"format": "netdyn-model", "format_version": 1}
+    with pytest.raises(netdyn.ParseError, match=r"element 1 \(R9\): unknown element class 'Resistr'"):
+        netdyn.load_model(_doc(tmp_path, {**base, "elements": [{"class": "Resistr", "args": {"name": "R9"}}]}))
+    with pytest.raises(netdyn.ParseError, match="wrong arguments for Resistor"):
+        netdyn.load_model(_doc(tmp_path, {**base, "elements": [
+            {"class": "Resistor", "args": {"name": "R9", "a": "1", "b": "0", "ohms": 3}}]}))
+    with pytest.raises(netdyn.ParseError, match="not a netdyn model file"):
+        netdyn.load_model(_doc(tmp_path, {"elements": []}))
+    with pytest.raises(netdyn.ParseError, match="unknown model-file extension '.txt'"):
+        netdyn.load_model(tmp_path / "m.txt")
+    with pytest.raises(netdyn.ParseError, match="cannot read the model file"):
+        netdyn.load_model(tmp_path / "missing.json")
+    with pytest.raises(netdyn.ParseError, match=r"element 1 \(V1\) argument v: cannot read"):
+        netdyn.load_model(_doc(tmp_path, {**base, "elements": [
+            {"class": "VoltageSource", "args": {"name": "V1", "plus": "1", "minus": "0", "v": {"expr": "2*("}}}]}))
+
+
+def test_unsaveable_values_are_reported_at_save(tmp_path):
+    import numpy as np
+    net = netdyn.Network()
+    net.add(VoltageSource("V1", "a", "0", 1.0), Resistor("R1", "a", "0", dissipation=lambda i: np.tanh(i)))
+    with pytest.raises(netdyn.NetdynError, match="R1 .* does not accept a sympy symbol"):
+        netdyn.save_model(net, tmp_path / "x.json")
