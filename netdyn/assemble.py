@@ -92,6 +92,7 @@ def resolve_formulation(formulation, domains):
 
 def structural_check(net, kinds=None):
     """Structural errors that make a network unsolvable, each naming the elements at fault."""
+    _check_transducer_ports(net)
     for domain in net.domains:
         g = net.domain_graph(domain)
         kind = (kinds or {}).get(domain, THROUGH if DEFAULT_FORMULATION.get(domain) != "node" else ACROSS)
@@ -128,6 +129,24 @@ def structural_check(net, kinds=None):
                 raise TopologyError(
                     f"floating sub-network: nodes {sorted(comp)} have no path to ground '0'; "
                     "connect one of them to '0' (directly or through an element)")
+
+
+def _check_transducer_ports(net):
+    """Every port of a transducer (an element with ports in two domains) must reach some other element,
+    unless the transducer loads that port itself (``loaded_ports``: a motor with its own rotor inertia)."""
+    for el in net.elements.values():
+        if not getattr(el, "is_transducer", False):
+            continue
+        for k, port in enumerate(el.ports):
+            for node in (port.a, port.b):
+                if node == "0" or node in net.bodies or k in getattr(el, "loaded_ports", ()):
+                    continue
+                others = {d["element"].name for *_, d in net.graph.in_edges(node, data=True)} | \
+                         {d["element"].name for *_, d in net.graph.out_edges(node, data=True)}
+                if others <= {el.name}:
+                    raise TopologyError(
+                        f"{el.name}: its {port.domain} port is unconnected (node {node!r} has nothing else "
+                        f"attached); connect a {port.domain} element to {node!r} or ground that terminal")
 
 
 def _names(el, keys):
