@@ -11,7 +11,9 @@
 """
 from netdyn import components  # noqa: F401  (netdyn.components)
 from netdyn.errors import (ElementError, ExportError, InitialConditionError, IntegrationError, ModelError, NetdynError,
-                           ParameterError, ParseError, SingularSystemError, TopologyError)
+                           OperatingPointError, ParameterError, ParseError, SingularSystemError, TopologyError)
+from netdyn.linear import Descriptor, StateSpace
+from netdyn.linearize import OperatingPoint, equilibrium, linearize, transfer_function
 from netdyn.model import LagrangianModel
 from netdyn.network import Network
 from netdyn.simulate import simulate
@@ -25,4 +27,5 @@ __version__ = "0.1.0"
 __all__ = ["Network", "LagrangianModel", "Solution", "simulate", "coordinates", "symbols", "t", "NetdynError",
            "ModelError", "ElementError", "TopologyError", "ParameterError", "InitialConditionError",
            "SingularSystemError", "IntegrationError", "ParseError", "ExportError", "read_netlist", "write_netlist",
-           "save_model", "load_model"]
+           "save_model", "load_model", "OperatingPointError", "StateSpace", "Descriptor", "OperatingPoint",
+           "equilibrium", "linearize", "transfer_function"]

@@ -51,3 +51,7 @@ class ParseError(NetdynError):
 
 class ExportError(NetdynError):
     """Equations cannot be exported in the requested format (unknown format or option, unprintable term)."""
+
+
+class OperatingPointError(NetdynError):
+    """An operating point is not an equilibrium (or violates the constraints); the message says by how much."""
