@@ -14,6 +14,8 @@ from netdyn.errors import (ElementError, ExportError, InitialConditionError, Int
                            OperatingPointError, ParameterError, ParseError, SingularSystemError, TopologyError)
 from netdyn.linear import Descriptor, StateSpace
 from netdyn.linearize import OperatingPoint, equilibrium, linearize, transfer_function
+from netdyn.integrability import is_integrable
+from netdyn import models  # noqa: F401  (netdyn.models: ready-made LagrangianModel builders)
 from netdyn.model import LagrangianModel
 from netdyn.network import Network
 from netdyn.simulate import simulate
@@ -29,3 +31,6 @@ __all__ = ["Network", "LagrangianModel", "Solution", "simulate", "coordinates", 
            "SingularSystemError", "IntegrationError", "ParseError", "ExportError", "read_netlist", "write_netlist",
            "save_model", "load_model", "OperatingPointError", "StateSpace", "Descriptor", "OperatingPoint",
            "equilibrium", "linearize", "transfer_function"]
+
+# mixed-domain analysis (issue 4)
+__all__ += ["is_integrable", "models"]

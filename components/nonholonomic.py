@@ -1,0 +1,85 @@
+"""Nonholonomic (Pfaffian) contacts of a body moving in the plane: flow constraints of eq. (4.6).
+
+Each contact is given the body's coordinates as functions of t — the position
+``(x, y)`` of a body point ``O`` and the heading ``theta`` — and yields
+``flow_constraints`` linear in the flows, for ``LagrangianModel(...,
+flow_constraints=...)``; their multipliers μ are the contact forces.
+Ready-made systems: :func:`netdyn.models.chaplygin_sleigh`,
+:func:`netdyn.models.rolling_disk`.
+
+Sign conventions: ``theta`` is counter-clockwise from +x; a body point
+``(px, py)`` is given in body axes (``px`` along the heading).
+
+>>> from netdyn import coordinates
+>>> x, y, th = coordinates("x y theta")
+>>> KnifeEdge(x, y, th).flow_constraints
+[-sin(theta(t))*Derivative(x(t), t) + cos(theta(t))*Derivative(y(t), t)]
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from netdyn.errors import ElementError
+from netdyn.symbols import as_expr, t
+
+
+def _coordinate(value, what):
+    if not (isinstance(value, sp.core.function.AppliedUndef) and value.args == (t,)):
+        raise ElementError(f"{what} must be a coordinate, a function of netdyn.t (netdyn.coordinates), got {value!r}")
+    return value
+
+
+class KnifeEdge:
+    """A blade (or a wheel that cannot skid sideways) at body point ``point``, along body angle ``angle``.
+
+    The velocity of the contact point across the blade is zero:
+    ``-sin(θ+β) v_Px + cos(θ+β) v_Py = 0``.
+    """
+
+    def __init__(self, x, y, theta, point=(0, 0), angle=0, name="knife edge"):
+        self.x, self.y, self.theta = (_coordinate(c, n) for c, n in ((x, "x"), (y, "y"), (theta, "theta")))
+        self.point = tuple(as_expr(p) for p in point)
+        self.angle = as_expr(angle)
+        self.name = name
+
+    @property
+    def flow_constraints(self):
+        px, py = self.point
+        th, w = self.theta, self.theta.diff(t)
+        vx = self.x.diff(t) - w * (px * sp.sin(th) + py * sp.cos(th))
+        vy = self.y.diff(t) + w * (px * sp.cos(th) - py * sp.sin(th))
+        a = th + self.angle
+        return [-sp.sin(a) * vx + sp.cos(a) * vy]
+
+    @property
+    def labels(self):
+        return [self.name]
+
+
+class RollingDisk:
+    """A vertical disk of radius ``R`` rolling without slipping: contact ``(x, y)``, heading ``theta``, spin ``phi``.
+
+    ``ẋ = R cos θ φ̇`` and ``ẏ = R sin θ φ̇`` (two flow constraints).
+
+    >>> from netdyn import coordinates
+    >>> x, y, th, ph = coordinates("x y theta phi")
+    >>> len(RollingDisk(x, y, th, ph, R=0.3).flow_constraints)
+    2
+    """
+
+    def __init__(self, x, y, theta, phi, R, name="rolling disk"):
+        self.x, self.y, self.theta, self.phi = (
+            _coordinate(c, n) for c, n in ((x, "x"), (y, "y"), (theta, "theta"), (phi, "phi")))
+        self.R = as_expr(R)
+        if self.R.is_number and not self.R > 0:
+            raise ElementError(f"{name}: radius R = {R} must be positive")
+        self.name = name
+
+    @property
+    def flow_constraints(self):
+        spin = self.R * self.phi.diff(t)
+        return [self.x.diff(t) - spin * sp.cos(self.theta), self.y.diff(t) - spin * sp.sin(self.theta)]
+
+    @property
+    def labels(self):
+        return [f"{self.name} (along x)", f"{self.name} (along y)"]
