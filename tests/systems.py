@@ -59,3 +59,19 @@ def every_element_network():
             rot.AngularVelocitySource("ws", "w4", 1.0), rot.RotationalDamper("c4", "w4", "w3", c=0.2),
             rot.AngleSource("as", "w5", sp.Rational(1, 3) * t), rot.TorsionSpring("k5", "w5", "w3", k=1.0))
     return net
+
+
+def transducer_network():
+    """A DC motor driving a geared load, a loudspeaker-like moving coil and an electrostatic actuator."""
+    from netdyn.components import transducers as td
+    net = Network("transducers")
+    net.add(el.VoltageSource("V1", "in", "0", 12 * (1 - sp.exp(-50 * t))),
+            td.DCMotor("M1", "in", "0", "shaft", R=1.2, L=0.05, K=0.08, J=1e-4, B=1e-5),
+            rot.Inertia("Jl", "shaft", J=2e-4), rot.RotationalDamper("Bl", "shaft", "0", c=1e-3),
+            el.VoltageSource("V2", "s", "0", sp.sin(100 * t)), el.Resistor("Rc", "s", "c", 8.0),
+            td.MovingCoil("coil", "c", "0", "cone", Bl=5.0),
+            tr.Mass("mc", "cone", m=0.01), tr.Spring("kc", "cone", "0", k=2000.0),
+            el.VoltageSource("V3", "e", "0", 50.0), el.Resistor("Re", "e", "g", 1e3),
+            td.ElectrostaticTransducer("E1", "g", "0", "plate", C=lambda x: 1e-9 / (1e-3 - x)),
+            tr.Mass("mp", "plate", m=1e-3), tr.Spring("kp", "plate", "0", k=100.0))
+    return net

@@ -131,3 +131,11 @@ def test_unsaveable_values_are_reported_at_save(tmp_path):
     net.add(VoltageSource("V1", "a", "0", 1.0), Resistor("R1", "a", "0", dissipation=lambda i: np.tanh(i)))
     with pytest.raises(netdyn.NetdynError, match="R1 .* does not accept a sympy symbol"):
         netdyn.save_model(net, tmp_path / "x.json")
+
+
+def test_transducers_round_trip(tmp_path):
+    from systems import transducer_network
+    net = transducer_network()
+    netdyn.save_model(net, tmp_path / "td.yaml")
+    back = netdyn.load_model(tmp_path / "td.yaml")
+    same_network(net, back)
