@@ -13,6 +13,7 @@ import sympy as sp
 from scipy.integrate import solve_ivp
 
 import netdyn
+import netdyn.models
 from netdyn.export.json import from_json
 from netdyn.numeric import compile_model
 from netdyn.symbols import t
@@ -32,6 +33,7 @@ SYSTEMS = {
     "circuit": lambda: rlc_circuit().model(formulation="branch"),
     "mechanical": lambda: mechanical_network().model(),
     "slider_crank": slider_crank_model,
+    "rolling_disk": lambda: netdyn.models.rolling_disk(),  # nonholonomic: A(q), a, gamma_psi
 }
 
 
