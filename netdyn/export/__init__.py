@@ -26,6 +26,8 @@ netdyn.errors.ExportError: unknown export format 'pdf'; use one of ['c', 'json',
 """
 from __future__ import annotations
 
+import inspect
+
 from netdyn.errors import ExportError
 
 from . import c, json, latex, matrices, python
@@ -40,12 +42,11 @@ def export(model, format="latex", formulation=None, **options):
     fn = FORMATS.get(str(format).lower())
     if fn is None:
         raise ExportError(f"unknown export format {format!r}; use one of {sorted(FORMATS)}")
-    try:
-        return fn(as_model(model, formulation), **options)
-    except TypeError as exc:
-        if "unexpected keyword argument" in str(exc):
-            raise ExportError(f"format {format!r} does not take option(s) {sorted(options)}: {exc}") from None
-        raise
+    accepted = list(inspect.signature(fn).parameters)[1:]
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise ExportError(f"format {format!r} does not take option(s) {unknown}; it takes {accepted or 'none'}")
+    return fn(as_model(model, formulation), **options)
 
 
 __all__ = ["export", "FORMATS"]

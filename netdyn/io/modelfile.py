@@ -118,7 +118,7 @@ def _decode(value, where, built):
         return [_decode(v, where, built) for v in value]
     if not isinstance(value, dict):
         return value
-    if len(value) == 2 and "expr" in value and "symbols" in value or list(value) == ["expr"]:
+    if "expr" in value and set(value) <= {"expr", "symbols"}:
         return from_text(value["expr"], value.get("symbols"), where)
     if "function" in value and set(value) <= {"function", "symbols"}:
         table = dict(value.get("symbols") or {})
