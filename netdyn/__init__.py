@@ -23,6 +23,7 @@ from netdyn.solution import Solution
 from netdyn.symbols import coordinates, symbols, t
 from netdyn.io import read_netlist, write_netlist  # noqa: F401  (SPICE netlists in and out)
 from netdyn.io.modelfile import load_model, save_model  # noqa: F401  (model files, JSON or YAML)
+from netdyn import export  # noqa: F401,E402  (netdyn.export.export(model, format); model.export(format))
 
 __version__ = "0.1.0"
 
