@@ -59,7 +59,7 @@ class OperatingPoint:
 
 # ------------------------------------------------------------------------------------------ inputs
 
-def with_inputs(system, inputs):
+def with_inputs(system, inputs, formulation=None):
     """The model of ``system`` with the named inputs as undefined functions of t, and their nominal values.
 
     For a network, each name is a source element whose value becomes the input
@@ -96,7 +96,7 @@ def with_inputs(system, inputs):
     if missing:
         raise ModelError(f"no source element {missing[0]!r} in the network; its sources are "
                          f"{[n for n, e in system.elements.items() if e.is_source]}")
-    return net.model(), nominal
+    return net.model(formulation=formulation), nominal
 
 
 # ------------------------------------------------------------------------------------------ Jacobians
@@ -176,8 +176,8 @@ def _input_vector(jac, u_values, nominal):
     return np.array([float(u_values[n]) for n in names]), {n: float(u_values[n]) for n in names}
 
 
-def _prepare(system, inputs, u, params):
-    model, nominal = with_inputs(system, inputs)
+def _prepare(system, inputs, u, params, formulation=None):
+    model, nominal = with_inputs(system, inputs, formulation)
     if hasattr(system, "derive"):
         nominal = {name: 0.0 for name in inputs}  # a model's listed inputs default to 0 at the operating point
     jac = _jacobians(model)
@@ -188,7 +188,7 @@ def _prepare(system, inputs, u, params):
 
 # ------------------------------------------------------------------------------------------ equilibrium
 
-def equilibrium(system, guess=None, f=None, u=None, inputs=(), steady=(), params=None, tol=1e-9):
+def equilibrium(system, guess=None, f=None, u=None, inputs=(), steady=(), params=None, tol=1e-9, formulation=None):
     """A steady state near ``guess``: all displacements (and the flows of the ``steady`` coordinates) solved.
 
     ``f`` fixes flows (default 0); ``steady`` names coordinates whose flow is
@@ -202,7 +202,7 @@ def equilibrium(system, guess=None, f=None, u=None, inputs=(), steady=(), params
     >>> round(float(op.q[0]), 9)
     1.0
     """
-    model, jac, uvec, udict, pv = _prepare(system, inputs, u, params)
+    model, jac, uvec, udict, pv = _prepare(system, inputs, u, params, formulation)
     n, nnu = jac.eq.n, len(jac.nu)
     q0, _ = _vector(model, guess)
     f0, _ = _vector(model, f, "_dot")
@@ -271,8 +271,9 @@ class LinearModel(StateSpace):
 
     def state(self, dq, df):
         """Minimal state of a deviation ``(δq, δf)`` from the operating point (independent coordinates)."""
-        return np.concatenate([np.asarray(dq, dtype=float)[self.independent_q],
+        full = np.concatenate([np.asarray(dq, dtype=float)[self.independent_q],
                                np.asarray(df, dtype=float)[self.independent_f_dynamic]])
+        return self.reduction @ full
 
 
 def _partition(J, what, labels, tol=1e-9):
@@ -298,7 +299,8 @@ def _partition(J, what, labels, tol=1e-9):
     return dep, ind, N
 
 
-def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, params=None, tol=1e-7):
+def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, params=None, tol=1e-7,
+              formulation=None):
     """Linearize at an operating point; returns a :class:`LinearModel` (with ``.descriptor``).
 
     ``q_op``/``f_op`` map coordinate names to values (an :class:`OperatingPoint`
@@ -306,7 +308,10 @@ def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, param
     the constraints. The point must be an equilibrium (zero accelerations)
     within ``tol``, or an :class:`~netdyn.errors.OperatingPointError` says by how
     much it is not. A singular configuration is a
-    :class:`~netdyn.errors.SingularSystemError`.
+    :class:`~netdyn.errors.SingularSystemError`. Ignorable coordinates (a
+    position that no equation and no output depends on: a shaft angle, a
+    circuit's loop charge through an inductor) are left out of the states.
+    ``formulation`` is passed to ``Network.model``.
     """
     from netdyn.initial import consistent_initial_conditions
     if isinstance(system, OperatingPoint):
@@ -316,7 +321,7 @@ def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, param
         system, u = op.model, {**op.u, **(u or {})}
         q_op = dict(zip(op.model.coordinate_names, op.q))
         f_op = dict(zip(op.model.coordinate_names, op.f))
-    model, jac, uvec, udict, pv = _prepare(system, inputs, u, params)
+    model, jac, uvec, udict, pv = _prepare(system, inputs, u, params, formulation)
     eq, cm = jac.eq, jac.cm
     n = eq.n
     p = cm.parameter_vector({**(params or {}), **udict})
@@ -414,15 +419,43 @@ def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, param
     names = model.coordinate_names
     states = [names[i] for i in ind_q] + [names[ind_f[k]] + "_dot" for k in dyn]
     in_names = [str(s) for s in eq.inputs]
+    red, states = _reduction(Ass, Cy, nz, states)
+    Ass, Bss, Cy = red @ Ass @ red.T, red @ Bss, Cy @ red.T
+    Pq, Pf = Pq @ red.T, Pf @ red.T
     lin = LinearModel(Ass, Bss, Cy, Dy, states=states, inputs=in_names, outputs=out_names)
     lin.operating_point = OperatingPoint(model, q0, f0, udict, nu0)
     lin.output_values = y0
     lin.Pq, lin.Pf, lin.Qf = Pq, Pf, Qf
-    lin.independent_q, lin.independent_f_dynamic = ind_q, ind_f[dyn]
+    lin.independent_q, lin.independent_f_dynamic, lin.reduction = ind_q, ind_f[dyn], red
     lin.model = model
     lin.descriptor = _descriptor(model, J, Ym, out_names, in_names)
-    lin.descriptor.n_finite = nx_
+    lin.descriptor.n_finite = nx_  # the descriptor keeps the ignorable directions (poles at 0)
     return lin
+
+
+def _reduction(A, C, nz, names):
+    """Rows that map the full state to the relevant one, and their names.
+
+    Position directions that no equation and no output depends on (columns
+    of A and C zero along them: ignorable coordinates, or combinations such as
+    loop charges of a circuit that only enter through their flows) are dropped.
+    """
+    n = A.shape[0]
+    cols = np.vstack([A[:, :nz], C[:, :nz]])
+    scale = max(np.max(np.abs(cols), initial=0.0), 1e-300)
+    ign = sla.null_space(cols / scale, rcond=1e-11) if nz else np.zeros((0, 0))
+    if ign.size == 0:
+        return np.eye(n), list(names)
+    unit = np.isclose(np.max(np.abs(ign), axis=0), 1.0, atol=1e-12)
+    if np.all(unit):  # coordinate-aligned: drop the named coordinates
+        drop = {int(np.argmax(np.abs(ign[:, k]))) for k in range(ign.shape[1])}
+        keep = [k for k in range(n) if k not in drop]
+        return np.eye(n)[keep], [names[k] for k in keep]
+    Rz = sla.null_space(ign.T)
+    red = np.zeros((Rz.shape[1] + n - nz, n))
+    red[: Rz.shape[1], :nz] = Rz.T
+    red[Rz.shape[1]:, nz:] = np.eye(n - nz)
+    return red, [f"z{k + 1}" for k in range(Rz.shape[1])] + list(names[nz:])
 
 
 def _check_equilibrium(model, cm, q0, f0, p, J, Nf, tol):
