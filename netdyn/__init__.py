@@ -16,6 +16,8 @@ from netdyn.linear import Descriptor, StateSpace
 from netdyn.linearize import OperatingPoint, equilibrium, linearize, transfer_function
 from netdyn.integrability import is_integrable
 from netdyn import models  # noqa: F401  (netdyn.models: ready-made LagrangianModel builders)
+from netdyn.analog import analog
+from netdyn.compare import analogy, compare
 from netdyn.model import LagrangianModel
 from netdyn.network import Network
 from netdyn.simulate import simulate
@@ -34,4 +36,4 @@ __all__ = ["Network", "LagrangianModel", "Solution", "simulate", "coordinates", 
            "equilibrium", "linearize", "transfer_function"]
 
 # mixed-domain analysis (issue 4)
-__all__ += ["is_integrable", "models"]
+__all__ += ["is_integrable", "models", "analog", "analogy", "compare"]
