@@ -19,6 +19,7 @@ The balance they close is, for any model,
 import sympy as sp
 
 from netdyn.equations import internalize
+from netdyn.errors import ModelError
 from netdyn.symbols import t
 
 
@@ -91,3 +92,28 @@ def _slot_effort(model, info, i):
         sub[F[j]] = qx.diff(t)
         sub[Acc[j]] = qx.diff(t, 2)
     return e.xreplace(sub)
+
+
+def element_energy(model, name):
+    """``(stored energy, dissipated power, absorbed power)`` of one network element, internal symbols.
+
+    The absorbed power is Σ over the element's ports of flow × the element's own
+    effort on that port (its constraint forces included), so for every element
+    ``d/dt stored + dissipated = absorbed``; sources absorb negative power, an
+    ideal transducer none.
+    """
+    md = model.metadata
+    info = md.get("elements", {}).get(name)
+    if info is None:
+        raise ModelError(f"no element {name!r} in {model.name}; per-element energy needs a model assembled from a "
+                         f"network (its elements are {sorted(md.get('elements', {})) or 'none'})")
+    c, Q, F = info["contribution"], info["Q"], info["F"]
+    T, V, D = sp.sympify(c.T), sp.sympify(c.V), sp.sympify(c.D)
+    stored = -T + V + sp.Add(*[f * sp.diff(T, f) for f in F])
+    dissipated = sp.Add(*[f * sp.diff(D, f) for f in F])
+    sub = {}
+    for j, qx in enumerate(info["port_displacements"]):
+        sub[Q[j]] = qx
+        sub[F[j]] = qx.diff(t)
+    absorbed = sp.Add(*[info["port_displacements"][i].diff(t) * _slot_effort(model, info, i) for i in range(len(Q))])
+    return tuple(internalize(model, e.xreplace(sub)) for e in (stored, dissipated, absorbed))

@@ -113,6 +113,11 @@ class Solution:
         return {"stored": E, "dissipated": Wd, "supplied": Ws, "residual": resid,
                 "relative": float(np.max(np.abs(resid)) / scale)}
 
+    def energy_report(self):
+        """Per-element energy bookkeeping (:class:`netdyn.bookkeeping.EnergyReport`) of a network's solution."""
+        from netdyn.bookkeeping import energy_report
+        return energy_report(self)
+
     def constraint_residual(self):
         """Max over time of |φ| (positions), |Φ_q f + Φ_t| (velocities) and |A f + a| (flows)."""
         cm = self.compiled
