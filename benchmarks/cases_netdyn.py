@@ -1,0 +1,317 @@
+"""The netdyn side of every benchmark case, one small function each (run by :mod:`benchmarks.worker`).
+
+Each function builds the problem of :mod:`benchmarks.problems` with netdyn's public API and
+returns its timings. Stages are reported as they finish (:func:`benchmarks.harness.report`), so a
+case stopped by the time cap keeps what it measured. A case that needs something netdyn does not
+have yet raises :class:`~benchmarks.harness.NotAvailable` (shown as 'n/a (not implemented)');
+any other failure is shown as an error in the table. Adjust these functions when the API moves.
+
+What is timed:
+
+* derivation = building the description (model or network, then ``net.model()``) and the
+  structured derivation ``model.derive()`` (what ``model.equations()`` is made from), after a
+  one-link warm-up in the same process;
+* compile = ``netdyn.numeric.compile_model`` (lambdify), reported, not compared;
+* RHS = one call of the compiled model's ``accelerations(t, q, f, p)`` (KKT assembly and solve),
+  median of timeit repeats after a warm-up call, at the same random state as the Pinocchio peer;
+  the agreement with Pinocchio at that state is reported next to it;
+* simulate = ``netdyn.simulate(model, (0, 10), t_eval=1001 points, rtol=1e-8)`` after a 0.1 s
+  warm-up simulation of the same model (compilation is not in the time).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from benchmarks.harness import NotAvailable, needs, per_call, report, require, stopwatch
+from benchmarks.problems import (PENDULUM, RC, chain_initial_state, chain_poses, pendulum_parameters,
+                                 random_chain_state)
+
+NETDYN = ("netdyn", "netdyn.numeric")
+
+
+def _netdyn():
+    try:
+        import netdyn
+    except ModuleNotFoundError as exc:
+        raise NotAvailable(f"netdyn does not import: {exc}") from None
+    return netdyn
+
+
+def _compile(model):
+    compile_model = require("netdyn.numeric", "compile_model")
+    return compile_model(model)
+
+
+def _reference_accelerations(n, q, v):
+    """Joint-angle accelerations of the chain from Pinocchio (the reference)."""
+    from tests.references.pendulum import pinocchio_forward, pinocchio_pendulum
+
+    masses, lengths, g = pendulum_parameters(n)
+    return pinocchio_forward(pinocchio_pendulum(n, masses, lengths, g), q, v)
+
+
+def _rel_diff(a, ref):
+    return float(np.max(np.abs(np.asarray(a) - ref)) / max(np.max(np.abs(ref)), 1e-300))
+
+
+def _simulate(netdyn, model, q0, f0, params, t_end, points):
+    netdyn.simulate(model, (0.0, PENDULUM["warmup_time"]), q0=q0, f0=f0, params=params,
+                    t_eval=np.linspace(0.0, PENDULUM["warmup_time"], 11), rtol=PENDULUM["rtol"])
+    t_eval = np.linspace(0.0, t_end, points)
+    return stopwatch(netdyn.simulate, model, (0.0, t_end), q0=q0, f0=f0, params=params, t_eval=t_eval,
+                     rtol=PENDULUM["rtol"])
+
+
+def _energy_drift(sol):
+    E = sol.energy()
+    return float(np.max(np.abs(E - E[0])))
+
+
+# --------------------------------------------------------------------------- pendulum, joint angles
+def _chain_symbols(n):
+    import sympy as sp
+
+    m = sp.symbols(f"m1:{n + 1}", positive=True)
+    l = sp.symbols(f"l1:{n + 1}", positive=True)
+    g = sp.Symbol("g", positive=True)
+    masses, lengths, gv = pendulum_parameters(n)
+    values = {**dict(zip(m, masses)), **dict(zip(l, lengths)), g: gv}
+    return m, l, g, values
+
+
+def joint_angle_model(n):
+    """The n-link chain as a ``LagrangianModel`` typed by hand in the relative joint angles.
+
+    ``T`` and ``V`` are given as one term per link (so the derivation works term by term).
+    """
+    import sympy as sp
+
+    netdyn = _netdyn()
+    t = netdyn.t
+    q = netdyn.coordinates(" ".join(f"q{i + 1}" for i in range(n)) + ("," if n == 1 else ""))
+    m, l, g, values = _chain_symbols(n)
+    T, V = [], []
+    theta = 0
+    jx = jy = 0
+    for i in range(n):
+        theta = theta + q[i]
+        gx = jx + l[i] / 2 * sp.cos(theta)
+        gy = jy + l[i] / 2 * sp.sin(theta)
+        T.append(m[i] * (gx.diff(t) ** 2 + gy.diff(t) ** 2) / 2 + m[i] * l[i] ** 2 / 24 * theta.diff(t) ** 2)
+        V.append(m[i] * g * gy)
+        jx, jy = jx + l[i] * sp.cos(theta), jy + l[i] * sp.sin(theta)
+    return netdyn.LagrangianModel(list(q), T=T, V=V, parameters=values, name=f"chain{n}_joint_angles")
+
+
+@needs(*NETDYN, "pinocchio")
+def pendulum_joint_angles(n, simulate=True):
+    """netdyn on the chain in joint angles: derivation, compile, RHS (vs Pinocchio), 10 s simulation."""
+    netdyn = _netdyn()
+    joint_angle_model(1).derive()  # warm-up
+    def derive():
+        model = joint_angle_model(n)
+        model.derive()
+        return model
+
+    seconds, model = stopwatch(derive)
+    report(derive=seconds)
+    seconds, cm = stopwatch(_compile, model)
+    report(compile=seconds)
+    p = cm.parameter_vector()
+    q, v = random_chain_state(n)
+    acc = cm.accelerations(0.0, q, v, p)[0]
+    report(rhs=per_call(cm.accelerations, 0.0, q, v, p), rhs_agree=_rel_diff(acc, _reference_accelerations(n, q, v)))
+    if not simulate:
+        return {}
+    q0, v0 = chain_initial_state(n)
+    names = model.coordinate_names
+    seconds, sol = _simulate(netdyn, model, dict(zip(names, q0)), dict(zip(names, v0)), None,
+                             PENDULUM["time"], PENDULUM["points"])
+    report(simulate=seconds)
+    return {"energy_drift": _energy_drift(sol)}
+
+
+# --------------------------------------------------------------------------- pendulum, planar network
+def planar_chain(n):
+    """The n-link chain as a network of ``netdyn.components.planar`` bodies and revolute joints."""
+    RigidBody, Revolute, Gravity = require("netdyn.components.planar", "RigidBody", "Revolute", "Gravity")
+    netdyn = _netdyn()
+    m, l, g, values = _chain_symbols(n)
+    net = netdyn.Network(f"chain{n}")
+    net.add(Gravity(g=g))
+    previous, tip = "ground", (0, 0)
+    for i in range(n):
+        body = f"link{i + 1}"
+        net.add(RigidBody(body, mass=m[i], inertia=m[i] * l[i] ** 2 / 12))
+        net.add(Revolute(f"J{i + 1}", previous, tip, body, (-l[i] / 2, 0)))
+        previous, tip = body, (l[i] / 2, 0)
+    return net, {str(k): v for k, v in values.items()}
+
+
+def _planar_state(model, n, q, v):
+    """Absolute coordinates of the planar model (by name) from relative angles and rates."""
+    _, lengths, _ = pendulum_parameters(n)
+    x, y, th, xd, yd, thd = chain_poses(q, v, lengths)
+    qv, fv = {}, {}
+    for i in range(n):
+        b = f"link{i + 1}"
+        qv.update({f"x_{b}": x[i], f"y_{b}": y[i], f"theta_{b}": th[i]})
+        fv.update({f"x_{b}": xd[i], f"y_{b}": yd[i], f"theta_{b}": thd[i]})
+    names = model.coordinate_names
+    missing = sorted(set(qv) - set(names))
+    if missing:
+        raise NotAvailable(f"planar coordinates are not named x_/y_/theta_<body>: no {missing[:3]}")
+    return names, qv, fv
+
+
+@needs(*NETDYN, "netdyn.components.planar", "pinocchio")
+def pendulum_planar(n, simulate=True):
+    """netdyn on the chain as a planar network (absolute coordinates + joint constraints)."""
+    netdyn = _netdyn()
+    net1, _ = planar_chain(1)
+    net1.model().derive()  # warm-up
+
+    def derive():
+        net, params = planar_chain(n)
+        model = net.model()
+        model.derive()
+        return model, params
+
+    seconds, (model, params) = stopwatch(derive)
+    report(derive=seconds, coordinates=len(model.coordinates), constraints=len(model.constraints))
+    seconds, cm = stopwatch(_compile, model)
+    report(compile=seconds)
+    p = cm.parameter_vector(params)
+    q, v = random_chain_state(n)
+    names, qv, fv = _planar_state(model, n, q, v)
+    qa = np.array([qv[c] for c in names])
+    fa = np.array([fv[c] for c in names])
+    acc = cm.accelerations(0.0, qa, fa, p)[0]
+    theta_dd = np.array([acc[names.index(f"theta_link{i + 1}")] for i in range(n)])
+    reference = np.cumsum(_reference_accelerations(n, q, v))  # absolute angular accelerations
+    report(rhs=per_call(cm.accelerations, 0.0, qa, fa, p), rhs_agree=_rel_diff(theta_dd, reference))
+    if not simulate:
+        return {}
+    q0, v0 = chain_initial_state(n)
+    _, qv0, fv0 = _planar_state(model, n, q0, v0)
+    seconds, sol = _simulate(netdyn, model, qv0, fv0, params, PENDULUM["time"], PENDULUM["points"])
+    res = sol.constraint_residual()
+    report(simulate=seconds)
+    return {"residual": max(res["position"], res["velocity"]), "energy_drift": _energy_drift(sol)}
+
+
+# --------------------------------------------------------------------------- RC ladder
+def rc_ladder_network(N):
+    """The N-section ladder as a netdyn ``Network`` (nodes n0..nN, elements V1, R1..RN, C1..CN)."""
+    netdyn = _netdyn()
+    VoltageSource, Resistor, Capacitor = require("netdyn.components.electrical", "VoltageSource", "Resistor",
+                                                 "Capacitor")
+    net = netdyn.Network(f"rc_ladder_{N}")
+    net.add(VoltageSource("V1", "n0", "0", RC["V"]))
+    for k in range(1, N + 1):
+        net.add(Resistor(f"R{k}", f"n{k - 1}", f"n{k}", RC["R"]), Capacitor(f"C{k}", f"n{k}", "0", RC["C"]))
+    return net
+
+
+@needs(*NETDYN)
+def rc_ladder(N, formulation=None):
+    """netdyn on the ladder: description to solution (total), then a second solve (solve only).
+
+    The first run compiles the model (it is cached on the model); the second is the solve alone,
+    the counterpart of ngspice's 'Transient analysis time'.
+    """
+    netdyn = _netdyn()
+    t_eval = np.linspace(0.0, RC["t_stop"], RC["points"])
+    small = rc_ladder_network(2).model(formulation=formulation)  # warm-up of the whole path
+    netdyn.simulate(small, (0.0, RC["t_stop"]), t_eval=t_eval)
+
+    def total():
+        model = rc_ladder_network(N).model(formulation=formulation)
+        return model, netdyn.simulate(model, (0.0, RC["t_stop"]), t_eval=t_eval)
+
+    seconds, (model, sol) = stopwatch(total)
+    report(total=seconds, coordinates=len(model.coordinates), method=getattr(sol, "method", None))
+    seconds, sol = stopwatch(netdyn.simulate, model, (0.0, RC["t_stop"]), t_eval=t_eval)
+    report(solve=seconds)
+    return {"t": sol.t, "v_first": sol.voltage("C1"), "v_last": sol.voltage(f"C{N}")}
+
+
+# --------------------------------------------------------------------------- closed chains
+def _book_mechanism(kind):
+    """Four-bar (book Example 4.3) or slider-crank (Example 4.2), typed in as the book does, plus gravity.
+
+    Numbers: a Grashof crank-rocker (crank 0.2 m, coupler 0.8 m, rocker 0.6 m, ground 1.0 m) and a
+    slider-crank (crank 0.2 m, rod 0.6 m); slender links of 1 kg per metre, the slider 0.5 kg; no
+    driving torque; the crank starts at 60 degrees turning at 2*pi rad/s.
+    """
+    import sympy as sp
+
+    netdyn = _netdyn()
+    t, D = netdyn.t, (lambda e: e.diff(netdyn.t))
+    c, s = sp.cos, sp.sin
+    g = sp.Symbol("g", positive=True)
+    if kind == "four_bar":
+        th1, x2, y2, th2, th3 = q = netdyn.coordinates("theta1 x2 y2 theta2 theta3")
+        m1, m2, m3, l1, l2, l3, l4 = sp.symbols("m1 m2 m3 l1 l2 l3 l4", positive=True)
+        lengths = {l1: 0.2, l2: 0.8, l3: 0.6, l4: 1.0}
+        masses = {m1: 0.2, m2: 0.8, m3: 0.6}
+        I1, I2, I3 = m1 * l1 ** 2 / 12, m2 * l2 ** 2 / 12, m3 * l3 ** 2 / 12
+        T = [(I1 + m1 * l1 ** 2 / 4) * D(th1) ** 2 / 2, m2 * (D(x2) ** 2 + D(y2) ** 2) / 2, I2 * D(th2) ** 2 / 2,
+             (I3 + m3 * l3 ** 2 / 4) * D(th3) ** 2 / 2]
+        V = [m1 * g * l1 / 2 * s(th1), m2 * g * y2, m3 * g * l3 / 2 * s(th3)]
+        phi = [x2 - (l1 * c(th1) + l2 / 2 * c(th2)), y2 - (l1 * s(th1) + l2 / 2 * s(th2)),
+               l1 * c(th1) + l2 * c(th2) - l3 * c(th3) - l4, l1 * s(th1) + l2 * s(th2) - l3 * s(th3)]
+        guess = {"theta2": 0.3, "theta3": 1.5, "x2": 0.5, "y2": 0.3}
+    elif kind == "slider_crank":
+        x1, y1, th1, x2, y2, th2, x3 = q = netdyn.coordinates("x1 y1 theta1 x2 y2 theta2 x3")
+        m1, m2, m3, l1, l2 = sp.symbols("m1 m2 m3 l1 l2", positive=True)
+        lengths = {l1: 0.2, l2: 0.6}
+        masses = {m1: 0.2, m2: 0.6, m3: 0.5}
+        I1, I2 = m1 * l1 ** 2 / 12, m2 * l2 ** 2 / 12
+        T = [m1 * (D(x1) ** 2 + D(y1) ** 2) / 2, I1 * D(th1) ** 2 / 2, m2 * (D(x2) ** 2 + D(y2) ** 2) / 2,
+             I2 * D(th2) ** 2 / 2, m3 * D(x3) ** 2 / 2]
+        V = [m1 * g * y1, m2 * g * y2]
+        phi = [x1 - l1 / 2 * c(th1), y1 - l1 / 2 * s(th1),
+               x2 - (l1 * c(th1) + l2 / 2 * c(th2)), y2 - (l1 * s(th1) + l2 / 2 * s(th2)),
+               l1 * c(th1) + l2 * c(th2) - x3, l1 * s(th1) + l2 * s(th2)]
+        guess = {"theta2": -0.3, "x3": 0.7, "x2": 0.4, "y2": 0.1, "x1": 0.05, "y1": 0.09}
+    else:
+        raise ValueError(f"unknown mechanism {kind!r}")
+    model = netdyn.LagrangianModel(list(q), T=T, V=V, constraints=phi,
+                                   parameters={**lengths, **masses, g: PENDULUM["g"]}, name=kind)
+    return model, guess
+
+
+def _mechanism(kind):
+    netdyn = _netdyn()
+
+    def derive():
+        model, guess = _book_mechanism(kind)
+        model.derive()
+        return model, guess
+
+    seconds, (model, guess) = stopwatch(derive)
+    report(derive=seconds, coordinates=len(model.coordinates), constraints=len(model.constraints))
+    _compile(model)
+    q0, f0 = {"theta1": np.pi / 3}, {"theta1": 2 * np.pi}
+    netdyn.simulate(model, (0.0, PENDULUM["warmup_time"]), q0=q0, f0=f0, guess=guess,
+                    t_eval=np.linspace(0.0, PENDULUM["warmup_time"], 11), rtol=PENDULUM["rtol"])
+    seconds, sol = stopwatch(netdyn.simulate, model, (0.0, PENDULUM["time"]), q0=q0, f0=f0, guess=guess,
+                             t_eval=np.linspace(0.0, PENDULUM["time"], PENDULUM["points"]), rtol=PENDULUM["rtol"])
+    res = sol.constraint_residual()
+    report(simulate=seconds)
+    return {"residual": res["position"], "velocity_residual": res["velocity"], "energy_drift": _energy_drift(sol),
+            "energy_scale": float(np.max(np.abs(sol.energy()))), "turns": float(
+                (sol["theta1"][-1] - sol["theta1"][0]) / (2 * np.pi))}
+
+
+@needs(*NETDYN)
+def four_bar():
+    """Four-bar linkage (book Example 4.3 coordinates) under gravity, 10 s: time and constraint residual."""
+    return _mechanism("four_bar")
+
+
+@needs(*NETDYN)
+def slider_crank():
+    """Slider-crank (book Example 4.2 coordinates) under gravity, 10 s: time and constraint residual."""
+    return _mechanism("slider_crank")

@@ -1,0 +1,73 @@
+"""The benchmark problems, defined once for the peers and for netdyn.
+
+Pendulum: the planar n-link chain of ``tests/references/pendulum.py`` (relative joint angles,
+zero angle along +x, gravity -y), every link 1 kg and 1 m, g = 9.81. Released from rest with the
+first link 45 degrees below +x and the others straight; 10 s of motion, 1001 output points,
+rtol = atol = 1e-8 for both the peer and netdyn.
+
+RC ladder: N sections, each a series R = 1 kOhm then a shunt C = 1 nF to ground, driven by a 1 V
+step (source at 1 V, capacitors empty at t = 0); transient of 10 us with a 10 ns maximum step
+(ngspice: ``.tran 10n 10u 0 10n uic``, about 1000 time points), netdyn output at 1001 points.
+"""
+import numpy as np
+
+PENDULUM = {"mass": 1.0, "length": 1.0, "g": 9.81, "time": 10.0, "points": 1001, "rtol": 1e-8, "atol": 1e-8,
+            "warmup_time": 0.1}
+RC = {"R": 1e3, "C": 1e-9, "V": 1.0, "t_stop": 10e-6, "step": 10e-9, "points": 1001}
+
+
+def pendulum_parameters(n):
+    """``(masses, lengths, g)`` of the n-link benchmark chain."""
+    return np.full(n, PENDULUM["mass"]), np.full(n, PENDULUM["length"]), PENDULUM["g"]
+
+
+def chain_initial_state(n):
+    """Relative joint angles and rates of the simulation's start: first link -45 deg, rest straight, at rest."""
+    q = np.zeros(n)
+    q[0] = -np.pi / 4
+    return q, np.zeros(n)
+
+
+def random_chain_state(n, seed=12345):
+    """A reproducible random state (relative angles and rates) for the per-call timings."""
+    rng = np.random.default_rng(seed + n)
+    return rng.uniform(-np.pi, np.pi, n), rng.uniform(-2.0, 2.0, n)
+
+
+def chain_poses(q, v, lengths):
+    """Absolute poses of the links' centres of mass from relative angles and rates.
+
+    Returns ``(x, y, theta, xd, yd, thetad)``, arrays of n; ``theta`` from +x.
+    """
+    lengths = np.asarray(lengths, dtype=float)
+    theta = np.cumsum(q)
+    omega = np.cumsum(v)
+    c, s = np.cos(theta), np.sin(theta)
+    joint_x = np.concatenate([[0.0], np.cumsum(lengths * c)[:-1]])
+    joint_y = np.concatenate([[0.0], np.cumsum(lengths * s)[:-1]])
+    joint_xd = np.concatenate([[0.0], np.cumsum(-lengths * s * omega)[:-1]])
+    joint_yd = np.concatenate([[0.0], np.cumsum(lengths * c * omega)[:-1]])
+    x = joint_x + lengths / 2 * c
+    y = joint_y + lengths / 2 * s
+    xd = joint_xd - lengths / 2 * s * omega
+    yd = joint_yd + lengths / 2 * c * omega
+    return x, y, theta, xd, yd, omega
+
+
+def rc_ladder_deck(N, analysis="tran"):
+    """The ngspice deck of the N-section ladder (nodes n0 = source, n1..nN).
+
+    ``analysis="op"`` gives the same circuit with only an operating point: the cost of reading,
+    setting up and writing, subtracted from the transient run to get the transient's CPU time.
+    """
+    lines = [f"* RC ladder, {N} sections", f"V1 n0 0 DC {RC['V']:g}"]
+    for k in range(1, N + 1):
+        lines.append(f"R{k} n{k - 1} n{k} {RC['R']:g}")
+        lines.append(f"C{k} n{k} 0 {RC['C']:g}")
+    if analysis == "tran":
+        lines += [".options acct", f".tran {RC['step']:g} {RC['t_stop']:g} 0 {RC['step']:g} uic"]
+    elif analysis == "op":
+        lines += [".options acct", ".op"]
+    else:
+        raise ValueError(f"analysis must be 'tran' or 'op', got {analysis!r}")
+    return "\n".join(lines + [".end", ""])

@@ -1,0 +1,356 @@
+"""Run the benchmark suite: ``python -m benchmarks [--quick] [--cap SECONDS]`` (or ``python benchmarks/run.py``).
+
+Prints Markdown tables and writes them to ``benchmarks/results.md``. Every netdyn column sits next to
+a peer measured in the same run, with the ratio netdyn / peer (below 1: netdyn is faster):
+
+* n-link pendulum, derivation: sympy.physics.mechanics KanesMethod and LagrangesMethod;
+* n-link pendulum, one right-hand side evaluation: Pinocchio ``aba``;
+* n-link pendulum, 10 s of motion: scipy DOP853 driven by Pinocchio ``aba``, same tolerances;
+* RC ladder, 10 us transient: ngspice (whole process, and its own transient analysis time);
+* four-bar and slider-crank, 10 s: constraint residual and energy drift (no external peer).
+
+Every case runs in its own process under ``--cap`` seconds of wall time (default 60; 10 with
+``--quick``), counted once its imports are done; a case over the cap shows ``> cap`` and the larger
+sizes of that column are skipped. Times in the tables are CPU seconds (see :mod:`benchmarks.harness`).
+Under each table: the growth exponent k of time ~ size^k (log-log least squares) per column.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):  # `python benchmarks/run.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
+
+from benchmarks.harness import ROOT, growth_exponent, run_case  # noqa: E402
+
+FULL = {"chain": [2, 5, 10, 20, 50, 100], "rc": [10, 100, 1000, 10000]}
+QUICK = {"chain": [2, 5], "rc": [10, 100, 1000]}
+SKIP, NA = "skip", "n/a (not implemented)"
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------- running
+def sweep(name, target, sizes, cap, size_arg="n", optional_stage=None):
+    """Run ``target`` at each size; after a size over the cap (or failing), skip the larger ones.
+
+    If the cap cut only ``optional_stage`` (the simulation, which comes after the RHS timing),
+    the larger sizes still run without it (``simulate=False``), so the derivation and RHS columns go on.
+    """
+    out, stop, extra = {}, None, {}
+    for size in sizes:
+        if stop:
+            out[size] = {"status": SKIP}
+            continue
+        res = run_case(target, {size_arg: size, **extra}, cap=cap)
+        out[size] = res
+        summary = ", ".join(f"{k}={_short(v)}" for k, v in res.items() if not isinstance(v, list))
+        log(f"  {name} {size_arg}={size}: {summary}")
+        if res["status"] == "ok":
+            continue
+        if res["status"] == "timeout" and optional_stage and optional_stage not in res and "rhs" in res:
+            extra = {optional_stage: False}
+            continue
+        stop = True
+    return out
+
+
+def _short(v):
+    if isinstance(v, float):
+        return f"{v:.3g}"
+    if isinstance(v, str) and len(v) > 80:
+        return v[:77] + "..."
+    return v
+
+
+# --------------------------------------------------------------------------- formatting
+def _fmt(x, scale=1.0):
+    if x is None:
+        return "—"
+    if isinstance(x, str):
+        return x
+    if isinstance(x, int) and scale == 1:
+        return str(x)
+    v = x * scale
+    if v == 0:
+        return "0"
+    if abs(v) >= 1000 or abs(v) < 0.01:
+        return f"{v:.2e}"
+    return f"{v:.3g}"
+
+
+def cell(res, key, scale=1.0, notes=None):
+    """The text of one cell: value, '> cap', 'skip', 'n/a (not implemented)' or 'error [k]'."""
+    if res is None:
+        return "—"
+    if key in res:
+        return "n/a" if res[key] is None else _fmt(res[key], scale)
+    status = res.get("status")
+    if status == "timeout":
+        return "> cap"
+    if status == SKIP:
+        return SKIP
+    if status == "na":
+        return NA
+    if status == "error":
+        if notes is not None:
+            msg = res.get("message", "")
+            if msg not in notes:
+                notes.append(msg)
+            return f"error [{notes.index(msg) + 1}]"
+        return "error"
+    return SKIP if status == "ok" else "—"  # ok without the key: a stage not run (simulate=False)
+
+
+def value(res, key):
+    if res is None:
+        return None
+    v = res.get(key)
+    return v if isinstance(v, (int, float)) else None
+
+
+def ratio(num_res, num_key, den_res, den_key):
+    """netdyn / peer when both were measured.
+
+    No bound is given when one side hit the cap: the cap is wall-clock, the times are CPU
+    seconds, and on a loaded machine the first says little about the second.
+    """
+    a, b = value(num_res, num_key), value(den_res, den_key)
+    return _fmt(a / b) if a is not None and b is not None and b > 0 else "—"
+
+
+def table(sizes, size_label, columns, ratios, results, notes):
+    """Markdown table. ``columns``: (label, series, key, scale); ``ratios``: (label, (series, key), (series, key))."""
+    head = [size_label] + [c[0] for c in columns] + [r[0] for r in ratios]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for size in sizes:
+        row = [str(size)]
+        for _, series, key, scale in columns:
+            row.append(cell(results.get(series, {}).get(size), key, scale, notes))
+        for _, (s1, k1), (s2, k2) in ratios:
+            row.append(ratio(results.get(s1, {}).get(size), k1, results.get(s2, {}).get(size), k2))
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def exponents(sizes, columns, results, symbol):
+    parts = []
+    for label, series, key, _ in columns:
+        pts = [(s, value(results.get(series, {}).get(s), key)) for s in sizes]
+        pts = [(s, v) for s, v in pts if v is not None]
+        k = growth_exponent([p[0] for p in pts], [p[1] for p in pts])
+        if k is not None:
+            parts.append(f"{label}: {k:.2f} ({symbol} = {pts[0][0]}–{pts[-1][0]})")
+    if not parts:
+        return "Growth exponent k (time ∝ size^k, log-log least squares): too few measured sizes."
+    return "Growth exponent k (time ∝ size^k, log-log least squares): " + "; ".join(parts) + "."
+
+
+def rc_agreement(results, sizes):
+    """Max |v_netdyn − v_ngspice| at nodes n1 and nN (ngspice interpolated to netdyn's times); arrays dropped."""
+    for N in sizes:
+        ng, nd = results.get("ngspice", {}).get(N), results.get("nd_rc", {}).get(N)
+        arrays = ("t", "v_first", "v_last")
+        if ng and nd and all(k in ng for k in arrays) and all(k in nd for k in arrays):
+            tn, tt = np.asarray(ng["t"]), np.asarray(nd["t"])
+            inside = tt >= tn[0]
+            err = 0.0
+            for key in ("v_first", "v_last"):
+                ref = np.interp(tt[inside], tn, np.asarray(ng[key]))
+                err = max(err, float(np.max(np.abs(np.asarray(nd[key])[inside] - ref))))
+            nd["dv"] = err
+        for res in (ng, nd):
+            for k in arrays:
+                if res:
+                    res.pop(k, None)
+
+
+# --------------------------------------------------------------------------- the report
+def _versions():
+    out = {"python": platform.python_version()}
+    for mod in ("numpy", "scipy", "sympy", "pinocchio"):
+        try:
+            out[mod] = __import__(mod).__version__
+        except Exception:  # a missing peer is reported in its cells
+            out[mod] = "missing"
+    try:
+        first = subprocess.run(["ngspice", "-v"], capture_output=True, text=True, timeout=10).stdout
+        out["ngspice"] = next((ln.strip("* ").split(":")[0] for ln in first.splitlines() if "ngspice-" in ln), "?")
+    except (OSError, subprocess.SubprocessError):
+        out["ngspice"] = "missing"
+    return out
+
+
+def _commit():
+    try:
+        return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, timeout=10).stdout.strip() or "?"
+    except (OSError, subprocess.SubprocessError):
+        return "?"
+
+
+def build_report(results, plan, cap, quick, started, load0):
+    notes = []
+    chain, rc = plan["chain"], plan["rc"]
+    versions = ", ".join(f"{k} {v}" for k, v in _versions().items())
+    out = [
+        f"# netdyn benchmarks{' (quick)' if quick else ''}",
+        "",
+        f"`python -m benchmarks{' --quick' if quick else ''} --cap {cap:g}` on {datetime.date.today()}, "
+        f"commit {_commit()}; {os.cpu_count()} cores, load average {load0:.1f} at the start and "
+        f"{os.getloadavg()[0]:.1f} at the end; {versions}.",
+        "",
+        "Times are CPU seconds of the measuring process (the machine is shared; CPU time is what the load "
+        "inflates least), each case in a fresh process after a warm-up; the cap is wall-clock. Ratios are "
+        "netdyn / peer: below 1, netdyn is faster.",
+        "",
+        "## n-link pendulum: derivation of the equations of motion (s)",
+        "",
+        "Kane/Lagrange: frames, points, bodies, loads and `kanes_equations` / `form_lagranges_equations` "
+        "(`tests/references/pendulum.py`). netdyn: the model (joint angles, T and V typed per link; or the "
+        "planar network, absolute coordinates with joint constraints) and `model.derive()`, the structured "
+        "derivation behind `model.equations()`. All symbolic in m_i, l_i, g.",
+        "",
+    ]
+    cols = [("Kane", "kane", "derive", 1), ("Lagrange", "lagrange", "derive", 1),
+            ("netdyn, joint angles", "nd_joint", "derive", 1), ("netdyn, planar network", "nd_planar", "derive", 1)]
+    rats = [("joint angles / Kane", ("nd_joint", "derive"), ("kane", "derive")),
+            ("joint angles / Lagrange", ("nd_joint", "derive"), ("lagrange", "derive")),
+            ("planar / Kane", ("nd_planar", "derive"), ("kane", "derive"))]
+    out += [table(chain, "n", cols, rats, results, notes), "", exponents(chain, cols, results, "n"), ""]
+    out += ["netdyn's compile step (lambdify of the derived equations), not in the ratios: "
+            + _inline(chain, [("joint angles", "nd_joint"), ("planar", "nd_planar")], "compile", results) + "", ""]
+
+    out += ["## n-link pendulum: one right-hand side evaluation (µs)", "",
+            "Pinocchio `aba(model, data, q, v, tau)`; netdyn: the compiled model's `accelerations(t, q, f, p)` "
+            "(mass matrix, forces and, for the planar network, the KKT solve). Median of timeit repeats after a "
+            "warm-up call, at the same random state; 'agree' is max |netdyn − Pinocchio| / max |Pinocchio| "
+            "of the (absolute) angular accelerations there.", ""]
+    cols = [("Pinocchio aba", "pinocchio", "rhs", 1e6), ("netdyn, joint angles", "nd_joint", "rhs", 1e6),
+            ("netdyn, planar", "nd_planar", "rhs", 1e6)]
+    rats = [("joint angles / Pinocchio", ("nd_joint", "rhs"), ("pinocchio", "rhs")),
+            ("planar / Pinocchio", ("nd_planar", "rhs"), ("pinocchio", "rhs"))]
+    extra = [("agree, joint angles", "nd_joint", "rhs_agree", 1), ("agree, planar", "nd_planar", "rhs_agree", 1)]
+    out += [table(chain, "n", cols + extra, rats, results, notes), "",
+            exponents(chain, cols, results, "n"), ""]
+
+    out += ["## n-link pendulum: 10 s of motion (s)", "",
+            "Released from rest, first link 45° below +x, the rest straight; 1001 output points; rtol = 1e-8 "
+            "(peer: scipy `solve_ivp` DOP853 on Pinocchio `aba`, atol = 1e-8; netdyn: `netdyn.simulate`, its "
+            "default scaled atol). After a 0.1 s warm-up run; compilation not included. Energy drift = "
+            "max |E(t) − E(0)| in J (masses 1 kg, lengths 1 m).", ""]
+    cols = [("Pinocchio + DOP853", "pinocchio", "simulate", 1), ("netdyn, joint angles", "nd_joint", "simulate", 1),
+            ("netdyn, planar", "nd_planar", "simulate", 1)]
+    rats = [("joint angles / peer", ("nd_joint", "simulate"), ("pinocchio", "simulate")),
+            ("planar / peer", ("nd_planar", "simulate"), ("pinocchio", "simulate"))]
+    extra = [("drift, peer", "pinocchio", "energy_drift", 1), ("drift, joint angles", "nd_joint", "energy_drift", 1),
+             ("drift, planar", "nd_planar", "energy_drift", 1), ("max constraint residual, planar", "nd_planar",
+                                                                "residual", 1)]
+    out += [table(chain, "n", cols + extra, rats, results, notes), "",
+            exponents(chain, cols, results, "n"), ""]
+
+    out += ["## RC ladder: 10 µs transient after a 1 V step (s)", "",
+            "N sections of series 1 kΩ and shunt 1 nF. ngspice: `ngspice -b -r out.raw` with "
+            "`.tran 10n 10u 0 10n uic` and `.options acct` (all node voltages written); 'process' is the "
+            "whole ngspice run (wall, and CPU from rusage); 'acct' is its own 'Transient analysis time' "
+            "(a wall clock: above the process CPU on a loaded machine); 'transient CPU' is the process CPU "
+            "minus that of the same deck with only `.op` (reading, set-up, output). "
+            "netdyn: description → `net.model()` → `netdyn.simulate` with 1001 output points ('total', "
+            "includes derivation and compilation), then the same simulation again ('solve'). Δv = max "
+            "|v_netdyn − v_ngspice| at nodes 1 and N (ngspice interpolated linearly to netdyn's times).", ""]
+    cols = [("ngspice process, wall", "ngspice", "wall", 1), ("ngspice process, CPU", "ngspice", "cpu", 1),
+            ("ngspice acct", "ngspice", "transient", 1), ("ngspice transient CPU", "ngspice", "transient_cpu", 1),
+            ("netdyn total", "nd_rc", "total", 1), ("netdyn solve", "nd_rc", "solve", 1)]
+    rats = [("total / ngspice process CPU", ("nd_rc", "total"), ("ngspice", "cpu")),
+            ("solve / ngspice transient CPU", ("nd_rc", "solve"), ("ngspice", "transient_cpu"))]
+    extra = [("ngspice time points", "ngspice", "timepoints", 1), ("Δv (V)", "nd_rc", "dv", 1)]
+    out += [table(rc, "N", cols + extra, rats, results, notes), "", exponents(rc, cols, results, "N"), ""]
+
+    out += ["## Closed chains: 10 s of motion under gravity (netdyn only)", "",
+            "The book's Examples 4.3 (four-bar, 5 coordinates, 4 constraints) and 4.2 (slider-crank, 7 and 6) "
+            "typed in as `LagrangianModel`s, plus gravity, no torque; the crank starts at 60° turning at 1 rev/s. "
+            "No external peer is measured for these: the checks are the constraint residual (max |φ| and "
+            "max |Φ_q q̇| over the 1001 output points) and the energy drift against the largest energy.", "",
+            "| case | derive (s) | simulate 10 s (s) | max abs(phi) | max abs(Phi_q qdot) | energy drift / max E "
+            "| crank turns |", "|---|---|---|---|---|---|---|"]
+    for name in ("four_bar", "slider_crank"):
+        res = results.get(name)
+        drift = None
+        if res and value(res, "energy_drift") is not None and value(res, "energy_scale"):
+            drift = res["energy_drift"] / res["energy_scale"]
+        out.append(f"| {name.replace('_', '-')} | {cell(res, 'derive', 1, notes)} | {cell(res, 'simulate', 1, notes)} "
+                   f"| {cell(res, 'residual', 1, notes)} | {cell(res, 'velocity_residual', 1, notes)} | "
+                   f"{_fmt(drift)} | {cell(res, 'turns', 1, notes)} |")
+    out.append("")
+    if notes:
+        out += ["## Errors", ""] + [f"{i + 1}. {msg}" for i, msg in enumerate(notes)] + [""]
+    out.append(f"Run time of the suite: {time.perf_counter() - started:.0f} s (wall).")
+    return "\n".join(out) + "\n"
+
+
+def _inline(sizes, series, key, results):
+    parts = []
+    for label, s in series:
+        vals = [(n, value(results.get(s, {}).get(n), key)) for n in sizes]
+        vals = [f"n={n} {v:.3g} s" for n, v in vals if v is not None]
+        parts.append(f"{label} " + (", ".join(vals) if vals else "—"))
+    return "; ".join(parts) + "."
+
+
+# --------------------------------------------------------------------------- entry
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes (under 2 minutes)")
+    parser.add_argument("--cap", type=float, default=None,
+                        help="wall-clock cap per case in seconds (default 60; 10 with --quick)")
+    parser.add_argument("--only", default="chain,rc,closed",
+                        help="comma-separated groups to run: chain, rc, closed (default: all)")
+    parser.add_argument("--output", default=str(ROOT / "benchmarks" / "results.md"),
+                        help="where to write the Markdown (default benchmarks/results.md)")
+    args = parser.parse_args(argv)
+    cap = args.cap if args.cap is not None else (10.0 if args.quick else 60.0)
+    plan = QUICK if args.quick else FULL
+    groups = {g.strip() for g in args.only.split(",") if g.strip()}
+    started, load0 = time.perf_counter(), os.getloadavg()[0]
+    results = {}
+    if "chain" in groups:
+        sizes = plan["chain"]
+        log("pendulum derivation, RHS and simulation")
+        results["kane"] = sweep("kane", "benchmarks.peers:kane_derive", sizes, cap)
+        results["lagrange"] = sweep("lagrange", "benchmarks.peers:lagrange_derive", sizes, cap)
+        results["pinocchio"] = sweep("pinocchio", "benchmarks.peers:pinocchio_chain", sizes, cap,
+                                     optional_stage="simulate")
+        results["nd_joint"] = sweep("netdyn joint angles", "benchmarks.cases_netdyn:pendulum_joint_angles", sizes,
+                                    cap, optional_stage="simulate")
+        results["nd_planar"] = sweep("netdyn planar", "benchmarks.cases_netdyn:pendulum_planar", sizes, cap,
+                                     optional_stage="simulate")
+    if "rc" in groups:
+        log("RC ladder")
+        results["ngspice"] = sweep("ngspice", "benchmarks.peers:ngspice_rc_ladder", plan["rc"], cap, size_arg="N")
+        results["nd_rc"] = sweep("netdyn", "benchmarks.cases_netdyn:rc_ladder", plan["rc"], cap, size_arg="N")
+        rc_agreement(results, plan["rc"])
+    if "closed" in groups:
+        log("closed chains")
+        for name in ("four_bar", "slider_crank"):
+            results[name] = run_case(f"benchmarks.cases_netdyn:{name}", {}, cap=cap)
+            log(f"  {name}: " + ", ".join(f"{k}={_short(v)}" for k, v in results[name].items()))
+    text = build_report(results, plan, cap, args.quick, started, load0)
+    print(text)
+    Path(args.output).write_text(text)
+    log(f"written to {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
