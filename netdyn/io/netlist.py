@@ -447,7 +447,7 @@ class _Reader:
         self.title, self.cards, self.notes = split_cards(text)
         self.tran = None
         self.element_specs = []     # (card, kind, name, nodes, extra) in order
-        self.names = {}             # lower-case element name -> name
+        self.names = {}             # lower-case element name -> (name, line)
         self.nodes = {}             # lower-case node name -> spelling
         self.couplings = []         # (card, name, L1, L2, value)
         self.element_ic = {}
@@ -466,8 +466,10 @@ class _Reader:
     def element_name(self, token, prefix, line):
         full = prefix + token
         if full.lower() in self.names:
-            raise ParseError(f"duplicate element name {full!r} (names are case-insensitive)", line)
-        self.names[full.lower()] = full
+            first, first_line = self.names[full.lower()]
+            raise ParseError(f"duplicate element name {full!r}: {first!r} is on line {first_line} "
+                             "(names are case-insensitive)", line)
+        self.names[full.lower()] = (full, line)
         return full
 
     def value(self, token, params, line):
@@ -619,6 +621,8 @@ class _Reader:
         name = self.element_name(toks[0], prefix, card.line)
         a, b = self.node(pos[0], prefix, portmap), self.node(pos[1], prefix, portmap)
         value = self.value(pos[2], params, card.line)
+        if value <= 0:
+            raise ParseError(f"{name}: {letter.upper()} = {value:g} is not physical; give a positive value", card.line)
         for k, v in pairs:
             if k.lower() == "ic" and letter in "lc":
                 self.element_ic[name] = self.value(v, params, card.line)
