@@ -214,15 +214,25 @@ class LinearLaw(TwoTerminal):
 
     def contribute(self, ports, values):
         (pv,) = ports
-        c = self.coefficient(values)
-        through = pv.kind == THROUGH
-        if self.law == "across_storage":
-            return Contribution(T=c * pv.f**2 / 2) if through else Contribution(V=pv.q**2 / (2 * c))
-        if self.law == "through_storage":
-            return Contribution(V=pv.q**2 / (2 * c)) if through else Contribution(T=c * pv.f**2 / 2)
-        if self.law == "dissipator":
-            return Contribution(D=c * pv.f**2 / 2) if through else Contribution(D=pv.f**2 / (2 * c))
-        raise ElementError(f"{self.name}: unknown law {self.law!r}")
+        return linear_law(self.name, self.law, pv, self.coefficient(values))
+
+
+def linear_law(name, law, pv, c):
+    """The :class:`Contribution` of a linear law of coefficient ``c`` (L, C or R) on one port, in either kind.
+
+    >>> import sympy as sp
+    >>> q, f = sp.symbols("q f")
+    >>> linear_law("C1", "through_storage", PortVariables(THROUGH, q, f), 2).V
+    q**2/4
+    """
+    through = pv.kind == THROUGH
+    if law == "across_storage":
+        return Contribution(T=c * pv.f**2 / 2) if through else Contribution(V=pv.q**2 / (2 * c))
+    if law == "through_storage":
+        return Contribution(V=pv.q**2 / (2 * c)) if through else Contribution(T=c * pv.f**2 / 2)
+    if law == "dissipator":
+        return Contribution(D=c * pv.f**2 / 2) if through else Contribution(D=pv.f**2 / (2 * c))
+    raise ElementError(f"{name}: unknown law {law!r}")
 
 
 class EnergyLaw(TwoTerminal):

@@ -34,7 +34,7 @@ import sympy as sp
 from netdyn.errors import ElementError
 from netdyn.symbols import as_expr
 
-from .base import ACROSS, THROUGH, Contribution, Element, Port, TwoPort, node_name, require_positive
+from .base import ACROSS, THROUGH, Contribution, Element, Port, TwoPort, linear_law, node_name, require_positive
 from .electrical import Inductor, Resistor
 from .rotational import Inertia, RotationalDamper
 
@@ -142,7 +142,22 @@ class DCMotor(Element):
         return total
 
 
-class ElectrostaticTransducer(_Transducer):
+class _ModulatedStorage(_Transducer):
+    """An electrical storage law whose coefficient is a function of the mechanical displacement."""
+
+    law = parameter = None
+
+    def __init__(self, name, a, b, node, coefficient, reference="0", domain="translational"):
+        super().__init__(name, a, b, node, reference, domain, {})
+        self.coefficient = _function_of(name, self.parameter, coefficient)
+
+    def contribute(self, ports, values):
+        self._mechanical_kind(ports)
+        e, m = ports
+        return linear_law(self.name, self.law, e, sp.sympify(self.coefficient(m.q)))
+
+
+class ElectrostaticTransducer(_ModulatedStorage):
     """A capacitor whose capacitance depends on a displacement: ``V = q²/(2 C(x))``.
 
     ``C`` is a callable of the displacement ``x = x(node) - x(reference)``
@@ -151,37 +166,23 @@ class ElectrostaticTransducer(_Transducer):
     ``q² C'(x) / (2 C²)``.
     """
 
+    law, parameter = "through_storage", "C"
+
     def __init__(self, name, a, b, node, C, reference="0", domain="translational"):
-        super().__init__(name, a, b, node, reference, domain, {})
-        self.C = _function_of(name, "C", C)
-
-    def contribute(self, ports, values):
-        self._mechanical_kind(ports)
-        e, m = ports
-        C = sp.sympify(self.C(m.q))
-        if e.kind == THROUGH:
-            return Contribution(V=e.q**2 / (2 * C))
-        return Contribution(T=C * e.f**2 / 2)
+        super().__init__(name, a, b, node, C, reference, domain)
 
 
-class Solenoid(_Transducer):
+class Solenoid(_ModulatedStorage):
     """An electromagnet whose inductance depends on a displacement: coenergy ``T* = L(x) i²/2``.
 
     ``L`` is a callable of ``x = x(node) - x(reference)``; the force on
     ``node`` is ``i² L'(x)/2``. In flux coordinates it stores ``λ²/(2 L(x))``.
     """
 
-    def __init__(self, name, a, b, node, L, reference="0", domain="translational"):
-        super().__init__(name, a, b, node, reference, domain, {})
-        self.L = _function_of(name, "L", L)
+    law, parameter = "across_storage", "L"
 
-    def contribute(self, ports, values):
-        self._mechanical_kind(ports)
-        e, m = ports
-        L = sp.sympify(self.L(m.q))
-        if e.kind == THROUGH:
-            return Contribution(T=L * e.f**2 / 2)
-        return Contribution(V=e.q**2 / (2 * L))
+    def __init__(self, name, a, b, node, L, reference="0", domain="translational"):
+        super().__init__(name, a, b, node, L, reference, domain)
 
 
 Electromagnet = Solenoid

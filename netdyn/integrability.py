@@ -104,44 +104,52 @@ def is_integrable(constraints, coordinates):
     n = len(variables)
     if len(rows) == 1:
         a = rows[0]
-        verdicts = []
-        for i, j in itertools.combinations(range(n), 2):
-            d = sp.diff(a[j], variables[i]) - sp.diff(a[i], variables[j])
-            verdicts.append((_is_zero(d, variables), d, (i, j)))
-        if all(v is True for v, *_ in verdicts):
+        exact = all(_is_zero(sp.diff(a[j], variables[i]) - sp.diff(a[i], variables[j]), variables) is True
+                    for i, j in itertools.combinations(range(n), 2))
+        if exact:
             return Integrability(True, True, "exactness (dω = 0)", "the one-form is exact", show(_potential(a, variables)))
-        for i, j, k in itertools.combinations(range(n), 3):
-            w = (a[i] * (sp.diff(a[k], variables[j]) - sp.diff(a[j], variables[k]))
-                 + a[j] * (sp.diff(a[i], variables[k]) - sp.diff(a[k], variables[i]))
-                 + a[k] * (sp.diff(a[j], variables[i]) - sp.diff(a[i], variables[j])))
-            z = _is_zero(w, variables)
-            if z is False:
-                vs = [str(show(variables[x])) for x in (i, j, k)]
-                return Integrability(False, False, "Frobenius (ω ∧ dω = 0)",
-                                     f"ω ∧ dω has the non-zero component {show(w)} on d{vs[0]}∧d{vs[1]}∧d{vs[2]}")
-            if z is None:
-                return Integrability(None, False, "Frobenius (ω ∧ dω = 0)", f"could not decide whether {show(w)} = 0")
-        return Integrability(True, False, "Frobenius (ω ∧ dω = 0)",
-                             "not exact, but ω ∧ dω = 0: an integrating factor exists")
+        test = "Frobenius (ω ∧ dω = 0)"
+        found = _refutation(_three_form(a, variables, show), variables, show, test)
+        return found if found is not None else Integrability(
+            True, False, test, "not exact, but ω ∧ dω = 0: an integrating factor exists")
     A = sp.Matrix(rows)
     if A.rank(simplify=True) < A.shape[0]:
         raise ModelError("the flow constraints are not independent; remove the redundant ones")
     fields = A.nullspace(simplify=True)
+    test = "Frobenius (involutive distribution)"
     if len(fields) <= 1:
-        return Integrability(True, False, "Frobenius", "the constraints leave at most one direction free")
+        return Integrability(True, False, test, "the constraints leave at most one direction free")
+    found = _refutation(_brackets(A, fields, variables, show), variables, show, test)
+    return found if found is not None else Integrability(
+        True, False, test, "every Lie bracket of admissible directions is admissible")
+
+
+def _three_form(a, variables, show):
+    """Components of ω ∧ dω, each with the words that say where it is."""
+    for i, j, k in itertools.combinations(range(len(variables)), 3):
+        d = lambda p, r: sp.diff(a[p], variables[r])  # noqa: E731
+        w = a[i] * (d(k, j) - d(j, k)) + a[j] * (d(i, k) - d(k, i)) + a[k] * (d(j, i) - d(i, j))
+        vs = "∧".join(f"d{show(variables[x])}" for x in (i, j, k))
+        yield w, f"ω ∧ dω has the non-zero component {show(w)} on {vs}"
+
+
+def _brackets(A, fields, variables, show):
+    """Constraint values of the Lie brackets of the admissible vector fields."""
     X = sp.Matrix(variables)
     for u, v in itertools.combinations(fields, 2):
-        bracket = v.jacobian(X) * u - u.jacobian(X) * v
-        residual = A * bracket
-        for r in residual:
-            z = _is_zero(r, variables)
-            if z is False:
-                return Integrability(False, False, "Frobenius (involutive distribution)",
-                                     f"the Lie bracket of two admissible directions violates a constraint by {show(r)}")
-            if z is None:
-                return Integrability(None, False, "Frobenius", f"could not decide whether {show(r)} = 0")
-    return Integrability(True, False, "Frobenius (involutive distribution)",
-                         "every Lie bracket of admissible directions is admissible")
+        for r in A * (v.jacobian(X) * u - u.jacobian(X) * v):
+            yield r, f"the Lie bracket of two admissible directions violates a constraint by {show(r)}"
+
+
+def _refutation(candidates, variables, show, test):
+    """The first candidate expression that is not (provably) zero, as a negative or undecided verdict."""
+    for expr, why in candidates:
+        z = _is_zero(expr, variables)
+        if z is False:
+            return Integrability(False, False, test, why)
+        if z is None:
+            return Integrability(None, False, test, f"could not decide whether {show(expr)} = 0")
+    return None
 
 
 def _potential(a, variables):
