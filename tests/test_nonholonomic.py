@@ -80,3 +80,22 @@ def test_integrability():
     assert r.exact and sp.simplify(r.potential - (x - t**2 / 2)) == 0
     with pytest.raises(netdyn.ModelError, match="not linear in the flows"):
         netdyn.is_integrable(D(x)**2, [x])
+
+
+def test_sleigh_linearized_about_straight_motion():
+    m, I, a, v0 = 1.0, 0.1, 0.5, 0.8
+    sleigh = chaplygin_sleigh(m, I, a)
+    lin = netdyn.linearize(sleigh, {"x": 0, "y": 0, "theta": 0}, f_op={"x": v0}, outputs=["y", "theta"])
+    # x is ignorable (dropped); ẏ = v0 θ; J ω' = -m a v0 ω: the one non-zero pole, stable forwards only
+    assert lin.states == ["y", "theta", "x_dot", "theta_dot"]
+    assert np.allclose(np.sort(lin.poles().real), [-m * a * v0 / (I + m * a * a), 0, 0, 0], atol=1e-12)
+    back = netdyn.linearize(sleigh, {"x": 0, "y": 0, "theta": 0}, f_op={"x": -v0}, outputs=["y"])
+    assert np.max(back.poles().real) == pytest.approx(m * a * v0 / (I + m * a * a))
+    # against central differences of the nonlinear simulation: a small initial turning rate
+    T, eps = 1.5, 1e-5
+    ys = [netdyn.simulate(sleigh, (0, T), f0={"x": v0, "theta": s * eps}, t_eval=[0, T], rtol=1e-11)
+          for s in (1, -1)]
+    fd = np.array([(ys[0][k][-1] - ys[1][k][-1]) / (2 * eps) for k in ("y", "theta")])
+    x0 = lin.state(np.zeros(3), np.array([0.0, 0.0, 1.0]))
+    import scipy.linalg as sla
+    assert np.allclose(fd, lin.C @ sla.expm(lin.A * T) @ x0, rtol=1e-6, atol=1e-9)

@@ -83,3 +83,34 @@ def test_unconnected_transducer_port_is_an_error():
 def test_motor_needs_charge_coordinates():
     with pytest.raises(netdyn.ElementError, match="M1: the armature needs charge coordinates"):
         motor_network().model(formulation={"electrical": "node"})
+
+
+def test_motor_through_a_gear_reaches_the_closed_form_speed():
+    from netdyn.components.rotational import Gear
+    n, BL = 0.25, 0.02
+    net = netdyn.Network()
+    net.add(VoltageSource("V1", "p", "0", V), DCMotor("M1", "p", "0", "shaft", R=R, L=L, K=K, J=J),
+            Gear("G1", "shaft", "load", n), Inertia("JL", "load", J=0.05), RotationalDamper("BL", "load", "0", c=BL))
+    lin = netdyn.linearize(net, inputs=["V1"], outputs=["v(JL)"], u={"V1": 0})
+    w_motor = K * V / (R * n * n * BL + K * K)  # K i = n² B_L ω, V = R i + K ω
+    assert float(lin.static_gain()[0, 0]) * V == pytest.approx(n * w_motor, rel=1e-10)
+    sol = netdyn.simulate(net, (0, 2.0))
+    assert np.allclose(sol.angular_velocity("load"), n * sol.angular_velocity("shaft"), atol=1e-9)
+
+
+@pytest.mark.parametrize("element", ["electrostatic", "solenoid"])
+def test_modulated_storage_in_charge_and_flux_coordinates_agree(element):
+    def build():
+        net = netdyn.Network()
+        if element == "electrostatic":
+            tr = ElectrostaticTransducer("T1", "p", "0", "x", C=lambda x: 1.0 / (2.0 - x))
+        else:
+            tr = Solenoid("T1", "p", "0", "x", L=lambda x: 1.0 + 0.5 * x**2)
+        net.add(VoltageSource("V1", "s", "0", 1.0), Resistor("R1", "s", "p", 0.5), tr, Mass("m", "x", m=1.0),
+                Spring("k", "x", "0", k=4.0), Damper("c", "x", "0", c=0.3))
+        return net
+    loop = netdyn.simulate(build(), (0, 3), q0={"x_x": 0.2})
+    node = netdyn.simulate(build(), (0, 3), q0={"x_x": 0.2}, formulation={"electrical": "node"})
+    assert np.max(np.abs(loop.velocity("x") - node.velocity("x"))) < 1e-6
+    assert np.max(np.abs(loop.current("R1") - node.current("R1"))) < 1e-6
+    assert np.ptp(loop.velocity("x")) > 0.01  # the coupling really moves the mass
