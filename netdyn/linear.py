@@ -170,13 +170,16 @@ class StateSpace:
         u = np.asarray(u, dtype=float).reshape(len(t), -1)
         x = np.zeros(self.n) if x0 is None else np.asarray(x0, dtype=float)
         ys = [self.C @ x + self.D @ u[0]]
+        steps = {}  # one matrix exponential per distinct step (uniform grids need one)
         for k in range(1, len(t)):
             h = t[k] - t[k - 1]
-            # zero-order hold of the input over each interval
-            big = np.zeros((self.n + u.shape[1],) * 2)
-            big[: self.n, : self.n] = self.A * h
-            big[: self.n, self.n:] = self.B * h
-            ex = sla.expm(big)
+            key = float(f"{h:.12g}")
+            ex = steps.get(key)
+            if ex is None:  # zero-order hold of the input over the interval
+                big = np.zeros((self.n + u.shape[1],) * 2)
+                big[: self.n, : self.n] = self.A * h
+                big[: self.n, self.n:] = self.B * h
+                ex = steps[key] = sla.expm(big)
             x = ex[: self.n, : self.n] @ x + ex[: self.n, self.n:] @ u[k - 1]
             ys.append(self.C @ x + self.D @ u[k])
         return np.array(ys).T
