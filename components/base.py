@@ -52,6 +52,9 @@ DOMAINS = {
     "rotational": {"through": "torque", "across": "angular_velocity", "node_prefix": "theta", "branch_prefix": "p"},
 }
 
+#: domains whose edges join bodies (assembled from body poses by ``netdyn.planar``, not as 1-D ports)
+BODY_DOMAINS = ("planar",)
+
 
 def node_name(node):
     """The canonical name of a terminal: every ground alias becomes ``"0"``.
@@ -151,8 +154,9 @@ class Element(Recorded):
         self.terminals = tuple(terminals) if terminals is not None else tuple(
             n for p in self.ports for n in (p.a, p.b))
         for port in self.ports:
-            if port.domain not in DOMAINS:
-                raise ElementError(f"{self.name}: unknown domain {port.domain!r}; use one of {sorted(DOMAINS)}")
+            if port.domain not in DOMAINS and port.domain not in BODY_DOMAINS:
+                raise ElementError(f"{self.name}: unknown domain {port.domain!r}; "
+                                   f"use one of {sorted(DOMAINS) + list(BODY_DOMAINS)}")
             if port.a == port.b:
                 raise ElementError(
                     f"{self.name} is shorted to itself: both terminals are node {port.a!r}; "

@@ -93,8 +93,11 @@ def resolve_formulation(formulation, domains):
 def structural_check(net, kinds=None):
     """Structural errors that make a network unsolvable, each naming the elements at fault."""
     _check_transducer_ports(net)
-    for domain in net.domains:
+    for domain in [d for d in net.domains if d in DOMAINS]:
         g = net.domain_graph(domain)
+        for b in net.bodies:  # a body's inertia ties a rotational node that names it to ground
+            if b in g:
+                g.add_edge(b, "0", key=f"<body {b}>", element=net.bodies[b], domain=domain)
         kind = (kinds or {}).get(domain, THROUGH if DEFAULT_FORMULATION.get(domain) != "node" else ACROSS)
         el = {k: d["element"] for _, _, k, d in g.edges(keys=True, data=True)}
         r = {k: role(e, kind) for k, e in el.items()}
@@ -180,12 +183,20 @@ def assemble(net, formulation=None, symbolic=False, check=True):
     """
     if not net.elements and not net.bodies:
         raise ModelError("the network is empty; add elements first")
+    from netdyn import planar
+    planar_form, formulation = planar.split_formulation(formulation)
     domains = [d for d in net.domains if d in DOMAINS]
     forms = resolve_formulation(formulation, domains)
     kinds = {d: ACROSS if forms[d] == "node" else THROUGH for d in domains}
     if check:
         structural_check(net, kinds)
     coords = _Coordinates()
+    parameters = {}
+    part = None
+    if net.bodies or planar.planar_elements(net):
+        part = planar.assemble_planar(net, planar_form, coords.new,
+                                      lambda el: _resolve_values(el, symbolic, parameters, net))
+    body_angle = part.angles if part else {}
     combos = {}  # port key -> {coordinate: coefficient}
     flow_constraints, flow_labels = [], []
     node_paths = {}
@@ -198,7 +209,8 @@ def assemble(net, formulation=None, symbolic=False, check=True):
         words = DOMAINS[domain]
         edges = sorted(topology.branches(g), key=lambda e: order[e[2]])
         if forms[domain] == "node":
-            cmap = {n: coords.new(f"{words['node_prefix']}_{identifier(n)}") for n in g.nodes if n != "0"}
+            cmap = {n: body_angle[n] if domain == "rotational" and n in body_angle else
+                    coords.new(f"{words['node_prefix']}_{identifier(n)}") for n in g.nodes if n != "0"}
             for u, v, k in edges:
                 combo = {}
                 if u in cmap:
@@ -226,16 +238,18 @@ def assemble(net, formulation=None, symbolic=False, check=True):
                 combos[k] = {loop_coords[l]: int(B[l, j]) for l in np.nonzero(B[:, j])[0]}
         node_paths[domain] = topology.tree_paths(g, "0")
 
-    parameters = {}
-    T, V, D = [], [], []
-    efforts = {}
-    constraints, labels = [], []
+    T, V, D = (part.T, part.V, part.D) if part else ([], [], [])
+    efforts = dict(part.efforts) if part else {}
+    constraints, labels = (list(part.constraints), list(part.labels)) if part else ([], [])
+    coordset = set(coords.list)
     info = {}
     port_of = {}
     for name, el in net.elements.items():
         for k in range(len(el.ports)):
             port_of[_key(el, k)] = (name, k)
     for name, el in net.elements.items():
+        if getattr(el, "planar", False):
+            continue
         values = _resolve_values(el, symbolic, parameters, net)
         keys = [_key(el, k) for k in range(len(el.ports))] if not el.couples else \
             [_key(_coupled(net, el, c), 0) for c in el.couples]
@@ -255,7 +269,7 @@ def assemble(net, formulation=None, symbolic=False, check=True):
         for i, e in contrib.efforts.items():
             e = sp.sympify(e).xreplace(sub)
             for c, coeff in combos[keys[i]].items():
-                efforts[c] = efforts.get(c, 0) + coeff * e
+                planar.distribute(efforts, coordset, coeff * c, e)
         first_c, first_f = len(constraints), len(flow_constraints)
         for j, c in enumerate(contrib.constraints):
             constraints.append(sp.sympify(c).xreplace(sub))
@@ -271,6 +285,8 @@ def assemble(net, formulation=None, symbolic=False, check=True):
     _check_coordinates_used(coords.list, T, V, D, efforts, constraints, flow_constraints)
     metadata = {"network": net, "formulation": forms, "kinds": kinds, "elements": info, "node_paths": node_paths,
                 "port_of": port_of}
+    if part:
+        metadata["planar"] = part.metadata
     return LagrangianModel(coords.list, T=T, V=V, D=D, efforts=efforts, constraints=constraints,
                            flow_constraints=flow_constraints, parameters=parameters, name=net.name,
                            metadata=metadata, constraint_labels=labels, flow_constraint_labels=flow_labels)
@@ -303,7 +319,7 @@ def _resolve_values(el, symbolic, parameters, net):
             parameters[sym] = v
             v = sym
         values[pname] = v
-    for i, cname in enumerate(el.couples):
+    for i, cname in enumerate(getattr(el, "couples", ())):
         other = net.elements[cname]
         L = other.values.get("L")
         if L is None:
