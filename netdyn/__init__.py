@@ -21,6 +21,9 @@ from netdyn.compare import analogy, compare
 from netdyn.model import LagrangianModel
 from netdyn.network import Network
 from netdyn.simulate import simulate
+from netdyn.structure import mobility
+from netdyn.kinematics import assemble_configuration, kinematics
+from netdyn.inverse import inverse_dynamics
 from netdyn.solution import Solution
 from netdyn.symbols import coordinates, symbols, t
 from netdyn.io import read_netlist, write_netlist  # noqa: F401  (SPICE netlists in and out)
@@ -37,3 +40,6 @@ __all__ = ["Network", "LagrangianModel", "Solution", "simulate", "coordinates", 
 
 # mixed-domain analysis (issue 4)
 __all__ += ["is_integrable", "models", "analog", "analogy", "compare"]
+
+# planar linkages (issue 3)
+__all__ += ["mobility", "assemble_configuration", "kinematics", "inverse_dynamics"]

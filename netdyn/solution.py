@@ -131,6 +131,17 @@ class Solution:
                 flow = max(flow, float(np.max(np.abs(c["A"] @ self.f[:, k] + c["a"]))))
         return {"position": pos, "velocity": vel, "flow": flow}
 
+    def reaction(self, joint):
+        """Reaction of a planar joint over time, shape ``(3, len(t))``: the force ``(Fx, Fy)`` that
+        its ``body_a`` exerts on its ``body_b`` (global frame) and the moment about its ``point_b``
+        (see :mod:`netdyn.inverse`)."""
+        key = ("reaction", joint)
+        if key not in self._cache:
+            from netdyn.inverse import reaction_expressions
+            self._cache[key] = np.vstack([self.evaluate(self._internal(e))
+                                          for e in reaction_expressions(self.model, joint)])
+        return self._cache[key]
+
     # ----------------------------------------------------------------- element quantities
     def through(self, name):
         """Through variable (current, force, torque) of an element, first terminal to second."""

@@ -1,0 +1,87 @@
+"""Inverse dynamics and joint reactions of planar mechanisms.
+
+Given the motion of the actuated joints (drivers), the kinematics fix q, q̇, q̈;
+the Lagrange equations ``M q̈ + h + Φ_qᵀ λ = 0`` then give every multiplier by
+least squares, the driver multipliers are the actuator efforts (``effort = −λ``
+on the driven joint coordinate) and the joint multipliers the reactions.
+
+A joint's reaction is the force that ``body_a`` exerts on ``body_b`` and its
+moment about ``point_b``, global frame, from the joint's constraint equations
+``φ(pose_a, pose_b)``: the constraint wrench on body b is ``−(∂φ/∂pose_b)ᵀ λ``.
+
+>>> import numpy as np, sympy as sp
+>>> from netdyn import Network, t
+>>> from netdyn.components.planar import RigidBody, Revolute, Gravity
+>>> net = Network()
+>>> _ = net.add(RigidBody("bar", 2.0, 1/6), Gravity(g=10), Revolute("O", "ground", (0, 0), "bar", (-0.5, 0)))
+>>> res = inverse_dynamics(net.model(), {"O": 0}, [0.0])   # held horizontal: torque m g l/2
+>>> float(np.round(res.efforts["O"][0], 9)), np.round(res.reaction("O")[:, 0], 9).tolist()
+(10.0, [0.0, 20.0, 0.0])
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from netdyn.components.planar import GROUND_POSE, point
+from netdyn.errors import ModelError, SingularSystemError
+
+
+def _cross(r, F):
+    return r[0] * F[1] - r[1] * F[0]
+
+
+def reaction_expressions(model, joint):
+    """``[Fx, Fy, M]`` of a joint's reaction as expressions of the coordinates and multipliers."""
+    planar = model.metadata.get("planar")
+    if not planar or joint not in planar["joints"]:
+        raise ModelError(f"no planar joint named {joint!r}; the joints are {sorted((planar or {}).get('joints', {}))}")
+    j = planar["joints"][joint]
+    labels = j.constraint_labels()
+    missing = [lab for lab in labels if lab not in model.constraint_labels]
+    if missing and len(missing) == len(labels) and planar["formulation"] == "relative":
+        raise ModelError(f"{joint} is a tree joint of the relative formulation: it has no multipliers; "
+                         "ask the absolute formulation (Network.model(formulation='absolute')) for its reaction")
+    if missing:
+        raise SingularSystemError(f"the reaction of {joint} is statically indeterminate: its constraint(s) "
+                                  f"{missing} are redundant and were left out of the solve")
+    lam = [model.lambdas[model.constraint_labels.index(lab)] for lab in labels]
+    pa_s, pb_s = sp.symbols("xa ya tha"), sp.symbols("xb yb thb")
+    values = {k: v for k, v in j.values.items()}
+    phi = j.constraint_equations(pa_s, pb_s, values)
+    poses = {b: (GROUND_POSE if b == "0" else planar["poses"][b]) for b in j.bodies}
+    sub = dict(zip(pa_s + pb_s, poses[j.bodies[0]] + poses[j.bodies[1]]))
+    on = 1 if j.bodies[1] != "0" else 0
+    own = (pa_s, pb_s)[on]
+    wrench = [-sp.Add(*[sp.diff(ph, s) * lm for ph, lm in zip(phi, lam)]) for s in own]
+    wrench = [w.xreplace(sub) for w in wrench]
+    centre = poses[j.bodies[on]][:2]
+    Pb = point(poses[j.bodies[1]], j.point_b)
+    F = wrench[:2]
+    M = wrench[2] + _cross((centre[0] - Pb[0], centre[1] - Pb[1]), F)
+    if on == 0:  # body_b is ground: action and reaction
+        F, M = [-F[0], -F[1]], -M
+    return [F[0], F[1], M]
+
+
+def inverse_dynamics(system, drivers, t, guess=None, params=None):
+    """Actuator efforts and joint reactions for the prescribed driver motions at times ``t``.
+
+    Returns a :class:`~netdyn.solution.Solution` (``method="inverse"``) with the motion, the
+    multipliers, ``efforts`` (driver name -> effort on its joint coordinate) and ``reaction(joint)``.
+    """
+    from netdyn.kinematics import kinematics
+
+    sol = kinematics(system, drivers, t, guess=guess, params=params)
+    cm, p = sol.compiled, sol.p
+    lam = np.zeros((cm.m1, sol.t.size))
+    for k, tt in enumerate(sol.t):
+        q, f, a = sol.q[:, k], sol.f[:, k], sol.acc[:, k]
+        M, h = cm.dynamics(tt, q, f, p)
+        J = cm.constraints(tt, q, f, p)["Phi_q"]
+        lam[:, k] = np.linalg.lstsq(J.T, -(M @ a + h), rcond=None)[0]
+    sol.lam = lam
+    sol.method = "inverse"
+    labels = sol.model.constraint_labels
+    sol.efforts = {name: -lam[labels.index(f"driver {name}")] for name in dict(drivers)}
+    return sol
