@@ -30,6 +30,7 @@ from scipy.integrate import DOP853, RK45, Radau
 from netdyn.errors import IntegrationError, SingularSystemError
 from netdyn.initial import consistent_initial_conditions
 from netdyn.numeric import compile_model
+from netdyn.structure import integration_failure, prepare
 
 SOLVERS = {"DOP853": DOP853, "RK45": RK45, "Radau": Radau}
 
@@ -63,6 +64,7 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         raise IntegrationError(f"t_span must increase, got {t_span}")
     t_eval = np.linspace(t0, t1, 1001) if t_eval is None else np.asarray(t_eval, dtype=float)
     q, f = consistent_initial_conditions(cm, t0, q0, f0, p, guess=guess)
+    model, cm, p = prepare(model, cm, t0, q, p, params)  # redundant constraints out, reported in metadata
     if method == "auto":
         method = "projection" if kkt_regular(cm, t0, q, f, p) else "ida"
     if method == "projection":
@@ -146,7 +148,7 @@ def _projection(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, solver_cls, max_step)
         msg = solver.step()
         nsteps += 1
         if solver.status == "failed":
-            raise IntegrationError(f"integration failed at t = {solver.t:.6g}: {msg}")
+            raise integration_failure(cm, solver.t, solver.y[:n], p, msg)
         j = int(np.searchsorted(t_eval, solver.t, side="right"))
         if j > i:
             dense = solver.dense_output()
