@@ -24,6 +24,7 @@ from netdyn.simulate import simulate
 from netdyn.structure import mobility
 from netdyn.kinematics import assemble_configuration, kinematics
 from netdyn.inverse import inverse_dynamics
+from netdyn.plotting import animate_mechanism, plot_mechanism
 from netdyn.solution import Solution
 from netdyn.symbols import coordinates, symbols, t
 from netdyn.io import read_netlist, write_netlist  # noqa: F401  (SPICE netlists in and out)
@@ -42,4 +43,5 @@ __all__ = ["Network", "LagrangianModel", "Solution", "simulate", "coordinates", 
 __all__ += ["is_integrable", "models", "analog", "analogy", "compare"]
 
 # planar linkages (issue 3)
-__all__ += ["mobility", "assemble_configuration", "kinematics", "inverse_dynamics"]
+__all__ += ["mobility", "assemble_configuration", "kinematics", "inverse_dynamics", "plot_mechanism",
+            "animate_mechanism"]

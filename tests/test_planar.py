@@ -362,3 +362,35 @@ def test_slider_keeps_point_on_line():
     th = sol["theta_bar"]
     px, py = sol["x_bar"] - 0.5 * np.cos(th), sol["y_bar"] - 0.5 * np.sin(th)
     assert np.max(np.abs(px - py)) < 1e-9 and np.ptp(px) > 1e-2
+
+
+# ------------------------------------------------------------------------------ pictures
+
+def test_plot_mechanism_draws_bodies_at_their_joints(tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    model = slider_crank_net().model()
+    q = netdyn.assemble_configuration(model, q0={"theta_crank": 0.7}, guess={"x_block": 1.5})
+    ax = netdyn.plot_mechanism(model, q)
+    crank = ax.lines[0].get_xydata()  # first body drawn: the crank, through its two pins
+    tip = BOOK["l1"] * np.array([np.cos(0.7), np.sin(0.7)])
+    assert np.allclose(sorted(map(tuple, crank)), sorted([(0.0, 0.0), tuple(tip)]), atol=1e-9)
+    netdyn.plot_mechanism(model, q, path=tmp_path / "crank.png")
+    assert (tmp_path / "crank.png").stat().st_size > 1000
+    with pytest.raises(netdyn.ModelError, match="unknown coordinate"):
+        netdyn.plot_mechanism(model, {"theta_nothing": 1.0})
+
+
+def test_animation_gif_has_one_frame_per_step(tmp_path):
+    from PIL import Image
+    sol = netdyn.simulate(four_bar_net(tau=False, gravity=True), (0, 1), q0={"theta_crank": 0.4},
+                          guess=FOUR_BAR_GUESS, t_eval=np.linspace(0, 1, 41))
+    n = netdyn.animate_mechanism(sol, tmp_path / "four_bar.gif", frames=12)
+    img = Image.open(tmp_path / "four_bar.gif")
+    assert n == 12 and img.n_frames == 12
+    def plot_area(k):  # below the title (which shows the time)
+        img.seek(k)
+        a = np.asarray(img.convert("L"), dtype=float)
+        return a[a.shape[0] // 6:]
+    assert np.abs(plot_area(11) - plot_area(0)).sum() > 0  # the linkage moved
+    assert np.abs(plot_area(0) - plot_area(0)).sum() == 0
