@@ -36,7 +36,7 @@ def pose_function(model):
 
     planar = _planar(model)
     cm = compile_model(model)
-    p = cm.parameter_vector().vector
+    p = cm.parameter_vector({str(u): 0.0 for u in cm.inputs}).vector  # poses never depend on inputs
     bodies = planar["bodies"]
     exprs = [internalize(model, e) for b in bodies for e in planar["poses"][b]]
     fn = sp.lambdify([cm.eq.q, cm.parameters], exprs, modules="numpy")

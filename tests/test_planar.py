@@ -11,8 +11,9 @@ from netdyn.components import rotational
 from netdyn.components.planar import (Actuator, Damper, Force, Gravity, Prismatic, Revolute, RigidBody, Slider,
                                       Spring, Torque, Weld)
 from netdyn.numeric import compile_model
-from planar_models import (BOOK, FOUR_BAR_GUESS, five_bar_net, four_bar_net, pendulum_net, pendulum_state,
-                           slider_crank_net, three_rrr_net)
+from netdyn.linkages import BOOK, FOUR_BAR_GUESS, pendulum_state
+from netdyn.linkages import five_bar as five_bar_net, four_bar as four_bar_net, pendulum as pendulum_net
+from netdyn.linkages import slider_crank as slider_crank_net, three_rrr as three_rrr_net
 from test_book_examples import four_bar, slider_crank
 
 TE = np.linspace(0, 2, 201)
@@ -64,8 +65,8 @@ def test_four_bar_ten_seconds_residual_and_energy():
                           t_eval=np.linspace(0, 10, 501))
     assert sol.constraint_residual()["position"] < 1e-8
     E = sol.energy()
-    kinetic_scale = np.max(E) - np.min(E) + abs(E[0])
-    assert np.max(np.abs(E - E[0])) / kinetic_scale < 1e-6
+    kinetic = E - sol.evaluate(sol._internal(model.V))
+    assert np.max(np.abs(E - E[0])) / np.max(kinetic) < 1e-6
     assert np.ptp(sol["theta_crank"]) > 1.0  # it really moved
 
 

@@ -1,16 +1,30 @@
-"""Planar mechanisms built from bodies and joints, shared by the planar tests."""
+"""Ready-made planar linkages as ``Network`` builders: slider-crank, four-bar, five-bar,
+3-RRR parallel manipulator and n-link pendulum (bodies are uniform bars unless stated).
+
+Angles follow :mod:`netdyn.components.planar`. ``BOOK`` holds the parameters used for the
+book's Examples 4.2 and 4.3 (the book prints none).
+
+>>> net = four_bar()
+>>> m = net.model()
+>>> m.metadata["planar"]["gruebler"], len(m.constraints)
+(1, 8)
+>>> four_bar().model(formulation="relative").coordinate_names
+['theta_O', 'theta_D', 'theta_A']
+"""
 import numpy as np
 
-import netdyn
 from netdyn.components.planar import Gravity, Prismatic, Revolute, RigidBody, Torque
+from netdyn.network import Network
 
 # parameters of the book's Examples 4.2 (slider-crank) and 4.3 (four-bar); the book gives none
 BOOK = dict(m1=1.0, m2=2.0, m3=0.5, I1=0.1, I2=0.3, I3=0.2, l1=0.5, l2=1.2, l3=0.9, l4=1.0, tau=1.0)
 
 
-def slider_crank_net(p=BOOK, tau=None):
+def slider_crank(p=BOOK, tau=None):
+    """The book's Example 4.2 from bodies and joints: crank pinned at the origin, rod, block on the x axis,
+    torque ``tau`` on the crank."""
     l1, l2 = p["l1"], p["l2"]
-    net = netdyn.Network("slider-crank")
+    net = Network("slider-crank")
     net.add(RigidBody("crank", p["m1"], p["I1"]), RigidBody("rod", p["m2"], p["I2"]), RigidBody("block", p["m3"], 0.05),
             Revolute("O", "ground", (0, 0), "crank", (-l1 / 2, 0)),
             Revolute("A", "crank", (l1 / 2, 0), "rod", (-l2 / 2, 0)),
@@ -20,9 +34,11 @@ def slider_crank_net(p=BOOK, tau=None):
     return net
 
 
-def four_bar_net(p=BOOK, tau=None, gravity=False):
+def four_bar(p=BOOK, tau=None, gravity=False):
+    """The book's Example 4.3: crank pinned at the origin, rod, rocker pinned at ``(l4, 0)``;
+    ``tau=False`` leaves out the crank torque. ``FOUR_BAR_GUESS`` selects the elbow-up branch."""
     l1, l2, l3, l4 = p["l1"], p["l2"], p["l3"], p["l4"]
-    net = netdyn.Network("four-bar")
+    net = Network("four-bar")
     net.add(RigidBody("crank", p["m1"], p["I1"]), RigidBody("rod", p["m2"], p["I2"]),
             RigidBody("rocker", p["m3"], p["I3"]),
             Revolute("O", "ground", (0, 0), "crank", (-l1 / 2, 0)),
@@ -39,9 +55,9 @@ def four_bar_net(p=BOOK, tau=None, gravity=False):
 FOUR_BAR_GUESS = {"theta_rod": 0.9, "theta_rocker": 1.9}  # the elbow-up branch
 
 
-def pendulum_net(masses, lengths, g=9.81):
+def pendulum(masses, lengths, g=9.81):
     """n-link pendulum: link i pinned at its left end to the right end of link i-1 (first to the origin)."""
-    net = netdyn.Network(f"pendulum-{len(masses)}")
+    net = Network(f"pendulum-{len(masses)}")
     net.add(Gravity(g=g))
     prev, at = "ground", (0, 0)
     for i, (m, l) in enumerate(zip(masses, lengths)):
@@ -64,9 +80,11 @@ def pendulum_state(q, u, lengths):
     return np.array(Q), np.array(F)
 
 
-def five_bar_net():
-    """Planar five-bar: cranks pinned at (0, 0) and (1, 0), couplers meeting at the end point P."""
-    net = netdyn.Network("five-bar")
+def five_bar():
+    """Planar five-bar: cranks pinned at (0, 0) and (1, 0), couplers meeting at the end point P.
+
+    Returns ``(network, guess)``; ``guess`` assembles the elbow-up configuration."""
+    net = Network("five-bar")
     L = dict(c1=0.6, c2=0.6, k1=0.9, k2=0.9)
     for b, l in L.items():
         net.add(RigidBody(b, 1.0 * l, l ** 3 / 12))
@@ -80,9 +98,10 @@ def five_bar_net():
     return net, guess
 
 
-def three_rrr_net(R=1.0, r=0.25, L1=0.6, L2=0.6):
-    """3-RRR parallel manipulator: three legs (actuated ground pin A_i, elbow E_i, platform pin B_i)."""
-    net = netdyn.Network("3-RRR")
+def three_rrr(R=1.0, r=0.25, L1=0.6, L2=0.6):
+    """3-RRR parallel manipulator: three legs (actuated ground pin A_i, elbow E_i, platform pin B_i) on a base
+    circle of radius ``R``, platform pins on radius ``r``. Returns ``(network, guess)``."""
+    net = Network("3-RRR")
     net.add(Gravity(), RigidBody("platform", 1.5, 0.02))
     guess = {"x_platform": 0.0, "y_platform": 0.0, "theta_platform": 0.0}
     for i, a in enumerate(np.deg2rad([90.0, 210.0, 330.0]), start=1):
