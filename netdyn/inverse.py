@@ -41,7 +41,7 @@ def reaction_expressions(model, joint):
     missing = [lab for lab in labels if lab not in model.constraint_labels]
     if missing and len(missing) == len(labels) and planar["formulation"] == "relative":
         raise ModelError(f"{joint} is a tree joint of the relative formulation: it has no multipliers; "
-                         "ask the absolute formulation (Network.model(formulation='absolute')) for its reaction")
+                         "use reaction(solution, joint), which solves for them in absolute coordinates")
     if missing:
         raise SingularSystemError(f"the reaction of {joint} is statically indeterminate: its constraint(s) "
                                   f"{missing} are redundant and were left out of the solve")
@@ -72,16 +72,75 @@ def inverse_dynamics(system, drivers, t, guess=None, params=None):
     """
     from netdyn.kinematics import kinematics
 
-    sol = kinematics(system, drivers, t, guess=guess, params=params)
-    cm, p = sol.compiled, sol.p
-    lam = np.zeros((cm.m1, sol.t.size))
-    for k, tt in enumerate(sol.t):
-        q, f, a = sol.q[:, k], sol.f[:, k], sol.acc[:, k]
-        M, h = cm.dynamics(tt, q, f, p)
-        J = cm.constraints(tt, q, f, p)["Phi_q"]
-        lam[:, k] = np.linalg.lstsq(J.T, -(M @ a + h), rcond=None)[0]
-    sol.lam = lam
+    motion = kinematics(system, drivers, t, guess=guess, params=params)
+    sol = multipliers_from_motion(motion.model, motion.t, motion.q, motion.f, motion.acc, params=params)
     sol.method = "inverse"
     labels = sol.model.constraint_labels
-    sol.efforts = {name: -lam[labels.index(f"driver {name}")] for name in dict(drivers)}
+    sol.efforts = {name: -sol.lam[labels.index(f"driver {name}")] for name in dict(drivers)}
     return sol
+
+
+def multipliers_from_motion(model, t, q, f, acc, params=None):
+    """The motion ``(t, q, f, acc)`` of a model as a :class:`~netdyn.solution.Solution` whose
+    multipliers solve ``Φ_qᵀ λ + Aᵀ μ = −(M q̈ + h)`` by least squares (redundant constraints left out)."""
+    from netdyn.numeric import compile_model
+    from netdyn.solution import Solution
+    from netdyn.structure import redundant_constraints, without_constraints
+
+    cm = compile_model(model)
+    p = cm.parameter_vector(params)
+    drop = redundant_constraints(cm, t[0], q[:, 0], p)
+    if drop:
+        model = without_constraints(model, drop)
+        cm = compile_model(model)
+        p = cm.parameter_vector(params)
+    z = np.zeros((cm.m1 + cm.m2, t.size))
+    for k, tt in enumerate(t):
+        M, h = cm.dynamics(tt, q[:, k], f[:, k], p)
+        c = cm.constraints(tt, q[:, k], f[:, k], p)
+        C = np.vstack([c["Phi_q"], c["A"]])
+        z[:, k] = np.linalg.lstsq(C.T, -(M @ acc[:, k] + h), rcond=None)[0]
+    res = {"t": t, "q": q, "f": f, "acc": acc, "lam": z[:cm.m1], "mu": z[cm.m1:]}
+    return Solution(model, cm, p, res, method="multipliers")
+
+
+def absolute_motion(solution):
+    """A relative-formulation solution re-expressed in absolute body coordinates, with its multipliers."""
+    from netdyn.assemble import identifier
+    from netdyn.numeric import compile_model
+    from netdyn.symbols import t as T
+
+    model = solution.model
+    planar = model.metadata["planar"]
+    net = model.metadata["network"]
+    absolute = net.model(formulation={"planar": "absolute", **model.metadata["formulation"]})
+    poses = {f"{n}_{identifier(b)}": sp.sympify(e) for b in planar["bodies"]
+             for n, e in zip(("x", "y", "theta"), planar["poses"][b])}
+    rows = []
+    for name in absolute.coordinate_names:
+        e = poses[name] if name in poses else model.coordinate(name)
+        rows.append([solution.evaluate(solution._internal(e.diff(T, order) if order else e)) for order in (0, 1, 2)])
+    q, f, acc = (np.array([r[k] for r in rows]) for k in range(3))
+    known = {str(s) for s in compile_model(absolute).parameters + compile_model(absolute).inputs}
+    params = {k: v for k, v in _params(solution).items() if k in known}
+    return multipliers_from_motion(absolute, solution.t, q, f, acc, params=params)
+
+
+def _params(solution):
+    cm = solution.compiled
+    out = {str(s): v for s, v in zip(cm.parameters, solution.p.vector)}
+    out.update({str(s): fn for s, fn in zip(cm.inputs, solution.p.input_functions)})
+    return out
+
+
+def reaction(solution, joint):
+    """Reaction of a planar joint along a solution (see :meth:`netdyn.solution.Solution.reaction`);
+    a tree joint of the relative formulation is solved in absolute coordinates."""
+    model = solution.model
+    planar = model.metadata.get("planar") or {}
+    if planar.get("formulation") == "relative" and joint in planar.get("tree", []):
+        companion = solution._cache.get("absolute")
+        if companion is None:
+            companion = solution._cache["absolute"] = absolute_motion(solution)
+        return companion.reaction(joint)
+    return np.vstack([solution.evaluate(solution._internal(e)) for e in reaction_expressions(model, joint)])

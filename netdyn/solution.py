@@ -137,9 +137,8 @@ class Solution:
         (see :mod:`netdyn.inverse`)."""
         key = ("reaction", joint)
         if key not in self._cache:
-            from netdyn.inverse import reaction_expressions
-            self._cache[key] = np.vstack([self.evaluate(self._internal(e))
-                                          for e in reaction_expressions(self.model, joint)])
+            from netdyn.inverse import reaction
+            self._cache[key] = reaction(self, joint)
         return self._cache[key]
 
     # ----------------------------------------------------------------- element quantities
