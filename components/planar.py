@@ -91,6 +91,7 @@ class RigidBody:
     """
 
     is_body = True
+    couples = ()  # like an element: it acts on no other element's ports
 
     def __init__(self, name, mass, inertia):
         if not isinstance(name, str) or not name:

@@ -319,7 +319,7 @@ def _resolve_values(el, symbolic, parameters, net):
             parameters[sym] = v
             v = sym
         values[pname] = v
-    for i, cname in enumerate(getattr(el, "couples", ())):
+    for i, cname in enumerate(el.couples):
         other = net.elements[cname]
         L = other.values.get("L")
         if L is None:
