@@ -406,3 +406,24 @@ def test_tree_joint_reactions_of_the_relative_formulation_match_the_absolute_one
     assert rel.model.metadata["planar"]["cuts"] == ["C"]
     for joint in ("O", "A", "C", "D"):  # O, A, D on the tree; C the cut joint with its own multipliers
         assert np.max(np.abs(rel.reaction(joint) - ab.reaction(joint))) < 1e-6, joint
+
+
+def test_sign_conventions_of_force_spring_damper_and_prismatic_coordinate():
+    m, k, c, L0, F = 2.0, 40.0, 3.0, 0.5, 10.0
+    net = netdyn.Network()
+    net.add(RigidBody("block", m, 0.1), Prismatic("rail", "ground", (0, 0), "block", (0, 0), axis=(1, 0)),
+            Spring("k", "ground", (-1, 0), "block", (0, 0), k=k, length=L0),
+            Damper("c", "ground", (-1, 0), "block", (0, 0), c=c), Force("F", "block", (0, 0.2), F, 0.0))
+    cm = compile_model(net.model())
+    x, v = 0.3, 0.4
+    q = np.array([x, 0.0, 0.0])
+    qdd = cm.accelerations(0.0, q, np.array([v, 0.0, 0.0]), cm.parameter_vector())[0]
+    assert qdd[0] == pytest.approx((F - k * (x + 1 - L0) - c * v) / m, rel=1e-12)
+    k_ = netdyn.kinematics(net.model(), {"rail": 0.1 + 0.2 * t}, [0.0, 1.0])
+    assert np.allclose(k_["x_block"], [0.1, 0.3]) and np.allclose(k_["x_block_dot"], 0.2)
+    body_frame = netdyn.Network()  # a body-frame force turns with the body
+    body_frame.add(RigidBody("bar", 1.0, 0.1), Revolute("O", "ground", (0, 0), "bar", (0, 0)),
+                   Force("F", "bar", (1, 0), 0.0, 1.0, frame="body"))
+    cm = compile_model(body_frame.model())
+    acc = cm.accelerations(0.0, np.array([0.0, 0.0, 0.3]), np.zeros(3), cm.parameter_vector())[0]
+    assert acc[2] == pytest.approx(1.0 / 0.1, rel=1e-12)  # lever arm 1, counter-clockwise
