@@ -11,6 +11,7 @@ from netdyn.components import rotational
 from netdyn.components.planar import (Actuator, Damper, Force, Gravity, Prismatic, Revolute, RigidBody, Slider,
                                       Spring, Torque, Weld)
 from netdyn.numeric import compile_model
+from references.pendulum import kane_pendulum, pinocchio_forward, pinocchio_pendulum
 from netdyn.linkages import BOOK, FOUR_BAR_GUESS, pendulum_state
 from netdyn.linkages import five_bar as five_bar_net, four_bar as four_bar_net, pendulum as pendulum_net
 from netdyn.linkages import slider_crank as slider_crank_net, three_rrr as three_rrr_net
@@ -72,27 +73,12 @@ def test_four_bar_ten_seconds_residual_and_energy():
 
 # ------------------------------------------------------------------------------ external engines
 
-def _pinocchio_chain(masses, lengths, g=9.81):
-    pin = pytest.importorskip("pinocchio")
-    model = pin.Model()
-    parent = 0
-    for i, (m, l) in enumerate(zip(masses, lengths)):
-        placement = pin.SE3(np.eye(3), np.array([lengths[i - 1] if i else 0.0, 0.0, 0.0]))
-        jid = model.addJoint(parent, pin.JointModelRZ(), placement, f"j{i}")
-        izz = m * l ** 2 / 12
-        model.appendBodyToJoint(jid, pin.Inertia(m, np.array([l / 2, 0, 0]), np.diag([0, izz, izz])),
-                                pin.SE3.Identity())
-        parent = jid
-    model.gravity.linear = np.array([0.0, -g, 0.0])
-    data = model.createData()
-    return lambda q, u: np.array(pin.aba(model, data, q, u, np.zeros(len(masses))))
-
-
 @pytest.mark.parametrize("n,formulation", [(2, "relative"), (2, "absolute"), (5, "absolute"), (10, "absolute")])
 def test_pendulum_matches_pinocchio(n, formulation):
     rng = np.random.default_rng(n)
     m, l = rng.uniform(0.5, 2.0, n), rng.uniform(0.3, 1.2, n)
-    aba = _pinocchio_chain(m, l)
+    pin_model = pinocchio_pendulum(n, m, l)
+    aba = lambda q, u: pinocchio_forward(pin_model, q, u)
     cm = compile_model(pendulum_net(m, l).model(formulation=formulation))
     p = cm.parameter_vector()
     for _ in range(5):
@@ -108,37 +94,15 @@ def test_pendulum_matches_pinocchio(n, formulation):
 
 
 def test_three_link_pendulum_matches_kanes_method():
-    from sympy.physics import mechanics as me
-
-    n, m, l, g = 3, [1.0, 0.7, 1.3], [0.8, 0.5, 1.1], 9.81
-    q, u = me.dynamicsymbols("q1:4"), me.dynamicsymbols("u1:4")
-    N, O = me.ReferenceFrame("N"), me.Point("O")
-    O.set_vel(N, 0)
-    frame, joint, bodies, loads, kd = N, O, [], [], []
-    for i in range(n):
-        A = N.orientnew(f"A{i}", "Axis", [sum(q[: i + 1]), N.z])
-        A.set_ang_vel(N, sum(u[: i + 1]) * N.z)
-        G = joint.locatenew(f"G{i}", l[i] / 2 * A.x)
-        G.v2pt_theory(joint, N, A)
-        P = joint.locatenew(f"P{i}", l[i] * A.x)
-        P.v2pt_theory(joint, N, A)
-        bodies.append(me.RigidBody(f"B{i}", G, A, m[i], (me.inertia(A, 0, 0, m[i] * l[i] ** 2 / 12), G)))
-        loads.append((G, -m[i] * g * N.y))
-        kd.append(q[i].diff(t) - u[i])
-        joint = P
-    kane = me.KanesMethod(N, q_ind=q, u_ind=u, kd_eqs=kd)
-    kane.kanes_equations(bodies, loads)
-    qs, us = sp.symbols("a1:4"), sp.symbols("b1:4")
-    sub = dict(zip(list(q) + list(u), qs + us))
-    f_M = sp.lambdify([qs, us], kane.mass_matrix.xreplace(sub))
-    f_F = sp.lambdify([qs, us], kane.forcing.xreplace(sub))
+    m, l, g = [1.0, 0.7, 1.3], [0.8, 0.5, 1.1], 9.81
+    kane = kane_pendulum(3, m, l, g)
     cm = compile_model(pendulum_net(m, l, g).model(formulation="relative"))
     p = cm.parameter_vector()
     rng = np.random.default_rng(3)
     for _ in range(5):
-        qv, uv = rng.uniform(-np.pi, np.pi, 3), rng.uniform(-2, 2, 3)
-        ref = np.linalg.solve(np.array(f_M(qv, uv), float), np.array(f_F(qv, uv), float).ravel())
-        got = cm.accelerations(0.0, qv, uv, p)[0]
+        q, u = rng.uniform(-np.pi, np.pi, 3), rng.uniform(-2, 2, 3)
+        ref = kane(q, u)
+        got = cm.accelerations(0.0, q, u, p)[0]
         assert np.max(np.abs(got - ref)) / np.max(np.abs(ref)) < 1e-9
 
 
@@ -427,3 +391,19 @@ def test_sign_conventions_of_force_spring_damper_and_prismatic_coordinate():
     cm = compile_model(body_frame.model())
     acc = cm.accelerations(0.0, np.array([0.0, 0.0, 0.3]), np.zeros(3), cm.parameter_vector())[0]
     assert acc[2] == pytest.approx(1.0 / 0.1, rel=1e-12)  # lever arm 1, counter-clockwise
+
+
+def test_driver_element_in_forward_dynamics_matches_inverse_dynamics():
+    from netdyn.components.planar import Driver
+    motion = 0.3 + 2 * t + 0.2 * sp.sin(3 * t)
+    net = slider_crank_net(tau=0.0)
+    net.add(Gravity(), Driver("drive", "O", motion))
+    te = np.linspace(0, 1, 51)
+    sol = netdyn.simulate(net, (0, 1), guess={"x_block": 1.5}, t_eval=te)
+    assert np.max(np.abs(sol["theta_crank"] - sp.lambdify(t, motion)(te))) < 1e-9
+    assert sol.power_balance()["relative"] < 1e-6  # the driver's power λ Φ_t is what goes in
+    effort = -sol.multipliers[sol.model.lambdas[sol.model.constraint_labels.index("drive")].func.__name__]
+    free = slider_crank_net(tau=0.0)
+    free.add(Gravity())
+    inv = netdyn.inverse_dynamics(free.model(), {"O": motion}, te, guess={"x_block": 1.5})
+    assert np.max(np.abs(effort - inv.efforts["O"])) < 1e-6 * np.max(np.abs(effort))
