@@ -407,3 +407,19 @@ def test_driver_element_in_forward_dynamics_matches_inverse_dynamics():
     free.add(Gravity())
     inv = netdyn.inverse_dynamics(free.model(), {"O": motion}, te, guess={"x_block": 1.5})
     assert np.max(np.abs(effort - inv.efforts["O"])) < 1e-6 * np.max(np.abs(effort))
+
+
+def test_dc_motor_from_a_circuit_drives_the_crank():
+    from netdyn.components.electrical import VoltageSource
+    from netdyn.components.transducers import DCMotor
+    R, L, K, V = 2.0, 0.01, 0.5, 12.0
+    net = four_bar_net(tau=False, gravity=True)
+    net.add(VoltageSource("V", "p", "0", V), DCMotor("M", "p", "0", "crank", R=R, L=L, K=K))
+    te = np.linspace(0, 1, 2001)
+    sol = netdyn.simulate(net, (0, 1), q0={"theta_crank": 0.4}, guess=FOUR_BAR_GUESS, t_eval=te)
+    assert sol.power_balance()["relative"] < 1e-6
+    i, w = sol.current("M"), sol["theta_crank_dot"]
+    di = np.gradient(i, te, edge_order=2)
+    late = (te > 0.02) & (te < 0.99)  # after the 5 ms electrical transient, where differences resolve di/dt
+    assert np.max(np.abs(L * di + R * i + K * w - V)[late]) < 1e-3 * V  # armature: V = R i + L di/dt + K ω
+    assert np.ptp(sol["theta_crank"]) > 0.5
