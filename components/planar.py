@@ -38,7 +38,7 @@ import sympy as sp
 from netdyn.errors import ElementError
 from netdyn.symbols import as_expr, t
 
-from .base import Element, Port, node_name, require_positive
+from .base import Element, Port, Recorded, node_name, require_positive
 
 GROUND_POSE = (sp.S.Zero, sp.S.Zero, sp.S.Zero)
 
@@ -83,7 +83,7 @@ class PlanarContribution:
     labels: list = field(default_factory=list)
 
 
-class RigidBody:
+class RigidBody(Recorded):
     """A rigid body in the plane: ``mass`` and ``inertia`` about its centre of mass.
 
     >>> RigidBody("crank", mass=1.0, inertia=0.1).values["m"]

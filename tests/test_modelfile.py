@@ -139,3 +139,16 @@ def test_transducers_round_trip(tmp_path):
     netdyn.save_model(net, tmp_path / "td.yaml")
     back = netdyn.load_model(tmp_path / "td.yaml")
     same_network(net, back)
+
+
+@pytest.mark.parametrize("builder", ["slider_crank", "four_bar", "five_bar", "three_rrr"])
+def test_planar_linkages_round_trip(tmp_path, builder):
+    import netdyn.linkages
+    net = getattr(netdyn.linkages, builder)()
+    net = net[0] if isinstance(net, tuple) else net  # some builders also return a starting guess
+    netdyn.save_model(net, tmp_path / "linkage.json")
+    back = netdyn.load_model(tmp_path / "linkage.json")
+    assert list(back.bodies) == list(net.bodies)
+    for name, body in net.bodies.items():
+        assert type(back.bodies[name]) is type(body) and back.bodies[name].values == body.values
+    same_network(net, back)
