@@ -21,7 +21,6 @@ from __future__ import annotations
 import numpy as np
 
 from netdyn.errors import InitialConditionError, ModelError, SingularSystemError
-from netdyn.model import LagrangianModel
 from netdyn.symbols import as_expr
 
 
@@ -47,12 +46,10 @@ def driver_constraints(model, drivers):
 
 def with_drivers(model, drivers):
     """A copy of ``model`` with the driver constraints appended (labels ``"driver <name>"``)."""
+    from netdyn.structure import with_constraints
+
     exprs, labels = driver_constraints(model, drivers)
-    return LagrangianModel(model.coordinates, T=model.T_terms, V=model.V_terms, D=model.D_terms,
-                           efforts=model.efforts, constraints=list(model.constraints) + exprs,
-                           flow_constraints=model.flow_constraints, parameters=model.parameters, name=model.name,
-                           metadata=model.metadata, constraint_labels=list(model.constraint_labels) + labels,
-                           flow_constraint_labels=model.flow_constraint_labels)
+    return with_constraints(model, list(model.constraints) + exprs, list(model.constraint_labels) + labels)
 
 
 def assemble_configuration(system, guess=None, q0=None, t=0.0, params=None):

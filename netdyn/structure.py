@@ -67,6 +67,15 @@ def redundant_constraints(cm, tt, q, p):
     return dependent_rows(c["Phi_q"])
 
 
+def with_constraints(model, constraints, labels, metadata=None):
+    """A copy of ``model`` with other displacement constraints (everything else shared)."""
+    return LagrangianModel(model.coordinates, T=model.T_terms, V=model.V_terms, D=model.D_terms,
+                           efforts=model.efforts, constraints=constraints, flow_constraints=model.flow_constraints,
+                           parameters=model.parameters, name=model.name,
+                           metadata=model.metadata if metadata is None else metadata, constraint_labels=labels,
+                           flow_constraint_labels=model.flow_constraint_labels)
+
+
 def without_constraints(model, drop):
     """A copy of ``model`` without the displacement constraints at indices ``drop``.
 
@@ -76,11 +85,8 @@ def without_constraints(model, drop):
     keep = [j for j in range(len(model.constraints)) if j not in drop]
     metadata = dict(model.metadata)
     metadata["redundant"] = list(metadata.get("redundant", [])) + [model.constraint_labels[j] for j in sorted(drop)]
-    return LagrangianModel(model.coordinates, T=model.T_terms, V=model.V_terms, D=model.D_terms,
-                           efforts=model.efforts, constraints=[model.constraints[j] for j in keep],
-                           flow_constraints=model.flow_constraints, parameters=model.parameters, name=model.name,
-                           metadata=metadata, constraint_labels=[model.constraint_labels[j] for j in keep],
-                           flow_constraint_labels=model.flow_constraint_labels)
+    return with_constraints(model, [model.constraints[j] for j in keep], [model.constraint_labels[j] for j in keep],
+                            metadata)
 
 
 def mobility(system, q0=None, guess=None, t=0.0, params=None):
