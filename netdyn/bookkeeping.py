@@ -4,7 +4,9 @@ For every element of a network: stored energy ``E_i(t)``, dissipated power,
 absorbed power ``P_i`` (sources deliver, i.e. absorb negative power; an ideal
 transducer passes power through and absorbs none), the cumulative energies and
 two balance checks — each element's own ``E_i(t) − E_i(0) + ∫P_diss = ∫P_i``,
-and the network's ``Σ P_i = 0`` (Tellegen).
+and the network's ``Σ P_i = 0`` (Tellegen). Energy that no element holds (the
+bodies and joints of a planar linkage) is one more row, ``"(rest)"``: the
+model's totals minus the elements', fed by the power the element ports deliver.
 
 >>> import netdyn
 >>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
@@ -38,7 +40,7 @@ class EnergyReport:
     dissipated: dict  # name -> energy dissipated over the run
     absorbed: dict  # name -> energy absorbed over the run (negative: delivered)
     residual: dict  # name -> max |E_i(t) - E_i(0) + W_diss - W_abs| (0 for sources)
-    tellegen: float  # max |Σ P_i| / max |P_i|
+    tellegen: float  # max |Σ P_i| / max |P_i| (nan when a "(rest)" row holds what no element does)
     relative: float  # worst element residual relative to the largest energy involved
 
     @property
@@ -54,8 +56,9 @@ class EnergyReport:
         for n, kind in self.kinds.items():
             lines.append(f"{n:{w}}  {kind:10}  {self.stored[n][-1]:13.6g}  {self.dissipated[n]:11.6g}  "
                          f"{self.absorbed[n]:11.6g}  {self.residual[n]:9.2g}")
-        lines.append(f"Σ absorbed power (Tellegen): {self.tellegen:.2g} relative; worst element balance "
-                     f"{self.relative:.2g} relative")
+        tellegen = "n/a (the rest row takes up the ports' power)" if np.isnan(self.tellegen) else \
+            f"{self.tellegen:.2g} relative"
+        lines.append(f"Σ absorbed power (Tellegen): {tellegen}; worst element balance {self.relative:.2g} relative")
         return "\n".join(lines)
 
     def __str__(self):
@@ -79,11 +82,37 @@ def energy_report(sol):
         kinds[n] = _kind(el, E, Pd)
         # a source is where energy enters: it has no balance of its own (Tellegen covers it)
         resid[n] = 0.0 if kinds[n] == "source" else float(np.max(np.abs(E - E[0] + Wd - Wa)))
-    scale = max([np.max(np.abs(stored[n])) for n in names] + [abs(wa[n]) for n in names] + [1e-300])
-    total = np.sum([power[n] for n in names], axis=0)
-    pscale = max([np.max(np.abs(power[n])) for n in names] + [1e-300])
-    return EnergyReport(sol.t, kinds, stored, pdiss, power, wd, wa, resid, float(np.max(np.abs(total)) / pscale),
-                        max(resid.values()) / scale)
+    _rest(sol, names, kinds, stored, pdiss, power, wd, wa, resid)
+    rows = list(kinds)
+    scale = max([np.max(np.abs(stored[n])) for n in rows] + [abs(wa[n]) for n in rows] + [1e-300])
+    pscale = max([np.max(np.abs(power[n])) for n in rows] + [1e-300])
+    tellegen = float("nan") if REST in kinds else \
+        float(np.max(np.abs(np.sum([power[n] for n in rows], axis=0))) / pscale)
+    return EnergyReport(sol.t, kinds, stored, pdiss, power, wd, wa, resid, tellegen, max(resid.values()) / scale)
+
+
+REST = "(rest)"
+
+
+def _rest(sol, names, kinds, stored, pdiss, power, wd, wa, resid):
+    """A row for the energy the elements do not hold (planar bodies and joints): the model's totals minus theirs.
+
+    It absorbs the power the element ports put into it, ``−Σ P_i``, so its own
+    balance checks the rest of the model.
+    """
+    from netdyn.energy import dissipated_power
+    from netdyn.solution import _cumulative
+    E = sol.energy() - np.sum([stored[n] for n in names], axis=0)
+    Pd = sol.evaluate(sol._internal(dissipated_power(sol.model))) - np.sum([pdiss[n] for n in names], axis=0)
+    scale = max(np.max(np.abs(sol.energy())), 1e-300)
+    if np.max(np.abs(E)) <= 1e-12 * scale and np.max(np.abs(Pd)) <= 1e-12 * max(np.max(np.abs(Pd)), 1e-300) \
+            and not sol.model.metadata.get("planar"):
+        return
+    P = -np.sum([power[n] for n in names], axis=0)
+    Wd, Wa = _cumulative(Pd, sol.t), _cumulative(P, sol.t)
+    kinds[REST], stored[REST], pdiss[REST], power[REST] = "mechanism", E, Pd, P
+    wd[REST], wa[REST] = float(Wd[-1]), float(Wa[-1])
+    resid[REST] = float(np.max(np.abs(E - E[0] + Wd - Wa)))
 
 
 def _kind(el, E, Pd):

@@ -106,3 +106,27 @@ def test_examples_run_and_save_figures(tmp_path):
     for name in ("loudspeaker", "capacitor_microphone", "magnetic_levitation"):
         example(name).main(tmp_path)
     assert len(list(tmp_path.glob("*.png"))) == 3
+
+
+def test_motor_drives_the_planar_slider_crank_like_the_hand_typed_one():
+    linkages = pytest.importorskip("netdyn.linkages")  # the planar linkage library (another engineer's branch)
+    from netdyn.components.electrical import VoltageSource
+    from netdyn.components.transducers import DCMotor
+    msc = example("motor_slider_crank")
+    p = linkages.BOOK
+    net = linkages.slider_crank(tau=0)
+    net.remove("tau")
+    net.add(VoltageSource("V1", "p", "0", 6.0), DCMotor("M", "p", "0", "crank", **msc.MOTOR))
+    T_end = 0.4
+    sol = netdyn.simulate(net, (0, T_end), q0={"theta_crank": 0.3}, guess={"theta_rod": -0.1, "x_block": 1.5},
+                          rtol=1e-10)
+    assert sol.power_balance()["relative"] < 1e-6
+    rep = sol.energy_report()
+    assert rep.kinds["(rest)"] == "mechanism" and rep.relative < 1e-6
+    assert rep.stored["(rest)"][-1] > 0  # the linkage took up kinetic energy from the motor
+    from netdyn.models import slider_crank, with_motor
+    hand = with_motor(slider_crank(m1=p["m1"], m2=p["m2"], m3=p["m3"], l1=p["l1"], l2=p["l2"], I1=p["I1"],
+                                   I2=p["I2"]), "theta1", DCMotor("M", "a", "0", "s", **msc.MOTOR), 6.0)
+    ref = netdyn.simulate(hand, (0, T_end), q0={"theta1": 0.3}, guess={**msc.GUESS, "x3": 1.5}, rtol=1e-10)
+    assert np.allclose(sol["theta_crank_dot"], ref["theta1_dot"], rtol=1e-6, atol=1e-6)
+    assert np.allclose(sol.current("M"), ref["q_motor_dot"], rtol=1e-6, atol=1e-6)
