@@ -30,7 +30,7 @@ from scipy.integrate import DOP853, RK45, Radau
 from netdyn.errors import IntegrationError, SingularSystemError
 from netdyn.initial import consistent_initial_conditions
 from netdyn.numeric import compile_model
-from netdyn.structure import integration_failure, prepare
+from netdyn.structure import SingularityWatch, integration_failure, prepare
 
 SOLVERS = {"DOP853": DOP853, "RK45": RK45, "Radau": Radau}
 
@@ -144,11 +144,13 @@ def _projection(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, solver_cls, max_step)
         ys.append(y0)
         i = int(np.searchsorted(t_eval, t0, side="right"))
     nsteps = 0
+    watch = SingularityWatch(cm, p)
     while solver.status == "running":
         msg = solver.step()
         nsteps += 1
         if solver.status == "failed":
             raise integration_failure(cm, solver.t, solver.y[:n], p, msg)
+        watch.step(solver)
         j = int(np.searchsorted(t_eval, solver.t, side="right"))
         if j > i:
             dense = solver.dense_output()

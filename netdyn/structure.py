@@ -151,3 +151,51 @@ def integration_failure(cm, tt, q, p, message, tol=1e-3):
                 "where links align; the motion cannot be continued through it — stop before it or change the "
                 "loads or the geometry")
     return IntegrationError(f"integration failed at t = {tt:.6g}: {message}")
+
+
+class SingularityWatch:
+    """Watches ``σ_min/σ_max`` of the constraint Jacobian of a planar model at the accepted steps.
+
+    A change point (links aligning, where two assembly branches cross) can be stepped over without
+    the integrator failing; the silent result would then follow either branch. When the ratio has a
+    local minimum below ``suspect`` at a step, it is minimized over the neighbouring steps' dense output;
+    below ``tol`` that is a :class:`SingularSystemError` with the time (``err.time``) and the
+    configuration (``err.q``, a dict).
+    """
+
+    def __init__(self, cm, p, tol=1e-6, suspect=0.5):
+        self.cm, self.p, self.tol, self.suspect = cm, p, tol, suspect
+        self.active = bool(cm.model.metadata.get("planar")) and cm.m1 > 0
+        self.history = []
+
+    def ratio(self, tt, q):
+        s = np.linalg.svd(self.cm.constraints(tt, q, np.zeros(self.cm.n), self.p)["Phi_q"], compute_uv=False)
+        return s[-1] / s[0] if s.size and s[0] > 0 else 1.0
+
+    def step(self, solver):
+        """Call after every accepted step of a scipy ``OdeSolver`` whose state starts with q."""
+        if not self.active:
+            return
+        from scipy.optimize import minimize_scalar
+
+        n = self.cm.n
+        self.history = (self.history + [(solver.t, self.ratio(solver.t, solver.y[:n]), solver.dense_output())])[-3:]
+        if len(self.history) < 3:
+            return
+        (t0, r0, _), (t1, r1, d1), (t2, r2, d2) = self.history
+        if not (r1 < self.suspect and r1 <= r0 and r1 <= r2):
+            return
+        best = (r1, t1)
+        for a, b, dense in ((t0, t1, d1), (t1, t2, d2)):
+            res = minimize_scalar(lambda tt: self.ratio(tt, dense(tt)[:n]), bounds=(a, b), method="bounded",
+                                  options={"xatol": 1e-10 * max(1.0, abs(b))})
+            if res.fun < best[0]:
+                best = (float(res.fun), float(res.x), dense)
+        if best[0] < self.tol:
+            tt, q = best[1], best[2](best[1])[:n]
+            err = SingularSystemError(
+                f"singular configuration at t = {tt:.6g}: the constraint Jacobian loses rank there (smallest/"
+                f"largest singular value {best[0]:.2g}), a change point where assembly branches cross; the motion "
+                "past it is not determined by the model — stop before it or change the geometry")
+            err.time, err.q = tt, dict(zip(self.cm.model.coordinate_names, q))
+            raise err

@@ -187,6 +187,15 @@ def test_singular_configuration_is_reported_with_its_time():
     assert abs(reported - crossing) < 2e-3
 
 
+def test_change_point_stepped_over_is_reported_not_silently_passed():
+    p = dict(BOOK, l1=0.6, l2=0.6)  # isosceles slider-crank: rod folds onto the crank at theta = pi/2
+    with pytest.raises(netdyn.SingularSystemError, match="change point") as err:
+        netdyn.simulate(slider_crank_net(p, tau=2.0), (0, 3), q0={"theta_crank": 0.5},
+                        guess={"x_block": 1.0, "theta_rod": -0.5})
+    assert abs(err.value.q["theta_crank"] - np.pi / 2) < 1e-4
+    assert abs(err.value.q["x_block"]) < 1e-4 and 0 < err.value.time < 3
+
+
 def test_doubled_joint_is_dropped_and_motion_unchanged():
     plain = netdyn.simulate(four_bar_net(), (0, 1), q0={"theta_crank": 0.4}, guess=FOUR_BAR_GUESS,
                             t_eval=np.linspace(0, 1, 51))
