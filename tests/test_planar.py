@@ -432,3 +432,14 @@ def test_dc_motor_from_a_circuit_drives_the_crank():
     late = (te > 0.02) & (te < 0.99)  # after the 5 ms electrical transient, where differences resolve di/dt
     assert np.max(np.abs(L * di + R * i + K * w - V)[late]) < 1e-3 * V  # armature: V = R i + L di/dt + K ω
     assert np.ptp(sol["theta_crank"]) > 0.5
+
+
+def test_symbolic_body_parameters_can_be_overridden_at_simulation():
+    model = slider_crank_net().model(symbolic=True)
+    assert {"crank_m", "crank_I", "rod_m", "tau"} <= {str(s) for s in model.parameters}
+    te = np.linspace(0, 1, 11)
+    swept = netdyn.simulate(model, (0, 1), q0={"theta_crank": 0.3}, params={"crank_m": 2.0, "tau": 1.5}, t_eval=te)
+    rebuilt = netdyn.simulate(slider_crank_net(dict(BOOK, m1=2.0), tau=1.5), (0, 1), q0={"theta_crank": 0.3},
+                              t_eval=te)
+    assert np.max(np.abs(swept.q - rebuilt.q)) < 1e-9
+    assert np.max(np.abs(swept.q - netdyn.simulate(model, (0, 1), q0={"theta_crank": 0.3}, t_eval=te).q)) > 1e-3
