@@ -320,7 +320,7 @@ def _resolve_values(el, symbolic, parameters, net):
             v = sym
         values[pname] = v
     for i, cname in enumerate(el.couples):
-        other = net.elements[cname]
+        other = _coupled(net, el, cname)
         L = other.values.get("L")
         if L is None:
             raise ModelError(f"{el.name} couples {cname!r}, which has no inductance L")

@@ -66,7 +66,7 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     q, f = consistent_initial_conditions(cm, t0, q0, f0, p, guess=guess)
     model, cm, p = prepare(model, cm, t0, q, p, params)  # redundant constraints out, reported in metadata
     if method == "auto":
-        method = "projection" if kkt_regular(cm, t0, q, f, p) else "ida"
+        method = "projection" if kkt_regular(cm, t0, q, f, p) and not stiff(cm, t0, t1, q, f, p) else "ida"
     if method == "projection":
         run = lambda tol, at, te: _projection(cm, p, t0, t1, q, f, te, tol, at, SOLVERS[solver], max_step)
     elif method == "ida":
@@ -74,7 +74,11 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     else:
         raise IntegrationError(f"unknown method {method!r}; use 'auto', 'projection' or 'ida'")
     if atol is None:
-        coarse = run(1e-5, None, np.linspace(t0, t1, 201))
+        # magnitudes from a first pass under (nearly) pure relative error control
+        try:
+            coarse = run(1e-6, 1e-20, np.linspace(t0, t1, 201))
+        except IntegrationError:  # pure relative control can fail where a variable starts at exactly 0
+            coarse = run(1e-6, 1e-10, np.linspace(t0, t1, 201))
         atol = _scaled_atol(coarse, rtol)
     res = run(rtol, atol, t_eval)
     return Solution(model, cm, p, res, method=method)
@@ -85,6 +89,32 @@ def kkt_regular(cm, tt, q, f, p):
     K, _, _ = cm.kkt(tt, q, f, p)
     s = np.linalg.svd(K, compute_uv=False)
     return s.size == 0 or s[-1] > 1e-11 * s[0]
+
+
+def stiff(cm, t0, t1, q, f, p, ratio=1e4, max_states=400):
+    """Whether the index-1 ODE is stiff over the span: fastest eigenvalue × span above ``ratio``.
+
+    The Jacobian of the right-hand side is taken by finite differences at the
+    initial state (skipped, returning False, above ``max_states`` states).
+    """
+    n = cm.n
+    if 2 * n > max_states:
+        return False
+
+    def rhs(y):
+        K, r, _ = cm.kkt(t0, y[:n], y[n:], p)
+        return np.concatenate([y[n:], np.linalg.lstsq(K, r, rcond=None)[0][:n]])
+
+    y = np.concatenate([q, f])
+    r0 = rhs(y)
+    J = np.empty((2 * n, 2 * n))
+    for j in range(2 * n):
+        h = 1e-7 * (1.0 + abs(y[j]))
+        y2 = y.copy()
+        y2[j] += h
+        J[:, j] = (rhs(y2) - r0) / h
+    lam = np.linalg.eigvals(J)
+    return bool(np.max(np.abs(lam)) * (t1 - t0) > ratio and np.max(-lam.real) * (t1 - t0) > ratio)
 
 
 def _scaled_atol(res, rtol):
@@ -196,58 +226,126 @@ def _post_multipliers(cm, p, T, Q, F):
 
 # ------------------------------------------------------------------------------------------ IDA
 
+def _consistent_ida_start(residual, t0, y0, yp0, algebraic, tol=1e-11, max_iter=8):
+    """Solve F(t0, y, yp) = 0 for the algebraic y and the derivatives of the differential y.
+
+    Newton with a finite-difference Jacobian (the unknowns enter linearly in most
+    models, so one or two iterations suffice); the differential y are held.
+    """
+    N = y0.size
+    alg = np.zeros(N, dtype=bool)
+    alg[list(algebraic)] = True
+    y, yp = y0.copy(), yp0.copy()
+    res = np.zeros(N)
+
+    def F(z):
+        y[alg], yp[~alg] = z[alg], z[~alg]
+        residual(t0, y, yp, res)
+        return res.copy()
+
+    z = np.where(alg, y, yp)
+    r = F(z)
+    for _ in range(max_iter):
+        if not np.any(r):
+            break
+        J = np.empty((N, N))
+        for j in range(N):
+            h = 1e-7 * (1.0 + abs(z[j]))
+            zj = z.copy()
+            zj[j] += h
+            J[:, j] = (F(zj) - r) / h
+        dz = np.linalg.lstsq(J, -r, rcond=None)[0]
+        z = z + dz
+        r = F(z)
+        if np.max(np.abs(dz)) <= tol * (1.0 + np.max(np.abs(z))):
+            break
+    F(z)
+    return y.copy(), yp.copy()
+
+
 def _ida(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, max_step):
+    """IDA on F(t, y, ẏ) = 0 with y = [q, f_I, λ, μ, η, W]: f_I are the flows with inertia; the flows
+    of coordinates without inertia are q̇ itself (no algebraic variable of their own), so an RC circuit
+    is the implicit ODE R q̇ + q/C − v = 0. Only the multipliers are algebraic."""
     from sksundae.ida import IDA
 
     n, m1, m2 = cm.n, cm.m1, cm.m2
-    N = 2 * n + 2 * m1 + m2 + 2
-    sq, sf, sl, sm, se = (slice(0, n), slice(n, 2 * n), slice(2 * n, 2 * n + m1),
-                          slice(2 * n + m1, 2 * n + m1 + m2), slice(2 * n + m1 + m2, N - 2))
-    sw = slice(N - 2, N)
-    inertial_cols = {j for (_, j) in cm.eq.M.keys()}
-    algebraic = [n + i for i in range(n) if i not in inertial_cols] + list(range(2 * n, N - 2))
+    inertial = np.array(sorted({j for (_, j) in cm.eq.M.keys()}), dtype=int)
+    rest = np.array([i for i in range(n) if i not in set(inertial.tolist())], dtype=int)
+    nI = inertial.size
+    N = n + nI + 2 * m1 + m2 + 2
+    sq, sf = slice(0, n), slice(n, n + nI)
+    sl, sm = slice(n + nI, n + nI + m1), slice(n + nI + m1, n + nI + m1 + m2)
+    se, sw = slice(n + nI + m1 + m2, N - 2), slice(N - 2, N)
+    algebraic = list(range(n + nI, N - 2))
+
+    def flows(y, yp, Pq):
+        f = np.empty(n)
+        f[inertial] = y[sf]
+        f[rest] = yp[sq][rest] + (Pq.T @ y[se])[rest] if m1 else yp[sq][rest]
+        return f
 
     def residual(tt, y, yp, res):
-        q, f = y[sq], y[sf]
+        q = y[sq]
+        c = cm.constraints(tt, q, np.zeros(n), p) if cm.has_constraints else None
+        Pq = c["Phi_q"] if c is not None else None
+        f = flows(y, yp, Pq)
         M, h = cm.dynamics(tt, q, f, p)
-        if cm.has_constraints:
+        acc = np.zeros(n)
+        acc[inertial] = yp[sf]
+        r = M @ acc + h
+        if c is not None:
             c = cm.constraints(tt, q, f, p)
-            Pq, A = c["Phi_q"], c["A"]
-            res[sq] = yp[sq] - f + Pq.T @ y[se]
-            res[sf] = M @ yp[sf] + h + Pq.T @ y[sl] + A.T @ y[sm]
+            r += Pq.T @ y[sl] + c["A"].T @ y[sm]
             res[sl] = c["phi"]
-            res[sm] = A @ f + c["a"]
+            res[sm] = c["A"] @ f + c["a"]
             res[se] = Pq @ f + c["Phi_t"]
+            res[n:n + nI] = yp[sq][inertial] - f[inertial] + (Pq.T @ y[se])[inertial]
         else:
-            res[sq] = yp[sq] - f
-            res[sf] = M @ yp[sf] + h
+            res[n:n + nI] = yp[sq][inertial] - f[inertial]
+        res[:n] = r
         res[sw] = yp[sw] - np.array(cm.power(tt, q, f, y[sl], y[sm], p))
 
     y0 = np.zeros(N)
-    y0[sq], y0[sf] = q0, f0
+    y0[sq], y0[sf] = q0, f0[inertial]
     yp0 = np.zeros(N)
     yp0[sq] = f0
     at = np.full(N, 1e-10)
-    base = _split_atol(atol, n)
-    at[: 2 * n] = base
-    at[2 * n:] = 1e6  # multipliers and GGL terms out of the error test
+    base = np.broadcast_to(_split_atol(atol, n), (2 * n,)) if np.ndim(_split_atol(atol, n)) else \
+        np.full(2 * n, _split_atol(atol, n))
+    at[sq] = base[:n]
+    at[sf] = base[n + inertial]
+    at[n + nI:N - 2] = 1e6  # multipliers and GGL terms out of the error test, solved exactly afterwards
     at[sw] = 1e-14  # work integrals (joules): nearly relative error control
     te = np.asarray(t_eval, dtype=float)
     if te[0] > t0:
         te = np.concatenate([[t0], te])
     if te.size < 3:
         te = np.linspace(t0, t1, 3)
-    solver = IDA(residual, rtol=rtol, atol=at, algebraic_idx=algebraic or None, calc_initcond="yp0",
-                 calc_init_dt=(t1 - t0) * 1e-6, max_num_steps=200000,
-                 max_step=0 if not np.isfinite(max_step) else max_step)
+    y0, yp0 = _consistent_ida_start(residual, t0, y0, yp0, algebraic)
+    # BDF's global error runs ~10x its local tolerance: tighten so both integrators honour rtol alike
+    solver = IDA(residual, rtol=rtol / 10, atol=at / 10, algebraic_idx=algebraic or None, calc_initcond=None,
+                 max_num_steps=200000, max_step=0 if not np.isfinite(max_step) else max_step)
     out = solver.solve(te, y0, yp0)
     if not out.success:
         tt = out.t[-1] if len(out.t) else t0
         raise IntegrationError(f"IDA failed at t = {tt:.6g}: {out.message}; the system may be "
                                "singular there (check the structure) or need looser tolerances")
-    Y, YP, T = out.y.T, out.yp.T, np.asarray(out.t)
+    Y, YP, T = out.y.T.copy(), out.yp.T.copy(), np.asarray(out.t)
     keep = np.isin(T, t_eval) if t_eval[0] > t0 else np.ones(T.size, dtype=bool)
     Y, YP, T = Y[:, keep], YP[:, keep], T[keep]
-    return {"t": T, "q": Y[sq], "f": Y[sf], "acc": YP[sf], "lam": Y[sl], "mu": Y[sm],
+    F = np.empty((n, T.size))
+    ACC = np.zeros((n, T.size))
+    for k, tt in enumerate(T):
+        Pq = cm.constraints(tt, Y[sq, k], np.zeros(n), p)["Phi_q"] if m1 else None
+        F[:, k] = flows(Y[:, k], YP[:, k], Pq)
+        ACC[inertial, k] = YP[sf, k]
+        if algebraic:  # multipliers out of the error test: recover them exactly from the Lagrange rows
+            M, h = cm.dynamics(tt, Y[sq, k], F[:, k], p)
+            c = cm.constraints(tt, Y[sq, k], F[:, k], p)
+            C = np.vstack([c["Phi_q"], c["A"]])
+            z = np.linalg.lstsq(C.T, -(M @ ACC[:, k] + h), rcond=None)[0]
+            Y[sl, k], Y[sm, k] = z[:m1], z[m1:]
+    return {"t": T, "q": Y[sq], "f": F, "acc": ACC, "lam": Y[sl], "mu": Y[sm],
             "work": {"dissipated": Y[N - 2], "supplied": Y[N - 1]},
             "nsteps": int(getattr(out, "nfev", 0) or 0), "message": str(out.message)}
