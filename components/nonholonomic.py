@@ -1,6 +1,7 @@
 """Nonholonomic (Pfaffian) contacts of a body moving in the plane: flow constraints of eq. (4.6).
 
-Each contact is given the body's coordinates as functions of t — the position
+:class:`Blade` is a network element on a planar rigid body. Otherwise each
+contact is given the body's coordinates as functions of t — the position
 ``(x, y)`` of a body point ``O`` and the heading ``theta`` — and yields
 ``flow_constraints`` linear in the flows, for ``LagrangianModel(...,
 flow_constraints=...)``; their multipliers μ are the contact forces.
@@ -22,11 +23,25 @@ import sympy as sp
 from netdyn.errors import ElementError
 from netdyn.symbols import as_expr, t
 
+from .planar import PlanarContribution, PlanarElement, _vector, point
+
 
 def _coordinate(value, what):
     if not (isinstance(value, sp.core.function.AppliedUndef) and value.args == (t,)):
         raise ElementError(f"{what} must be a coordinate, a function of netdyn.t (netdyn.coordinates), got {value!r}")
     return value
+
+
+def across_velocity(position, direction):
+    """Velocity of a moving point ``position`` (pair of expressions of t) across the direction angle ``direction``.
+
+    >>> from netdyn import coordinates
+    >>> x, y = coordinates("x y")
+    >>> across_velocity((x, y), 0)
+    Derivative(y(t), t)
+    """
+    vx, vy = (sp.sympify(c).diff(t) for c in position)
+    return -sp.sin(direction) * vx + sp.cos(direction) * vy
 
 
 class KnifeEdge:
@@ -44,16 +59,37 @@ class KnifeEdge:
 
     @property
     def flow_constraints(self):
-        px, py = self.point
-        th, w = self.theta, self.theta.diff(t)
-        vx = self.x.diff(t) - w * (px * sp.sin(th) + py * sp.cos(th))
-        vy = self.y.diff(t) + w * (px * sp.cos(th) - py * sp.sin(th))
-        a = th + self.angle
-        return [-sp.sin(a) * vx + sp.cos(a) * vy]
+        return [across_velocity(point((self.x, self.y, self.theta), self.point), self.theta + self.angle)]
 
     @property
     def labels(self):
         return [self.name]
+
+
+class Blade(PlanarElement):
+    """A knife edge on a planar :class:`~netdyn.components.planar.RigidBody`: at body point ``point``
+    (body frame, from the centre of mass) the velocity across the blade (body angle ``angle``) is zero.
+
+    A network element, one flow constraint (multiplier μ = the lateral contact force).
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.planar import RigidBody
+    >>> net = Network()
+    >>> _ = net.add(RigidBody("sleigh", mass=1.0, inertia=0.1), Blade("blade", "sleigh", point=(-0.5, 0)))
+    >>> net.model().flow_constraint_labels
+    ['blade']
+    """
+
+    contacts_ground = True  # holds its body without a joint (netdyn.planar.check_structure)
+
+    def __init__(self, name, body, point=(0, 0), angle=0):
+        super().__init__(name, (body,), {"angle": angle}, edge=False)
+        self.point = _vector(name, "point", point)
+
+    def planar_contribution(self, ctx, values):
+        pose = ctx.pose(self.bodies[0])
+        return PlanarContribution(flow_constraints=[across_velocity(point(pose, self.point), pose[2] + values["angle"])],
+                                  flow_labels=[self.name])
 
 
 class RollingDisk:

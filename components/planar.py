@@ -81,6 +81,8 @@ class PlanarContribution:
     work: list = field(default_factory=list)
     constraints: list = field(default_factory=list)
     labels: list = field(default_factory=list)
+    flow_constraints: list = field(default_factory=list)  # Pfaffian (nonholonomic) constraints, eq. (4.6)
+    flow_labels: list = field(default_factory=list)
 
 
 class RigidBody(Recorded):

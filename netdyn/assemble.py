@@ -198,7 +198,7 @@ def assemble(net, formulation=None, symbolic=False, check=True):
                                       lambda el: _resolve_values(el, symbolic, parameters, net))
     body_angle = part.angles if part else {}
     combos = {}  # port key -> {coordinate: coefficient}
-    flow_constraints, flow_labels = [], []
+    flow_constraints, flow_labels = (list(part.flow_constraints), list(part.flow_labels)) if part else ([], [])
     node_paths = {}
     order = {}
     for i, el in enumerate(net.elements.values()):

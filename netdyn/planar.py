@@ -86,6 +86,9 @@ def check_structure(net):
                                 f"the joints are {sorted(names)}")
     g = joint_graph(net)
     grounded = nx.node_connected_component(g, "0")
+    for el in planar_elements(net):  # a contact with the ground (a knife edge) holds a body without a joint
+        if getattr(el, "contacts_ground", False):
+            grounded = grounded | set(el.bodies)
     for b in net.bodies:
         if b not in grounded:
             raise TopologyError(f"body {b!r} is floating: no chain of joints connects it to ground; "
@@ -144,6 +147,8 @@ class PlanarPart:
     efforts: dict = field(default_factory=dict)
     constraints: list = field(default_factory=list)
     labels: list = field(default_factory=list)
+    flow_constraints: list = field(default_factory=list)
+    flow_labels: list = field(default_factory=list)
     angles: dict = field(default_factory=dict)  # body -> angle expression (for rotational elements)
     metadata: dict = field(default_factory=dict)
 
@@ -190,6 +195,10 @@ def assemble_planar(net, formulation, new_coordinate, values_of):
             tree_coords[j.name] = qs
             base = GROUND_POSE if parent == "0" else poses[parent]
             poses[child] = tuple(j.child_pose(base, qs, values[j.name], parent == j.bodies[0]))
+        for b in net.bodies:  # held by ground contacts only: absolute coordinates
+            if b not in poses:
+                poses[b] = tuple(new_coordinate(f"{p}_{identifier(b)}") for p in ("x", "y", "theta"))
+                coords.extend(poses[b])
         poses = {b: poses[b] for b in net.bodies}
         closing = cuts
     joint_coords = {}
@@ -216,6 +225,8 @@ def assemble_planar(net, formulation, new_coordinate, values_of):
         constraint_index[el.name] = list(range(len(part.constraints), len(part.constraints) + len(c.constraints)))
         part.constraints.extend(c.constraints)
         part.labels.extend(c.labels)
+        part.flow_constraints.extend(c.flow_constraints)
+        part.flow_labels.extend(c.flow_labels)
     part.angles = {b: poses[b][2] for b in net.bodies}
     n_constraints = sum(len(j.components) for j in joints(net)) + sum(
         1 for el in planar_elements(net) if getattr(el, "is_driver", False))

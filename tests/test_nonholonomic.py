@@ -99,3 +99,22 @@ def test_sleigh_linearized_about_straight_motion():
     x0 = lin.state(np.zeros(3), np.array([0.0, 0.0, 1.0]))
     import scipy.linalg as sla
     assert np.allclose(fd, lin.C @ sla.expm(lin.A * T) @ x0, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("formulation", ["absolute", "relative"])
+def test_sleigh_from_a_rigid_body_and_a_blade_matches_the_model_builder(formulation):
+    from netdyn.components.nonholonomic import Blade
+    from netdyn.components.planar import RigidBody
+    m, I, a, v0, w0 = 1.0, 0.1, 0.5, 0.2, 1.0
+    net = netdyn.Network("sleigh")
+    net.add(RigidBody("body", mass=m, inertia=I), Blade("blade", "body", point=(-a, 0)))
+    model = net.model(formulation=formulation)
+    assert model.coordinate_names == ["x_body", "y_body", "theta_body"] and model.flow_constraint_labels == ["blade"]
+    # contact point at the origin moving at v0 along x, turning at w0: the centre of mass is a ahead
+    sol = netdyn.simulate(net, (0, 8), q0={"x_body": a, "y_body": 0, "theta_body": 0},
+                          f0={"x_body": v0, "y_body": a * w0, "theta_body": w0}, formulation=formulation)
+    ref = netdyn.simulate(chaplygin_sleigh(m, I, a), (0, 8), f0={"x": v0, "theta": w0})
+    assert sol.constraint_residual()["flow"] < 1e-9
+    assert np.allclose(sol["theta_body"], ref["theta"], atol=1e-7)
+    assert np.allclose(sol["x_body"], ref["x"] + a * np.cos(ref["theta"]), atol=1e-7)
+    assert np.allclose(sol["mu_1"], ref["mu_1"], atol=1e-7)  # the same lateral blade force
