@@ -32,7 +32,7 @@ import sympy as sp
 from netdyn.errors import ElementError
 from netdyn.symbols import t
 
-__all__ = ["step", "sine", "pulse", "pwl", "spice_form", "Sawtooth"]
+__all__ = ["step", "sine", "pulse", "pwl", "spice_form", "breakpoints", "Sawtooth"]
 
 # expression -> (kind, args): how the expression is written as a SPICE source.
 _SPICE_FORMS = {}
@@ -188,6 +188,77 @@ def spice_form(expr):
     if kind == "PWL":
         return "PWL(" + " ".join(_fmt(a) for a in args) + ")"
     return kind + "(" + " ".join(_fmt(a) for a in args) + ")"
+
+
+def breakpoints(expr, t_end, t_start=0.0):
+    """Times in ``(t_start, t_end)`` where a waveform has a corner or a jump, sorted.
+
+    An integrator that stops at these times (as SPICE does) never steps across
+    a corner of a ``PULSE`` or ``PWL`` source.  Waveforms of this module know
+    their corners exactly (periodic ones are enumerated up to ``t_end``); for
+    any other expression the ``Piecewise`` conditions comparing ``t`` with a
+    number are used.  Sums and products of waveforms give the union.
+
+    >>> breakpoints(pulse(0, 1, delay=1, rise=0.5, fall=0.5, width=1, period=4), 10)
+    [1.0, 1.5, 2.5, 3.0, 5.0, 5.5, 6.5, 7.0, 9.0, 9.5]
+    >>> breakpoints(pwl([(0, 0), (2, 1), (3, 0)]) + sine(0, 1, 1, delay=0.5), 10)
+    [0.5, 2.0, 3.0]
+    >>> breakpoints(sine(0, 1, 50), 1)
+    []
+    """
+    t_start, t_end = float(t_start), float(t_end)
+    found = set()
+
+    def add(x):
+        try:
+            x = float(x)
+        except TypeError:
+            return
+        if t_start < x < t_end:
+            found.add(x)
+
+    def visit(e):
+        form = _SPICE_FORMS.get(e)
+        if form is not None:
+            kind, args = form
+            if kind == "STEP":
+                add(args[1])
+            elif kind == "SIN":
+                add(args[3])
+            elif kind == "PWL":
+                for x in args[0::2]:
+                    add(x)
+            elif kind == "PULSE":
+                v1, v2, td, tr, tf = args[:5]
+                pw = args[5] if len(args) > 5 else None
+                per = args[6] if len(args) > 6 else None
+                corners = [0, tr] if pw is None else [0, tr, tr + pw, tr + pw + tf]
+                if per is None:
+                    for c in corners:
+                        add(td + c)
+                else:
+                    per_f, td_f = float(per), float(td)
+                    k = 0
+                    while td_f + k * per_f < t_end:
+                        for c in corners:
+                            add(td_f + k * per_f + float(c))
+                        k += 1
+            return
+        if isinstance(e, sp.Piecewise):
+            for _, cond in e.args:
+                for rel in ([cond] if isinstance(cond, sp.core.relational.Relational)
+                            else list(cond.atoms(sp.core.relational.Relational))):
+                    lhs, rhs = rel.lhs - rel.rhs, None
+                    if lhs.free_symbols == {t} and lhs.is_polynomial(t) and sp.degree(lhs, t) == 1:
+                        rhs = sp.solve(lhs, t)
+                        for r in rhs:
+                            add(r)
+        for a in e.args:
+            if isinstance(a, sp.Basic) and a.free_symbols & {t}:
+                visit(a)
+
+    visit(sp.sympify(expr))
+    return sorted(found)
 
 
 def step(amplitude, t0=0):

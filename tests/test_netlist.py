@@ -91,7 +91,11 @@ def test_title_comments_continuation():
     assert sorted(net.elements) == ["C1", "R1", "V1"]
     assert num(net.elements["C1"].values["C"]) == pytest.approx(1e-6)
     assert net.title == "R1 this is the title, not a resistor"
-    assert any("read as the title" in n for n in net.netlist_notes)
+    assert not any("read as the title" in n for n in net.netlist_notes)
+    for first in ("R1 in 0 1k", "V1 1 0 DC 5", ".tran 1u 1m"):
+        net = read_netlist(first + "\nR2 a 0 1\n")
+        assert "R1" not in net.elements and "V1" not in net.elements
+        assert any("line 1: " in n and "read as the title" in n for n in net.netlist_notes), first
 
 
 def test_continuation_without_a_card():
@@ -488,3 +492,114 @@ def test_exported_from_netdyn_and_simulates():
     net = netdyn.read_netlist("rc\nV1 in 0 1\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 2m\n")
     sol = netdyn.simulate(net, (0, net.tran["tstop"]), t_eval=np.linspace(0, 2e-3, 21))
     assert sol.voltage("out") == pytest.approx(1 - np.exp(-sol.t / 1e-3), abs=1e-6)
+
+
+# --- writing decks ----------------------------------------------------------------------------
+
+from netdyn.components.electrical import CoupledInductors, IdealTransformer  # noqa: E402
+from netdyn.errors import NetdynError  # noqa: E402
+from netdyn.io import spice_names, write_netlist  # noqa: E402
+
+
+def test_write_then_read_is_the_same_circuit():
+    text = """round trip
+.param r0=2k
+.subckt rc a b
+R1 a b {r0}
+C1 b 0 10n ic=0.5
+.ends
+V1 in 0 PULSE(0 5 1u 2u 3u 10u 20u)
+I1 0 in SIN(0 1m 10k 0 0 90)
+V2 x 0 PWL(0 0 1m 1)
+X1 in out rc
+L1 out 0 1m ic=2m
+L2 x 0 3m
+K1 L1 L2 0.7
+.ic v(out)=0.1
+.tran 1u 1m 0 100n uic
+"""
+    a = read_netlist(text)
+    deck = write_netlist(a)
+    b = read_netlist(deck)
+    names = spice_names(a)["elements"]
+    assert names["X1.R1"] == "RX1.R1" and names["X1.C1"] == "CX1.C1"
+    assert b.tran == a.tran
+    assert b.initial_voltages == {"out": 0.1}
+    assert b.element_ic == {"CX1.C1": 0.5, "L1": 0.002}
+    times = np.linspace(0, 1e-3, 4001)
+    for name, el in a.elements.items():
+        other = b.elements[names[name]]
+        assert type(other) is type(el)
+        assert [str(x) for x in other.terminals] == [str(x) for x in el.terminals] or type(el) is MutualInductance
+        for key, value in el.values.items():
+            if t in sp.sympify(value).free_symbols:
+                assert np.max(np.abs(wave(other.values[key], times) - wave(value, times))) < 1e-12, name
+            else:
+                assert num(other.values[key]) == pytest.approx(num(value), rel=1e-15), name
+    assert b.elements["K1"].couples == ("L1", "L2")
+
+
+def test_write_netlist_names_and_errors():
+    from netdyn.components.translational import Mass
+
+    net = netdyn.Network("names")
+    net.add(VoltageSource("supply", "in", "gnd", 1.0), Resistor("load", "in", "n 2", 10),
+            Resistor("Rx", "n 2", "0", 5))
+    deck = write_netlist(net)
+    assert "Vsupply in 0 DC 1" in deck and "Rload in n_2 10" in deck and "Rx n_2 0 5" in deck
+    assert spice_names(net)["nodes"] == {"in": "in", "0": "0", "n 2": "n_2"}
+
+    clash = netdyn.Network()
+    clash.add(Resistor("r1", "a", "0", 1), Resistor("R1", "a", "0", 2))
+    with pytest.raises(NetdynError, match="both become 'R1'|both become 'r1'"):
+        write_netlist(clash)
+    nodes = netdyn.Network()
+    nodes.add(Resistor("R1", "A", "0", 1), Resistor("R2", "a", "0", 2))
+    with pytest.raises(NetdynError, match="case-insensitive"):
+        write_netlist(nodes)
+    mech = netdyn.Network()
+    mech.add(Mass("m1", "x", 1.0))
+    with pytest.raises(NetdynError, match="m1: Mass has no SPICE equivalent"):
+        write_netlist(mech)
+    nonlinear = netdyn.Network()
+    nonlinear.add(Resistor("Rn", "a", "0", dissipation=lambda i: i**4))
+    with pytest.raises(NetdynError, match="no SPICE equivalent"):
+        write_netlist(nonlinear)
+
+
+def test_write_netlist_symbolic_values_need_params():
+    R = sp.Symbol("R", positive=True)
+    net = netdyn.Network()
+    net.add(VoltageSource("V1", "a", "0", sp.Symbol("V0") * sine(0, 1, 50)), Resistor("R1", "a", "0", R))
+    with pytest.raises(NetdynError, match=r"V1: value = .* has no numeric value \(V0\)"):
+        write_netlist(net)
+    with pytest.raises(NetdynError, match=r"R1: R = R has no numeric value \(R\)"):
+        write_netlist(net, params={"V0": 2})
+    deck = write_netlist(net, params={"R": 50, "V0": 2})
+    assert "R1 a 0 50" in deck
+    assert deck.splitlines()[1].startswith("BV1 a 0 V={")     # V0 * SIN(...) is not a SIN card
+
+
+def test_write_netlist_two_ports():
+    net = netdyn.Network("two ports")
+    net.add(VoltageSource("V1", "p", "0", 1.0), CoupledInductors("T1", "p", "0", "s", "0", L1=1e-3, L2=4e-3, M=1e-3),
+            Resistor("R2", "s", "0", 10), IdealTransformer("X", "s", "0", "u", "0", n=3),
+            Resistor("R3", "u", "0", 1))
+    lines = write_netlist(net).splitlines()
+    assert "LT1_1 p 0 0.001" in lines and "LT1_2 s 0 0.004" in lines and "KT1 LT1_1 LT1_2 0.5" in lines
+    assert "VX_sense u EX_mid 0" in lines and "EX EX_mid 0 s 0 3" in lines and "FX s 0 VX_sense -3" in lines
+
+
+def test_write_netlist_tran_argument():
+    net = read_netlist("t\nV1 a 0 1\nR1 a 0 1\n.tran 1u 1m\n")
+    assert ".tran 1e-06 0.001" in write_netlist(net)
+    assert ".tran 2e-06 0.005 0 1e-07" in write_netlist(net, tran=(2e-6, 5e-3, 0, 1e-7))
+    net.tran = None
+    assert ".tran" not in write_netlist(net)
+
+
+def test_run_ngspice_reports_a_missing_ngspice(monkeypatch):
+    from netdyn.io import run_ngspice
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(NetdynError, match="ngspice is not installed"):
+        run_ngspice("t\nV1 1 0 1\nR1 1 0 1\n", ["v(1)"], tstop=1e-3, tstep=1e-5)

@@ -178,3 +178,24 @@ def test_bad_waveforms_raise(make, match):
     with pytest.raises(ElementError, match=match):
         make()
     assert issubclass(ElementError, NetdynError)
+
+
+def test_breakpoints_are_the_corners():
+    from netdyn.sources import breakpoints
+
+    v = pulse(0, 1, delay=1e-3, rise=1e-4, fall=2e-4, width=5e-4, period=2e-3)
+    bps = breakpoints(v, 6e-3)
+    assert bps == pytest.approx([1e-3, 1.1e-3, 1.6e-3, 1.8e-3, 3e-3, 3.1e-3, 3.6e-3, 3.8e-3,
+                                 5e-3, 5.1e-3, 5.6e-3, 5.8e-3])
+    # every corner found is a kink of the numeric waveform, and there is no other one
+    f = vectorized(v)
+    grid = np.linspace(0, 6e-3, 60001)
+    d2 = np.abs(np.diff(f(grid), 2))
+    kinks = grid[1:-1][d2 > 1e-6]
+    for k in kinks:
+        assert min(abs(b - k) for b in bps) < 2e-7
+    assert breakpoints(step(1, 2.0), 5) == [2.0]
+    assert breakpoints(step(1, 2.0), 1) == []
+    assert breakpoints(pwl([(0, 0), (1, 1), (2, 0)]), 10, t_start=0.5) == [1.0, 2.0]
+    assert breakpoints(sp.Piecewise((0, t < 3), (t - 3, True)) * sine(0, 1, 50), 10) == [3.0]
+    assert breakpoints(3 * sp.sin(t), 10) == []

@@ -831,9 +831,16 @@ class _Reader:
 
 
 def _title_note(title):
-    toks = title.split()
-    if title.startswith(".") or (len(toks) >= 4 and toks[0][:1].lower() in "rlcvikx"
-                                 and all(_NUMBER.match(x) or x.isalnum() for x in toks[1:3])):
+    """A note when the title line reads like an element or dot card (SPICE still takes it as the title)."""
+    try:
+        toks = tokenize(title)
+    except ParseError:
+        return None
+    looks_like_card = title.startswith(".")
+    if 4 <= len(toks) <= 8 and toks[0][:1].lower() in "rlcvi":
+        v = toks[3]
+        looks_like_card = bool(_NUMBER.match(v)) or v.startswith("{") or v.lower() in ("dc", "sin", "pulse", "pwl")
+    if looks_like_card:
         return (f"line 1: {title!r} is read as the title (SPICE never reads the first line as a card); "
                 "start the netlist with a title line")
     return None

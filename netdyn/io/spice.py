@@ -245,6 +245,10 @@ def _source_text(expr, what, params):
         expr = expr.subs({s: by_name[s.name] for s in expr.free_symbols if s.name in by_name})
     if t not in expr.free_symbols:
         return "DC " + _fmt(_number(expr, what, params)), None
+    free = expr.free_symbols - {t}
+    if free:
+        raise NetdynError(f"{what} = {expr} has no numeric value ({', '.join(sorted(map(str, free)))}); "
+                          "give the values in params=")
     form = spice_form(expr)
     if form is not None and "{" not in form:
         return form, None
