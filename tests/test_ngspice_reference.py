@@ -44,8 +44,9 @@ def netdyn_at(net, probes, times, **kw):
     """netdyn's waveforms for ngspice-style probes v(node) / i(element), at the given times."""
     sol = netdyn.simulate(net, (0.0, float(times[-1])), t_eval=np.concatenate([[0.0], times]), **kw)
     assert sol.t[1:] == pytest.approx(times, rel=0, abs=0)
-    nodes = {str(n).lower(): n for n in net.graph.nodes}
-    elements = {n.lower(): n for n in net.elements}
+    md = sol.model.metadata
+    nodes = {str(n).lower(): n for paths in md.get("node_paths", {}).values() for n in paths}
+    elements = {n.lower(): n for n in md.get("elements", {})}
     out = {}
     for p in probes:
         kind, name = re.fullmatch(r"([vi])\((.+)\)", p.lower()).groups()
@@ -417,3 +418,26 @@ def test_ideal_transformer_as_e_and_f_sources():
     v = np.sin(w * ng["time"])
     exact = {"v(s)": vs, "v(p)": vs / n, "i(V1)": -(v - vs / n) / R1}
     agree("ideal transformer n = 3", ours, ng, probes, exact)
+
+
+def test_element_ic_means_what_ngspice_uic_means():
+    """``ic=`` on C and L (kept in net.element_ic) are ngspice's initial capacitor voltage and inductor current.
+
+    netdyn.simulate does not read net.element_ic yet; in branch charges the mapping is q_C = C v0, f_L = i0.
+    """
+    net = read_netlist("ic\nC1 a 0 1u ic=2\nR1 a b 100\nL1 b 0 1m ic=5m\n.tran 1u 1m uic\n")
+    assert net.element_ic == {"C1": 2.0, "L1": 5e-3}
+    tstop = net.tran["tstop"]
+    probes = ["v(a)", "i(L1)"]
+    ng = ngspice_run(write_netlist(net), probes, tstop)
+    model = net.model(formulation="branch")
+    q0 = {"q_C1": 1e-6 * net.element_ic["C1"]}
+    f0 = {"q_L1": net.element_ic["L1"]}
+    ours = netdyn_at(model, probes, ng["time"], q0=q0, f0=f0)
+    # series RLC from v(a) = 2, i = 5 mA (a -> b -> ground through L1, so C1 discharges by i)
+    R, L, C = 100.0, 1e-3, 1e-6
+    A = np.array([[0.0, -1 / C], [1 / L, -R / L]])           # states v(a), i(L1)
+    lam, V = np.linalg.eig(A)
+    c = np.linalg.solve(V, np.array([2.0, 5e-3]))
+    va, il = (V @ (np.exp(np.outer(lam, ng["time"])) * c[:, None])).real
+    agree("C and L ic= under uic", ours, ng, probes, {"v(a)": va, "i(L1)": il})
