@@ -484,6 +484,10 @@ def test_reading_from_path_and_file(tmp_path):
         assert sorted(read_netlist(source).elements) == ["R1", "V1"]
     with pytest.raises(ParseError, match="not found"):
         read_netlist(str(tmp_path / "missing.cir"))
+    with pytest.raises(ParseError, match="not found"):
+        read_netlist("no_such_file.txt")
+    with pytest.raises(ParseError, match="no elements"):
+        read_netlist("only a title\n* and a comment\n.tran 1u 1m\n")
     with pytest.raises(ParseError, match="path or the netlist text"):
         read_netlist(42)
 

@@ -430,12 +430,16 @@ def _read_source(source):
         path = pathlib.Path(source)
         return path.read_text(), str(path)
     if isinstance(source, str):
-        if "\n" not in source and source.strip() and len(source) < 4096:
-            path = pathlib.Path(source)
-            if path.is_file():
-                return path.read_text(), str(path)
-            if source.lower().endswith((".cir", ".sp", ".net", ".spi", ".spice", ".ckt")):
-                raise ParseError(f"netlist file {source!r} not found")
+        if "\n" not in source.strip("\r\n"):
+            path = pathlib.Path(source.strip())
+            try:
+                if path.is_file():
+                    return path.read_text(), str(path)
+            except OSError:
+                pass
+            # one line of text would be only a title: it must have been meant as a file name
+            raise ParseError(f"netlist file {source.strip()!r} not found (netlist text has a title line "
+                             "and cards on the lines after it)")
         return source, None
     if hasattr(source, "read"):
         return source.read(), getattr(source, "name", None)
@@ -797,6 +801,8 @@ class _Reader:
 
         net = Network(self.title or "netlist")
         made = {}
+        if not self.element_specs:
+            raise ParseError("the netlist has no elements (the first line is the title; cards follow it)")
         for card, letter, name, (a, b), value in self.element_specs:
             cls = {"r": el.Resistor, "l": el.Inductor, "c": el.Capacitor,
                    "v": el.VoltageSource, "i": el.CurrentSource}[letter]
