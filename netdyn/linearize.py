@@ -300,7 +300,7 @@ def _partition(J, what, labels, tol=1e-9):
 
 
 def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, params=None, tol=1e-7,
-              formulation=None):
+              formulation=None, guess=None):
     """Linearize at an operating point; returns a :class:`LinearModel` (with ``.descriptor``).
 
     ``q_op``/``f_op`` map coordinate names to values (an :class:`OperatingPoint`
@@ -311,7 +311,8 @@ def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, param
     :class:`~netdyn.errors.SingularSystemError`. Ignorable coordinates (a
     position that no equation and no output depends on: a shaft angle, a
     circuit's loop charge through an inductor) are left out of the states.
-    ``formulation`` is passed to ``Network.model``.
+    ``formulation`` is passed to ``Network.model``; ``guess`` starts the
+    completion of the displacements (a rough assembly of a linkage).
     """
     from netdyn.initial import consistent_initial_conditions
     if isinstance(system, OperatingPoint):
@@ -325,7 +326,7 @@ def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, param
     eq, cm = jac.eq, jac.cm
     n = eq.n
     p = cm.parameter_vector({**(params or {}), **udict})
-    q0, f0 = consistent_initial_conditions(cm, 0.0, q_op, f_op, p, guess=None)
+    q0, f0 = consistent_initial_conditions(cm, 0.0, q_op, f_op, p, guess=guess)
     labels = list(model.constraint_labels) + list(model.flow_constraint_labels)
     m1 = len(eq.phi)
     zero = np.zeros(n)

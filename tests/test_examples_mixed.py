@@ -73,60 +73,48 @@ def test_magnetic_levitation_equilibrium_and_unstable_pole():
 
 def test_motor_slider_crank_power_balance_and_linearization():
     msc = example("motor_slider_crank")
-    model = msc.build(6.0)
-    sol = netdyn.simulate(model, (0, 0.5), q0={"theta1": 0.3}, guess=msc.GUESS)
+    net = msc.build(6.0)
+    sol = netdyn.simulate(net, (0, 0.5), q0={"theta_crank": 0.3}, guess=msc.GUESS)
     assert sol.constraint_residual()["position"] < 1e-9
-    pb = sol.power_balance()
-    assert pb["relative"] < 1e-6
-    # electrical input = copper and friction losses + kinetic and magnetic storage, computed by hand
+    assert sol.power_balance()["relative"] < 1e-6
+    # electrical input = copper and friction losses + magnetic and kinetic storage, computed by hand
     R, L, B = msc.MOTOR["R"], msc.MOTOR["L"], msc.MOTOR["B"]
-    i, w = sol["q_motor_dot"], sol["theta1_dot"]
+    i, w = sol.current("M"), sol["theta_crank_dot"]
     from netdyn.solution import _cumulative
     w_in = _cumulative(6.0 * i, sol.t)[-1]
     losses = _cumulative(R * i**2 + B * w**2, sol.t)[-1]
     assert w_in == pytest.approx(losses + (sol.energy()[-1] - sol.energy()[0]), rel=1e-6)
-    assert (sol.energy()[-1] - L * i[-1]**2 / 2) > 0  # the mechanism took up kinetic energy
+    rep = sol.energy_report()
+    assert rep.kinds["(rest)"] == "mechanism" and rep.stored["(rest)"][-1] > 0 and rep.relative < 1e-6
+    assert rep.delivered["V1"] == pytest.approx(w_in, rel=1e-9)
     # linearization at rest (any crank angle is an equilibrium at zero voltage) vs finite differences
-    u = sp.Function("u")(netdyn.t)
-    mu = msc.build(u)
-    lin = netdyn.linearize(mu, {"theta1": 0.7}, inputs=["u"], outputs=["theta1", "x3"], f_op={})
-    q_op = dict(zip(mu.coordinate_names, lin.operating_point.q))
+    lin = netdyn.linearize(net, {"theta_crank": 0.7}, inputs=["V1"], outputs=["theta_crank", "x_block"],
+                           u={"V1": 0}, guess=msc.GUESS)
+    q_op = dict(zip(lin.model.coordinate_names, lin.operating_point.q))
     T_end, eps = 0.3, 1e-3
     ys = []
     for sgn in (1, -1):
-        s2 = netdyn.simulate(mu, (0, T_end), q0={"theta1": 0.7}, guess=q_op, params={"u": sgn * eps},
+        s2 = netdyn.simulate(msc.build(sgn * eps), (0, T_end), q0={"theta_crank": 0.7}, guess=q_op,
                              t_eval=[0, T_end], rtol=1e-11)
-        ys.append(np.array([s2["theta1"][-1], s2["x3"][-1]]))
+        ys.append(np.array([s2["theta_crank"][-1], s2["x_block"][-1]]))
     fd = (ys[0] - ys[1]) / (2 * eps)  # the operating point cancels in the central difference
     lin_y = lin.step(np.linspace(0, T_end, 301))[:, -1]
     assert np.allclose(fd, lin_y, rtol=1e-5, atol=1e-9)
 
 
-def test_examples_run_and_save_figures(tmp_path):
-    for name in ("loudspeaker", "capacitor_microphone", "magnetic_levitation"):
-        example(name).main(tmp_path)
-    assert len(list(tmp_path.glob("*.png"))) == 3
-
-
-def test_motor_drives_the_planar_slider_crank_like_the_hand_typed_one():
-    linkages = pytest.importorskip("netdyn.linkages")  # the planar linkage library (another engineer's branch)
-    from netdyn.components.electrical import VoltageSource
-    from netdyn.components.transducers import DCMotor
+def test_planar_and_hand_typed_motor_slider_crank_agree():
     msc = example("motor_slider_crank")
-    p = linkages.BOOK
-    net = linkages.slider_crank(tau=0)
-    net.remove("tau")
-    net.add(VoltageSource("V1", "p", "0", 6.0), DCMotor("M", "p", "0", "crank", **msc.MOTOR))
     T_end = 0.4
-    sol = netdyn.simulate(net, (0, T_end), q0={"theta_crank": 0.3}, guess={"theta_rod": -0.1, "x_block": 1.5},
+    sol = netdyn.simulate(msc.build(6.0), (0, T_end), q0={"theta_crank": 0.3}, guess=msc.GUESS, rtol=1e-10)
+    ref = netdyn.simulate(msc.build_hand_typed(6.0), (0, T_end), q0={"theta1": 0.3}, guess=msc.HAND_GUESS,
                           rtol=1e-10)
-    assert sol.power_balance()["relative"] < 1e-6
-    rep = sol.energy_report()
-    assert rep.kinds["(rest)"] == "mechanism" and rep.relative < 1e-6
-    assert rep.stored["(rest)"][-1] > 0  # the linkage took up kinetic energy from the motor
-    from netdyn.models import slider_crank, with_motor
-    hand = with_motor(slider_crank(m1=p["m1"], m2=p["m2"], m3=p["m3"], l1=p["l1"], l2=p["l2"], I1=p["I1"],
-                                   I2=p["I2"]), "theta1", DCMotor("M", "a", "0", "s", **msc.MOTOR), 6.0)
-    ref = netdyn.simulate(hand, (0, T_end), q0={"theta1": 0.3}, guess={**msc.GUESS, "x3": 1.5}, rtol=1e-10)
+    assert ref.power_balance()["relative"] < 1e-6
     assert np.allclose(sol["theta_crank_dot"], ref["theta1_dot"], rtol=1e-6, atol=1e-6)
     assert np.allclose(sol.current("M"), ref["q_motor_dot"], rtol=1e-6, atol=1e-6)
+    assert np.allclose(sol["x_block"], ref["x3"], atol=1e-8)
+
+
+def test_examples_run_and_save_figures(tmp_path):
+    for name in ("loudspeaker", "capacitor_microphone", "magnetic_levitation", "motor_slider_crank"):
+        example(name).main(tmp_path)
+    assert len(list(tmp_path.glob("*.png"))) == 4
