@@ -23,8 +23,8 @@ from __future__ import annotations
 import numpy as np
 
 from benchmarks.harness import NotAvailable, needs, per_call, report, require, stopwatch
-from benchmarks.problems import (PENDULUM, RC, chain_initial_state, chain_poses, pendulum_parameters,
-                                 random_chain_state)
+from benchmarks.problems import (PENDULUM, RC, chain_energy, chain_initial_state, chain_poses,
+                                 pendulum_parameters, random_chain_state)
 
 NETDYN = ("netdyn", "netdyn.numeric")
 
@@ -62,9 +62,30 @@ def _simulate(netdyn, model, q0, f0, params, t_end, points):
                      rtol=PENDULUM["rtol"])
 
 
-def _energy_drift(sol):
-    E = sol.energy()
+def _drift(E):
+    E = np.asarray(E, dtype=float)
     return float(np.max(np.abs(E - E[0])))
+
+
+def _chain_drift_joint_angles(q, f, n):
+    """Energy drift of a joint-angle trajectory (rows q_1..q_n), the energy computed here (not by netdyn)."""
+    masses, lengths, g = pendulum_parameters(n)
+    E = []
+    for k in range(q.shape[1]):
+        x, y, th, xd, yd, thd = chain_poses(q[:, k], f[:, k], lengths)
+        E.append(chain_energy(xd, yd, thd, y, masses, lengths, g))
+    return _drift(E)
+
+
+def _chain_drift_planar(sol, n):
+    """Energy drift of an absolute-coordinate solution, the energy computed here (not by netdyn)."""
+    masses, lengths, g = pendulum_parameters(n)
+
+    def rows(name):
+        return np.array([sol[name.format(i + 1)] for i in range(n)])
+
+    return _drift(chain_energy(rows("x_link{}_dot"), rows("y_link{}_dot"), rows("theta_link{}_dot"), rows("y_link{}"),
+                               masses, lengths, g))
 
 
 # --------------------------------------------------------------------------- pendulum, joint angles
@@ -108,6 +129,7 @@ def pendulum_joint_angles(n, simulate=True):
     """netdyn on the chain in joint angles: derivation, compile, RHS (vs Pinocchio), 10 s simulation."""
     netdyn = _netdyn()
     joint_angle_model(1).derive()  # warm-up
+
     def derive():
         model = joint_angle_model(n)
         model.derive()
@@ -128,7 +150,7 @@ def pendulum_joint_angles(n, simulate=True):
     seconds, sol = _simulate(netdyn, model, dict(zip(names, q0)), dict(zip(names, v0)), None,
                              PENDULUM["time"], PENDULUM["points"])
     report(simulate=seconds)
-    return {"energy_drift": _energy_drift(sol)}
+    return {"energy_drift": _chain_drift_joint_angles(sol.q, sol.f, n)}
 
 
 # --------------------------------------------------------------------------- pendulum, planar network
@@ -148,32 +170,40 @@ def planar_chain(n):
     return net, {str(k): v for k, v in values.items()}
 
 
-def _planar_state(model, n, q, v):
-    """Absolute coordinates of the planar model (by name) from relative angles and rates."""
-    _, lengths, _ = pendulum_parameters(n)
-    x, y, th, xd, yd, thd = chain_poses(q, v, lengths)
-    qv, fv = {}, {}
-    for i in range(n):
-        b = f"link{i + 1}"
-        qv.update({f"x_{b}": x[i], f"y_{b}": y[i], f"theta_{b}": th[i]})
-        fv.update({f"x_{b}": xd[i], f"y_{b}": yd[i], f"theta_{b}": thd[i]})
+def _planar_state(model, n, q, v, formulation):
+    """The planar model's coordinates and flows (by name) from relative angles and rates.
+
+    Absolute formulation: ``x_/y_/theta_link<i>`` of every link; relative: ``theta_J<i>`` of every joint.
+    """
+    if formulation == "relative":
+        qv = {f"theta_J{i + 1}": q[i] for i in range(n)}
+        fv = {f"theta_J{i + 1}": v[i] for i in range(n)}
+    else:
+        _, lengths, _ = pendulum_parameters(n)
+        x, y, th, xd, yd, thd = chain_poses(q, v, lengths)
+        qv, fv = {}, {}
+        for i in range(n):
+            b = f"link{i + 1}"
+            qv.update({f"x_{b}": x[i], f"y_{b}": y[i], f"theta_{b}": th[i]})
+            fv.update({f"x_{b}": xd[i], f"y_{b}": yd[i], f"theta_{b}": thd[i]})
     names = model.coordinate_names
-    missing = sorted(set(qv) - set(names))
-    if missing:
-        raise NotAvailable(f"planar coordinates are not named x_/y_/theta_<body>: no {missing[:3]}")
+    if set(qv) != set(names):
+        raise NotAvailable(f"planar {formulation} coordinates are not named as expected: {names[:4]}... "
+                           f"(expected {sorted(qv)[:4]}...); adjust benchmarks/cases_netdyn.py")
     return names, qv, fv
 
 
 @needs(*NETDYN, "netdyn.components.planar", "pinocchio")
-def pendulum_planar(n, simulate=True):
-    """netdyn on the chain as a planar network (absolute coordinates + joint constraints)."""
+def pendulum_planar(n, simulate=True, formulation="absolute"):
+    """netdyn on the chain as a planar network: absolute coordinates with joint constraints, or the
+    ``"relative"`` formulation (joint angles of a spanning tree, no constraints)."""
     netdyn = _netdyn()
     net1, _ = planar_chain(1)
-    net1.model().derive()  # warm-up
+    net1.model(formulation=formulation).derive()  # warm-up
 
     def derive():
         net, params = planar_chain(n)
-        model = net.model()
+        model = net.model(formulation=formulation)
         model.derive()
         return model, params
 
@@ -183,21 +213,33 @@ def pendulum_planar(n, simulate=True):
     report(compile=seconds)
     p = cm.parameter_vector(params)
     q, v = random_chain_state(n)
-    names, qv, fv = _planar_state(model, n, q, v)
+    names, qv, fv = _planar_state(model, n, q, v, formulation)
     qa = np.array([qv[c] for c in names])
     fa = np.array([fv[c] for c in names])
     acc = cm.accelerations(0.0, qa, fa, p)[0]
-    theta_dd = np.array([acc[names.index(f"theta_link{i + 1}")] for i in range(n)])
-    reference = np.cumsum(_reference_accelerations(n, q, v))  # absolute angular accelerations
-    report(rhs=per_call(cm.accelerations, 0.0, qa, fa, p), rhs_agree=_rel_diff(theta_dd, reference))
+    reference = _reference_accelerations(n, q, v)
+    if formulation == "relative":
+        got = np.array([acc[names.index(f"theta_J{i + 1}")] for i in range(n)])
+    else:  # absolute angular accelerations
+        got, reference = np.array([acc[names.index(f"theta_link{i + 1}")] for i in range(n)]), np.cumsum(reference)
+    report(rhs=per_call(cm.accelerations, 0.0, qa, fa, p), rhs_agree=_rel_diff(got, reference))
     if not simulate:
         return {}
     q0, v0 = chain_initial_state(n)
-    _, qv0, fv0 = _planar_state(model, n, q0, v0)
+    _, qv0, fv0 = _planar_state(model, n, q0, v0, formulation)
     seconds, sol = _simulate(netdyn, model, qv0, fv0, params, PENDULUM["time"], PENDULUM["points"])
-    res = sol.constraint_residual()
     report(simulate=seconds)
-    return {"residual": max(res["position"], res["velocity"]), "energy_drift": _energy_drift(sol)}
+    if formulation == "relative":
+        order = [names.index(f"theta_J{i + 1}") for i in range(n)]
+        return {"energy_drift": _chain_drift_joint_angles(sol.q[order], sol.f[order], n)}
+    res = sol.constraint_residual()
+    return {"residual": max(res["position"], res["velocity"]), "energy_drift": _chain_drift_planar(sol, n)}
+
+
+@needs(*NETDYN, "netdyn.components.planar", "pinocchio")
+def pendulum_planar_relative(n, simulate=True):
+    """The planar network in its ``"relative"`` formulation (see :func:`pendulum_planar`)."""
+    return pendulum_planar(n, simulate=simulate, formulation="relative")
 
 
 # --------------------------------------------------------------------------- RC ladder
@@ -300,8 +342,9 @@ def _mechanism(kind):
                              t_eval=np.linspace(0.0, PENDULUM["time"], PENDULUM["points"]), rtol=PENDULUM["rtol"])
     res = sol.constraint_residual()
     report(simulate=seconds)
-    return {"residual": res["position"], "velocity_residual": res["velocity"], "energy_drift": _energy_drift(sol),
-            "energy_scale": float(np.max(np.abs(sol.energy()))), "turns": float(
+    E = sol.energy()
+    return {"residual": res["position"], "velocity_residual": res["velocity"], "energy_drift": _drift(E),
+            "energy_scale": float(np.max(np.abs(E))), "turns": float(
                 (sol["theta1"][-1] - sol["theta1"][0]) / (2 * np.pi))}
 
 

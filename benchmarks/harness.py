@@ -1,7 +1,7 @@
 """Measurement plumbing shared by the peers and the netdyn cases.
 
-* :func:`run_case` runs one case function in a fresh Python process under a wall-time
-  cap (counted from when the process has done its imports), so a derivation that blows up cannot take the whole run with it and every
+* :func:`run_case` runs one case function in a fresh Python process under a time cap
+  (CPU seconds, counted from when the process has done its imports), so a derivation that blows up cannot take the whole run with it and every
   case starts from the same cold state (no sympy cache carried over).
 * A case function returns a dict of numbers. It may :func:`report` partial results as it
   goes (derivation, then evaluation, then simulation): when the cap stops the process,
@@ -12,7 +12,7 @@
   repeats, the median per call.
 
 Times are CPU seconds of the measuring process (``time.process_time``): the machine is shared
-(two cores, other jobs), and CPU time is what contention inflates least. The cap is wall-clock.
+(two cores, other jobs), and CPU time is what contention inflates least. The cap is CPU time too.
 """
 from __future__ import annotations
 
@@ -114,13 +114,25 @@ def _parse(stdout):
     return values, final
 
 
-def run_case(target, kwargs=None, cap=60.0, startup_limit=180.0):
+def _cpu_seconds(pid):
+    """User + system CPU seconds of a live process and its waited-for children (Linux /proc), or None."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return sum(int(v) for v in fields[11:15]) / os.sysconf("SC_CLK_TCK")  # utime stime cutime cstime
+
+
+def run_case(target, kwargs=None, cap=60.0, startup_limit=180.0, wall_factor=5.0):
     """Run ``target`` ('module:function') with ``kwargs`` in a subprocess under a cap of ``cap`` seconds.
 
-    The cap counts from the moment the worker has imported the case's module (it prints a ready
-    mark), so interpreter start-up and imports, slow on a loaded machine, do not eat into it;
-    they get ``startup_limit`` seconds of their own. Returns an :class:`Outcome` with the case's
-    values (the partial ones too when the cap stopped it).
+    The cap is CPU time of the worker (and the programs it waits for, like ngspice), counted from the
+    moment it has done its imports (it prints a ready mark): the same measure as the times in the
+    tables, so a loaded machine does not move a case over the cap. A wall-clock limit of
+    ``wall_factor * cap`` stops a case that waits instead of computing; where ``/proc`` is missing
+    the cap is wall-clock. Start-up gets ``startup_limit`` seconds of its own. Returns an
+    :class:`Outcome` with the case's values (the partial ones too when the cap stopped it).
     """
     cmd = [sys.executable, "-m", "benchmarks.worker", target, json.dumps(_plain(kwargs or {}))]
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -142,10 +154,7 @@ def run_case(target, kwargs=None, cap=60.0, startup_limit=180.0):
         th.start()
     timed_out = not ready.wait(startup_limit)
     if not timed_out:
-        try:
-            proc.wait(timeout=cap)
-        except subprocess.TimeoutExpired:
-            timed_out = True
+        timed_out = _wait_capped(proc, cap, wall_factor * cap)
     if timed_out:
         proc.kill()
         proc.wait()
@@ -161,6 +170,26 @@ def run_case(target, kwargs=None, cap=60.0, startup_limit=180.0):
                        process_wall=wall)
     values.update(final.get("values", {}))
     return Outcome(values, status=final["status"], message=final.get("message", ""), process_wall=wall)
+
+
+def _wait_capped(proc, cpu_cap, wall_cap):
+    """Wait for ``proc``; True if it used more than ``cpu_cap`` CPU seconds or ``wall_cap`` wall seconds."""
+    cpu0, start = _cpu_seconds(proc.pid), time.perf_counter()
+    if cpu0 is None:  # no /proc: wall-clock cap
+        try:
+            proc.wait(timeout=cpu_cap)
+            return False
+        except subprocess.TimeoutExpired:
+            return True
+    while True:
+        try:
+            proc.wait(timeout=0.1)
+            return False
+        except subprocess.TimeoutExpired:
+            pass
+        cpu = _cpu_seconds(proc.pid)
+        if (cpu is not None and cpu - cpu0 > cpu_cap) or time.perf_counter() - start > wall_cap:
+            return True
 
 
 def per_call(fn, *args, repeat=7, target=0.05):

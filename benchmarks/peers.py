@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.harness import needs, report, stopwatch
-from benchmarks.problems import (PENDULUM, RC, chain_initial_state, pendulum_parameters, random_chain_state,
+from benchmarks.problems import (PENDULUM, chain_initial_state, pendulum_parameters, random_chain_state,
                                  rc_ladder_deck)
 
 
@@ -202,5 +202,4 @@ def ngspice_rc_ladder(N, repeats=3, timeout=600):
     return out
 
 
-__all__ = ["kane_derive", "lagrange_derive", "pinocchio_chain", "ngspice_rc_ladder", "parse_acct", "read_raw",
-           "RC"]
+__all__ = ["kane_derive", "lagrange_derive", "pinocchio_chain", "ngspice_rc_ladder", "parse_acct", "read_raw"]

@@ -54,6 +54,17 @@ def chain_poses(q, v, lengths):
     return x, y, theta, xd, yd, omega
 
 
+def chain_energy(x_dot, y_dot, theta_dot, y, masses, lengths, g):
+    """Kinetic plus potential energy of the chain from the links' absolute centre-of-mass motion.
+
+    Arrays of shape (n,) or (n, times); slender links, ``I = m l^2 / 12``.
+    """
+    m = np.asarray(masses, dtype=float).reshape(-1, *([1] * (np.ndim(y) - 1)))
+    inertia = m * np.asarray(lengths, dtype=float).reshape(m.shape) ** 2 / 12
+    T = 0.5 * m * (x_dot ** 2 + y_dot ** 2) + 0.5 * inertia * theta_dot ** 2
+    return np.sum(T + m * g * y, axis=0)
+
+
 def rc_ladder_deck(N, analysis="tran"):
     """The ngspice deck of the N-section ladder (nodes n0 = source, n1..nN).
 

@@ -1,7 +1,8 @@
 """Run the benchmark suite: ``python -m benchmarks [--quick] [--cap SECONDS]`` (or ``python benchmarks/run.py``).
 
-Prints Markdown tables and writes them to ``benchmarks/results.md``. Every netdyn column sits next to
-a peer measured in the same run, with the ratio netdyn / peer (below 1: netdyn is faster):
+Prints Markdown tables and writes them to ``benchmarks/results.md`` (``results-quick.md`` with ``--quick``).
+Every netdyn column sits next to a peer measured in the same run, with the ratio netdyn / peer (below 1:
+netdyn is faster):
 
 * n-link pendulum, derivation: sympy.physics.mechanics KanesMethod and LagrangesMethod;
 * n-link pendulum, one right-hand side evaluation: Pinocchio ``aba``;
@@ -9,7 +10,7 @@ a peer measured in the same run, with the ratio netdyn / peer (below 1: netdyn i
 * RC ladder, 10 us transient: ngspice (whole process, and its own transient analysis time);
 * four-bar and slider-crank, 10 s: constraint residual and energy drift (no external peer).
 
-Every case runs in its own process under ``--cap`` seconds of wall time (default 60; 10 with
+Every case runs in its own process under ``--cap`` CPU seconds (default 60; 10 with
 ``--quick``), counted once its imports are done; a case over the cap shows ``> cap`` and the larger
 sizes of that column are skipped. Times in the tables are CPU seconds (see :mod:`benchmarks.harness`).
 Under each table: the growth exponent k of time ~ size^k (log-log least squares) per column.
@@ -45,8 +46,8 @@ def log(msg):
 def sweep(name, target, sizes, cap, size_arg="n", optional_stage=None):
     """Run ``target`` at each size; after a size over the cap (or failing), skip the larger ones.
 
-    If the cap cut only ``optional_stage`` (the simulation, which comes after the RHS timing),
-    the larger sizes still run without it (``simulate=False``), so the derivation and RHS columns go on.
+    If the cap cut the case after its RHS timing (in ``optional_stage``, the simulation, or its
+    checks), the larger sizes still run without it (``simulate=False``), so the derivation and RHS columns go on.
     """
     out, stop, extra = {}, None, {}
     for size in sizes:
@@ -59,7 +60,7 @@ def sweep(name, target, sizes, cap, size_arg="n", optional_stage=None):
         log(f"  {name} {size_arg}={size}: {summary}")
         if res["status"] == "ok":
             continue
-        if res["status"] == "timeout" and optional_stage and optional_stage not in res and "rhs" in res:
+        if res["status"] == "timeout" and optional_stage and "rhs" in res:
             extra = {optional_stage: False}
             continue
         stop = True
@@ -123,8 +124,8 @@ def value(res, key):
 def ratio(num_res, num_key, den_res, den_key):
     """netdyn / peer when both were measured.
 
-    No bound is given when one side hit the cap: the cap is wall-clock, the times are CPU
-    seconds, and on a loaded machine the first says little about the second.
+    No bound is given when one side hit the cap: the cap covers the whole case (warm-up and the
+    stages before), so it is no bound on the time of the stage that was cut.
     """
     a, b = value(num_res, num_key), value(den_res, den_key)
     return _fmt(a / b) if a is not None and b is not None and b > 0 else "—"
@@ -200,7 +201,7 @@ def _commit():
         return "?"
 
 
-def build_report(results, plan, cap, quick, started, load0):
+def build_report(results, plan, cap, quick, started, load0, groups=("chain", "rc", "closed")):
     notes = []
     chain, rc = plan["chain"], plan["rc"]
     versions = ", ".join(f"{k} {v}" for k, v in _versions().items())
@@ -212,36 +213,52 @@ def build_report(results, plan, cap, quick, started, load0):
         f"{os.getloadavg()[0]:.1f} at the end; {versions}.",
         "",
         "Times are CPU seconds of the measuring process (the machine is shared; CPU time is what the load "
-        "inflates least), each case in a fresh process after a warm-up; the cap is wall-clock. Ratios are "
+        "inflates least), each case in a fresh process after a warm-up; the cap is CPU time of the whole case, "
+        "after its imports. Ratios are "
         "netdyn / peer: below 1, netdyn is faster.",
         "",
+    ]
+    if "chain" in groups:
+        out += _chain_tables(results, chain, notes)
+    if "rc" in groups:
+        out += _rc_table(results, rc, notes)
+    if "closed" in groups:
+        out += _closed_table(results, notes)
+    if notes:
+        out += ["## Errors", ""] + [f"{i + 1}. {msg}" for i, msg in enumerate(notes)] + [""]
+    out.append(f"Run time of the suite: {time.perf_counter() - started:.0f} s (wall).")
+    return "\n".join(out) + "\n"
+
+
+def _chain_tables(results, chain, notes):
+    out = [
         "## n-link pendulum: derivation of the equations of motion (s)",
         "",
         "Kane/Lagrange: frames, points, bodies, loads and `kanes_equations` / `form_lagranges_equations` "
-        "(`tests/references/pendulum.py`). netdyn: the model (joint angles, T and V typed per link; or the "
-        "planar network, absolute coordinates with joint constraints) and `model.derive()`, the structured "
-        "derivation behind `model.equations()`. All symbolic in m_i, l_i, g.",
+        "(`tests/references/pendulum.py`). netdyn: building the model and `model.derive()`, the structured "
+        "derivation behind `model.equations()` — 'joint angles': a `LagrangianModel` typed by hand in the "
+        "relative angles (T and V one term per link); 'planar abs.': the network of "
+        "`netdyn.components.planar` bodies and revolute joints, absolute coordinates with joint constraints; "
+        "'planar rel.': the same network in its relative (spanning-tree) formulation. All symbolic in m_i, l_i, g.",
         "",
     ]
-    cols = [("Kane", "kane", "derive", 1), ("Lagrange", "lagrange", "derive", 1),
-            ("netdyn, joint angles", "nd_joint", "derive", 1), ("netdyn, planar network", "nd_planar", "derive", 1)]
-    rats = [("joint angles / Kane", ("nd_joint", "derive"), ("kane", "derive")),
-            ("joint angles / Lagrange", ("nd_joint", "derive"), ("lagrange", "derive")),
-            ("planar / Kane", ("nd_planar", "derive"), ("kane", "derive"))]
-    out += [table(chain, "n", cols, rats, results, notes), "", exponents(chain, cols, results, "n"), ""]
-    out += ["netdyn's compile step (lambdify of the derived equations), not in the ratios: "
-            + _inline(chain, [("joint angles", "nd_joint"), ("planar", "nd_planar")], "compile", results) + "", ""]
+    nd = [("joint angles", "nd_joint"), ("planar abs.", "nd_planar"), ("planar rel.", "nd_planar_rel")]
+    cols = [("Kane", "kane", "derive", 1), ("Lagrange", "lagrange", "derive", 1)] + \
+        [(f"netdyn {label}", s, "derive", 1) for label, s in nd]
+    rats = [(f"{label} / Kane", (s, "derive"), ("kane", "derive")) for label, s in nd] + \
+        [("joint angles / Lagrange", ("nd_joint", "derive"), ("lagrange", "derive"))]
+    out += [table(chain, "n", cols, rats, results, notes), "", exponents(chain, cols, results, "n"), "",
+            "netdyn's compile step (lambdify of the derived equations), not in the ratios: "
+            + _inline(chain, nd, "compile", results), ""]
 
     out += ["## n-link pendulum: one right-hand side evaluation (µs)", "",
             "Pinocchio `aba(model, data, q, v, tau)`; netdyn: the compiled model's `accelerations(t, q, f, p)` "
-            "(mass matrix, forces and, for the planar network, the KKT solve). Median of timeit repeats after a "
+            "(mass matrix, forces and, with constraints, the KKT solve). Median of timeit repeats after a "
             "warm-up call, at the same random state; 'agree' is max |netdyn − Pinocchio| / max |Pinocchio| "
-            "of the (absolute) angular accelerations there.", ""]
-    cols = [("Pinocchio aba", "pinocchio", "rhs", 1e6), ("netdyn, joint angles", "nd_joint", "rhs", 1e6),
-            ("netdyn, planar", "nd_planar", "rhs", 1e6)]
-    rats = [("joint angles / Pinocchio", ("nd_joint", "rhs"), ("pinocchio", "rhs")),
-            ("planar / Pinocchio", ("nd_planar", "rhs"), ("pinocchio", "rhs"))]
-    extra = [("agree, joint angles", "nd_joint", "rhs_agree", 1), ("agree, planar", "nd_planar", "rhs_agree", 1)]
+            "of the angular accelerations there (absolute ones for 'planar abs.').", ""]
+    cols = [("Pinocchio aba", "pinocchio", "rhs", 1e6)] + [(f"netdyn {label}", s, "rhs", 1e6) for label, s in nd]
+    rats = [(f"{label} / Pinocchio", (s, "rhs"), ("pinocchio", "rhs")) for label, s in nd]
+    extra = [(f"agree, {label}", s, "rhs_agree", 1) for label, s in nd]
     out += [table(chain, "n", cols + extra, rats, results, notes), "",
             exponents(chain, cols, results, "n"), ""]
 
@@ -249,18 +266,21 @@ def build_report(results, plan, cap, quick, started, load0):
             "Released from rest, first link 45° below +x, the rest straight; 1001 output points; rtol = 1e-8 "
             "(peer: scipy `solve_ivp` DOP853 on Pinocchio `aba`, atol = 1e-8; netdyn: `netdyn.simulate`, its "
             "default scaled atol). After a 0.1 s warm-up run; compilation not included. Energy drift = "
-            "max |E(t) − E(0)| in J (masses 1 kg, lengths 1 m).", ""]
-    cols = [("Pinocchio + DOP853", "pinocchio", "simulate", 1), ("netdyn, joint angles", "nd_joint", "simulate", 1),
-            ("netdyn, planar", "nd_planar", "simulate", 1)]
-    rats = [("joint angles / peer", ("nd_joint", "simulate"), ("pinocchio", "simulate")),
-            ("planar / peer", ("nd_planar", "simulate"), ("pinocchio", "simulate"))]
-    extra = [("drift, peer", "pinocchio", "energy_drift", 1), ("drift, joint angles", "nd_joint", "energy_drift", 1),
-             ("drift, planar", "nd_planar", "energy_drift", 1), ("max constraint residual, planar", "nd_planar",
-                                                                "residual", 1)]
+            "max |E(t) − E(0)| in J (links of 1 kg and 1 m), the energy computed outside netdyn (Pinocchio's for "
+            "the peer); residual = max |φ| or |Φ_q q̇| of the planar abs. model.", ""]
+    cols = [("Pinocchio + DOP853", "pinocchio", "simulate", 1)] + \
+        [(f"netdyn {label}", s, "simulate", 1) for label, s in nd]
+    rats = [(f"{label} / peer", (s, "simulate"), ("pinocchio", "simulate")) for label, s in nd]
+    extra = [("drift, peer", "pinocchio", "energy_drift", 1)] + \
+        [(f"drift, {label}", s, "energy_drift", 1) for label, s in nd] + \
+        [("residual, planar abs.", "nd_planar", "residual", 1)]
     out += [table(chain, "n", cols + extra, rats, results, notes), "",
             exponents(chain, cols, results, "n"), ""]
+    return out
 
-    out += ["## RC ladder: 10 µs transient after a 1 V step (s)", "",
+
+def _rc_table(results, rc, notes):
+    out = ["## RC ladder: 10 µs transient after a 1 V step (s)", "",
             "N sections of series 1 kΩ and shunt 1 nF. ngspice: `ngspice -b -r out.raw` with "
             "`.tran 10n 10u 0 10n uic` and `.options acct` (all node voltages written); 'process' is the "
             "whole ngspice run (wall, and CPU from rusage); 'acct' is its own 'Transient analysis time' "
@@ -276,8 +296,11 @@ def build_report(results, plan, cap, quick, started, load0):
             ("solve / ngspice transient CPU", ("nd_rc", "solve"), ("ngspice", "transient_cpu"))]
     extra = [("ngspice time points", "ngspice", "timepoints", 1), ("Δv (V)", "nd_rc", "dv", 1)]
     out += [table(rc, "N", cols + extra, rats, results, notes), "", exponents(rc, cols, results, "N"), ""]
+    return out
 
-    out += ["## Closed chains: 10 s of motion under gravity (netdyn only)", "",
+
+def _closed_table(results, notes):
+    out = ["## Closed chains: 10 s of motion under gravity (netdyn only)", "",
             "The book's Examples 4.3 (four-bar, 5 coordinates, 4 constraints) and 4.2 (slider-crank, 7 and 6) "
             "typed in as `LagrangianModel`s, plus gravity, no torque; the crank starts at 60° turning at 1 rev/s. "
             "No external peer is measured for these: the checks are the constraint residual (max |φ| and "
@@ -292,11 +315,7 @@ def build_report(results, plan, cap, quick, started, load0):
         out.append(f"| {name.replace('_', '-')} | {cell(res, 'derive', 1, notes)} | {cell(res, 'simulate', 1, notes)} "
                    f"| {cell(res, 'residual', 1, notes)} | {cell(res, 'velocity_residual', 1, notes)} | "
                    f"{_fmt(drift)} | {cell(res, 'turns', 1, notes)} |")
-    out.append("")
-    if notes:
-        out += ["## Errors", ""] + [f"{i + 1}. {msg}" for i, msg in enumerate(notes)] + [""]
-    out.append(f"Run time of the suite: {time.perf_counter() - started:.0f} s (wall).")
-    return "\n".join(out) + "\n"
+    return out + [""]
 
 
 def _inline(sizes, series, key, results):
@@ -313,11 +332,12 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (under 2 minutes)")
     parser.add_argument("--cap", type=float, default=None,
-                        help="wall-clock cap per case in seconds (default 60; 10 with --quick)")
+                        help="cap per case in CPU seconds (default 60; 10 with --quick)")
     parser.add_argument("--only", default="chain,rc,closed",
                         help="comma-separated groups to run: chain, rc, closed (default: all)")
-    parser.add_argument("--output", default=str(ROOT / "benchmarks" / "results.md"),
-                        help="where to write the Markdown (default benchmarks/results.md)")
+    parser.add_argument("--output", default=None,
+                        help="where to write the Markdown (default benchmarks/results.md; "
+                             "benchmarks/results-quick.md with --quick, so a quick run keeps the full results)")
     args = parser.parse_args(argv)
     cap = args.cap if args.cap is not None else (10.0 if args.quick else 60.0)
     plan = QUICK if args.quick else FULL
@@ -335,6 +355,8 @@ def main(argv=None):
                                     cap, optional_stage="simulate")
         results["nd_planar"] = sweep("netdyn planar", "benchmarks.cases_netdyn:pendulum_planar", sizes, cap,
                                      optional_stage="simulate")
+        results["nd_planar_rel"] = sweep("netdyn planar relative", "benchmarks.cases_netdyn:pendulum_planar_relative",
+                                         sizes, cap, optional_stage="simulate")
     if "rc" in groups:
         log("RC ladder")
         results["ngspice"] = sweep("ngspice", "benchmarks.peers:ngspice_rc_ladder", plan["rc"], cap, size_arg="N")
@@ -345,10 +367,11 @@ def main(argv=None):
         for name in ("four_bar", "slider_crank"):
             results[name] = run_case(f"benchmarks.cases_netdyn:{name}", {}, cap=cap)
             log(f"  {name}: " + ", ".join(f"{k}={_short(v)}" for k, v in results[name].items()))
-    text = build_report(results, plan, cap, args.quick, started, load0)
+    text = build_report(results, plan, cap, args.quick, started, load0, groups)
     print(text)
-    Path(args.output).write_text(text)
-    log(f"written to {args.output}")
+    output = Path(args.output or ROOT / "benchmarks" / ("results-quick.md" if args.quick else "results.md"))
+    output.write_text(text)
+    log(f"written to {output}")
     return 0
 
 
