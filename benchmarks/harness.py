@@ -1,8 +1,9 @@
 """Measurement plumbing shared by the peers and the netdyn cases.
 
 * :func:`run_case` runs one case function in a fresh Python process under a time cap
-  (CPU seconds, counted from when the process has done its imports), so a derivation that blows up cannot take the whole run with it and every
-  case starts from the same cold state (no sympy cache carried over).
+  (CPU seconds, counted from when the process has done its imports), so a derivation that
+  blows up cannot take the whole run with it, and every case starts from the same cold state
+  (no sympy cache carried over).
 * A case function returns a dict of numbers. It may :func:`report` partial results as it
   goes (derivation, then evaluation, then simulation): when the cap stops the process,
   what was reported before is kept and the unfinished stage shows as ``> cap``.
