@@ -182,7 +182,7 @@ def require_positive(element_name, parameter, value, allow_zero=False):
     """
     v = as_expr(value)
     if v.is_number and v.is_real:
-        if v < 0 or (v == 0 and not allow_zero):
+        if v.is_negative or (v.is_zero and not allow_zero):
             raise ElementError(f"{element_name}: {parameter} = {value} is not physical; give a positive value")
 
 
@@ -330,7 +330,7 @@ class TwoPort(Element):
         super().__init__(name, [port1, port2], {"ratio": ratio}, terminals=terminals)
         self.coupling = coupling
         r = as_expr(ratio)
-        if r.is_number and r == 0:
+        if r.is_zero:
             raise ElementError(f"{name}: ratio 0 disconnects the two ports; give a non-zero ratio")
 
     def contribute(self, ports, values):

@@ -87,6 +87,7 @@ class CompiledModel:
                               + list(eq.A.values()) + list(eq.a0) + list(eq.gamma_psi))
         self.has_constraints = (self.m1 + self.m2) > 0
         self._power = None
+        self._dh_df = None
 
     # --------------------------------------------------------------- parameters
     def parameter_vector(self, params=None):
@@ -165,6 +166,25 @@ class CompiledModel:
                                       modules="numpy", cse=True)
         pd, ps = self._power(tt, q, f, lam, mu, p.vector, p.inputs(tt))
         return float(pd), float(ps)
+
+    def dh_df(self, tt, q, f, p):
+        """∂h/∂f (n×n) at one state: damping and gyroscopic terms, compiled on first use."""
+        if self._dh_df is None:
+            eq = self.eq
+            index_f = {s: i for i, s in enumerate(eq.f)}
+            entries = {}
+            for i, hi in enumerate(eq.h):
+                for s in sp.sympify(hi).free_symbols:
+                    if s in index_f:
+                        entries[(i, index_f[s])] = sp.diff(hi, s)
+            idx = np.array(list(entries.keys()), dtype=int).reshape(-1, 2)
+            fn = _lambdify([t, eq.q, eq.f, self.parameters, self.inputs], list(entries.values()))
+            self._dh_df = (idx, fn)
+        idx, fn = self._dh_df
+        J = np.zeros((self.n, self.n))
+        if idx.size:
+            J[idx[:, 0], idx[:, 1]] = np.asarray(fn(tt, q, f, p.vector, p.inputs(tt)), dtype=float)
+        return J
 
     def kkt(self, tt, q, f, p):
         """The KKT system of the index-1 form: ``K [q̈; λ; μ] = r``."""

@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg as sla
+import sympy as sp
 from scipy.integrate import DOP853, RK45, Radau
 
 from netdyn.errors import IntegrationError, SingularSystemError
 from netdyn.initial import consistent_initial_conditions
 from netdyn.numeric import compile_model
+from netdyn.symbols import t
 from netdyn.structure import SingularityWatch, integration_failure, prepare
 
 SOLVERS = {"DOP853": DOP853, "RK45": RK45, "Radau": Radau}
@@ -59,6 +61,11 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     model = as_model(system, formulation)
     cm = compile_model(model)
     p = cm.parameter_vector(params)
+    if t_span is None:
+        tran = getattr(model.metadata.get("network"), "tran", None)
+        if not tran:
+            raise IntegrationError("no t_span given and the network has no .tran card; pass t_span=(t0, t1)")
+        t_span = (0.0, float(tran["tstop"]))
     t0, t1 = float(t_span[0]), float(t_span[1])
     if not t1 > t0:
         raise IntegrationError(f"t_span must increase, got {t_span}")
@@ -68,11 +75,17 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     if method == "auto":
         method = "projection" if kkt_regular(cm, t0, q, f, p) and not stiff(cm, t0, t1, q, f, p) else "ida"
     if method == "projection":
-        run = lambda tol, at, te: _projection(cm, p, t0, t1, q, f, te, tol, at, SOLVERS[solver], max_step)
+        step = lambda ta, tb, qa, fa, te, tol, at: _projection(cm, p, ta, tb, qa, fa, te, tol, at, SOLVERS[solver],
+                                                             max_step)
     elif method == "ida":
-        run = lambda tol, at, te: _ida(cm, p, t0, t1, q, f, te, tol, at, max_step)
+        step = lambda ta, tb, qa, fa, te, tol, at: _ida(cm, p, ta, tb, qa, fa, te, tol, at, max_step)
     else:
         raise IntegrationError(f"unknown method {method!r}; use 'auto', 'projection' or 'ida'")
+    corners = source_breakpoints(cm, t0, t1)
+    t_eval = t_eval.copy()
+    for c in corners:  # output times a hair from a corner are the corner (IDA cannot start that close)
+        t_eval[np.abs(t_eval - c) < 1e-9 * (t1 - t0)] = c
+    run = lambda tol, at, te: _segmented(step, [t0] + corners + [t1], q, f, te, tol, at)
     if atol is None:
         # magnitudes from a first pass under (nearly) pure relative error control
         # a small fixed atol: pure relative control fails on variables held at 0 by constraints (roundoff
@@ -83,6 +96,44 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     return Solution(model, cm, p, res, method=method)
 
 
+def source_breakpoints(cm, t0, t1):
+    """Corners of the model's time functions (PULSE and PWL sources) inside ``(t0, t1)``.
+
+    The integrators stop and restart there, as SPICE does, so no step straddles a kink.
+    """
+    from netdyn.sources import breakpoints
+    eq = cm.eq
+    found = set()
+    for e in list(eq.h) + list(eq.phi) + list(eq.a0):
+        e = sp.sympify(e)
+        if t in e.free_symbols and e.has(sp.Piecewise, sp.Heaviside, sp.Function):
+            found.update(breakpoints(e, t1, t0))
+    return sorted(found)
+
+
+def _segmented(step, edges, q, f, t_eval, rtol, atol):
+    """Integrate segment by segment between ``edges``; results joined, work integrals carried on."""
+    parts = []
+    qa, fa = q, f
+    w = np.zeros(2)
+    for k, (ta, tb) in enumerate(zip(edges[:-1], edges[1:])):
+        inside = t_eval[(t_eval > ta) & (t_eval < tb)] if k else t_eval[(t_eval >= ta) & (t_eval < tb)]
+        res = step(ta, tb, qa, fa, np.concatenate([inside, [tb]]), rtol, atol)
+        qa, fa = res["q"][:, -1].copy(), res["f"][:, -1].copy()
+        keep = np.isin(res["t"], t_eval)
+        res["work"] = {key: v + w[i] for i, (key, v) in enumerate(res["work"].items())}
+        w = np.array([res["work"]["dissipated"][-1], res["work"]["supplied"][-1]])
+        parts.append({key: (val[..., keep] if isinstance(val, np.ndarray) else val) for key, val in res.items()
+                      if key != "work"} | {"work": {key: v[keep] for key, v in res["work"].items()}})
+    if len(parts) == 1:
+        return parts[0]
+    out = {key: np.concatenate([pt[key] for pt in parts], axis=-1) for key in ("t", "q", "f", "acc", "lam", "mu")}
+    out["work"] = {key: np.concatenate([pt["work"][key] for pt in parts]) for key in ("dissipated", "supplied")}
+    out["nsteps"] = sum(pt.get("nsteps", 0) for pt in parts)
+    out["message"] = parts[-1].get("message", "")
+    return out
+
+
 def kkt_regular(cm, tt, q, f, p):
     """Whether the index-1 matrix is regular at a state (relative pivot size above 1e-11)."""
     K, _, _ = cm.kkt(tt, q, f, p)
@@ -90,7 +141,7 @@ def kkt_regular(cm, tt, q, f, p):
     return s.size == 0 or s[-1] > 1e-11 * s[0]
 
 
-def stiff(cm, t0, t1, q, f, p, ratio=1e4, max_states=400):
+def stiff(cm, t0, t1, q, f, p, ratio=1e3, max_states=400):
     """Whether the index-1 ODE is stiff over the span: fastest eigenvalue × span above ``ratio``.
 
     The Jacobian of the right-hand side is taken by finite differences at the
@@ -119,7 +170,8 @@ def stiff(cm, t0, t1, q, f, p, ratio=1e4, max_states=400):
 def _scaled_atol(res, rtol):
     y = np.vstack([res["q"], res["f"]])  # the work integrals keep their relative control
     scale = np.max(np.abs(y), axis=1)
-    floor = max(np.max(scale), 1e-300) * 1e-6  # variables held at ~0 (by a constraint) get a usable atol
+    # variables held at ~0 (by a constraint) get a usable atol; a system at rest keeps 1e-12
+    floor = np.max(scale) * 1e-6 if np.max(scale) > 0 else 1e-12 / max(rtol * 1e-2, 1e-300)
     return np.maximum(scale, floor) * rtol * 1e-2
 
 
@@ -262,6 +314,51 @@ def _consistent_ida_start(residual, t0, y0, yp0, algebraic, tol=1e-11, max_iter=
     return y.copy(), yp.copy()
 
 
+def _algebraic_at_output(cm, p, tt, q, f, acc, rest, iterations=2):
+    """Flows without inertia and the multipliers, solved from the equations at fixed states.
+
+    IDA gives these flows as q̇ (a BDF derivative, one order less accurate) and
+    leaves multipliers out of its error test; here they are recomputed from the
+    Lagrange rows and the velocity-level constraints by Newton (exact in one
+    step for linear dissipation), the inertial rows weighted down because their
+    accelerations also come from derivatives.
+    """
+    n, m1, m2 = cm.n, cm.m1, cm.m2
+    inertial_rows = np.ones(n, dtype=bool)
+    inertial_rows[rest] = False
+    weight = np.where(inertial_rows, 1e-6, 1.0)
+    z = np.zeros(m1 + m2)
+    for _ in range(iterations if rest.size else 1):
+        M, h = cm.dynamics(tt, q, f, p)
+        c = cm.constraints(tt, q, f, p)
+        C = np.vstack([c["Phi_q"], c["A"]])
+        if rest.size:
+            H = cm.dh_df(tt, q, f, p)[:, rest]
+            J = np.block([[weight[:, None] * H, weight[:, None] * C.T], [C[:, rest], np.zeros((m1 + m2, m1 + m2))]])
+            r0 = np.concatenate([weight * (M @ acc + h + C.T @ z), C @ f + np.concatenate([c["Phi_t"], c["a"]])])
+            dz = np.linalg.lstsq(J, -r0, rcond=None)[0]
+            f = f.copy()
+            f[rest] += dz[:rest.size]
+            z = z + dz[rest.size:]
+        else:
+            z = np.linalg.lstsq(C.T, -(M @ acc + h), rcond=None)[0]
+    return f, z
+
+
+def _ida_grid(t0, t1, t_eval):
+    """Output times for IDA: t0 first, t1 last, at least three, none closer than 1e-10 of the span
+    (IDA refuses an output time too close to the previous one; such requests share a point)."""
+    gap = 1e-10 * (t1 - t0)
+    grid = [t0]
+    for x in np.unique(np.concatenate([np.asarray(t_eval, dtype=float), [t1]])):
+        if x - grid[-1] > gap:
+            grid.append(float(x))
+    grid[-1] = t1
+    if len(grid) < 3:
+        grid = [t0, (t0 + t1) / 2, t1]
+    return np.array(grid)
+
+
 def _ida(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, max_step):
     """IDA on F(t, y, ẏ) = 0 with y = [q, f_I, λ, μ, η, W]: f_I are the flows with inertia; the flows
     of coordinates without inertia are q̇ itself (no algebraic variable of their own), so an RC circuit
@@ -316,11 +413,7 @@ def _ida(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, max_step):
     at[sf] = base[n + inertial]
     at[n + nI:N - 2] = 1e6  # multipliers and GGL terms out of the error test, solved exactly afterwards
     at[sw] = 1e-14  # work integrals (joules): nearly relative error control
-    te = np.asarray(t_eval, dtype=float)
-    if te[0] > t0:
-        te = np.concatenate([[t0], te])
-    if te.size < 3:
-        te = np.linspace(t0, t1, 3)
+    te = _ida_grid(t0, t1, t_eval)
     y0, yp0 = _consistent_ida_start(residual, t0, y0, yp0, algebraic)
     # BDF's global error runs ~10x its local tolerance: tighten so both integrators honour rtol alike
     solver = IDA(residual, rtol=rtol / 10, atol=at / 10, algebraic_idx=algebraic or None, calc_initcond=None,
@@ -331,20 +424,16 @@ def _ida(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, max_step):
         raise IntegrationError(f"IDA failed at t = {tt:.6g}: {out.message}; the system may be "
                                "singular there (check the structure) or need looser tolerances")
     Y, YP, T = out.y.T.copy(), out.yp.T.copy(), np.asarray(out.t)
-    keep = np.isin(T, t_eval) if t_eval[0] > t0 else np.ones(T.size, dtype=bool)
-    Y, YP, T = Y[:, keep], YP[:, keep], T[keep]
+    pick = np.clip(np.searchsorted(T, t_eval - 1e-10 * (t1 - t0)), 0, T.size - 1)  # nearest grid time
+    Y, YP, T = Y[:, pick], YP[:, pick], np.asarray(t_eval, dtype=float)
     F = np.empty((n, T.size))
     ACC = np.zeros((n, T.size))
     for k, tt in enumerate(T):
         Pq = cm.constraints(tt, Y[sq, k], np.zeros(n), p)["Phi_q"] if m1 else None
         F[:, k] = flows(Y[:, k], YP[:, k], Pq)
         ACC[inertial, k] = YP[sf, k]
-        if algebraic:  # multipliers out of the error test: recover them exactly from the Lagrange rows
-            M, h = cm.dynamics(tt, Y[sq, k], F[:, k], p)
-            c = cm.constraints(tt, Y[sq, k], F[:, k], p)
-            C = np.vstack([c["Phi_q"], c["A"]])
-            z = np.linalg.lstsq(C.T, -(M @ ACC[:, k] + h), rcond=None)[0]
-            Y[sl, k], Y[sm, k] = z[:m1], z[m1:]
+        F[:, k], z = _algebraic_at_output(cm, p, tt, Y[sq, k], F[:, k], ACC[:, k], rest)
+        Y[sl, k], Y[sm, k] = z[:m1], z[m1:]
     return {"t": T, "q": Y[sq], "f": F, "acc": ACC, "lam": Y[sl], "mu": Y[sm],
             "work": {"dissipated": Y[N - 2], "supplied": Y[N - 1]},
             "nsteps": int(getattr(out, "nfev", 0) or 0), "message": str(out.message)}
