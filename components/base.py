@@ -265,13 +265,17 @@ class EnergyLaw(TwoTerminal):
 
 # --- sources -----------------------------------------------------------------------------------
 
-class ThroughSource(TwoTerminal):
-    """Prescribes the through variable: ``value`` flows from ``a`` to ``b`` (into node ``b``)."""
+class Source(TwoTerminal):
+    """A two-terminal source of one prescribed ``value`` (number or expression of ``t``)."""
 
     is_source = True
 
     def __init__(self, name, a, b, value, domain=None, swap=False):
         super().__init__(name, a, b, {"value": value}, domain=domain, swap=swap)
+
+
+class ThroughSource(Source):
+    """Prescribes the through variable: ``value`` flows from ``a`` to ``b`` (into node ``b``)."""
 
     def contribute(self, ports, values):
         (pv,) = ports
@@ -281,13 +285,8 @@ class ThroughSource(TwoTerminal):
         return Contribution(efforts={0: -s})
 
 
-class AcrossSource(TwoTerminal):
+class AcrossSource(Source):
     """Prescribes the across rate: ``value(b) - value(a) = value`` (the port runs a -> b)."""
-
-    is_source = True
-
-    def __init__(self, name, a, b, value, domain=None, swap=False):
-        super().__init__(name, a, b, {"value": value}, domain=domain, swap=swap)
 
     def contribute(self, ports, values):
         (pv,) = ports
@@ -297,13 +296,8 @@ class AcrossSource(TwoTerminal):
         return Contribution(flow_constraints=[pv.f + s])
 
 
-class DisplacementSource(TwoTerminal):
+class DisplacementSource(Source):
     """Prescribes the across displacement: ``x(b) - x(a) = value(t)`` (a rheonomic constraint)."""
-
-    is_source = True
-
-    def __init__(self, name, a, b, value, domain=None, swap=False):
-        super().__init__(name, a, b, {"value": value}, domain=domain, swap=swap)
 
     def contribute(self, ports, values):
         (pv,) = ports

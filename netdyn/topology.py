@@ -68,14 +68,7 @@ def spanning_tree(graph, weight=None, edges=None):
     """
     edges = branches(graph) if edges is None else edges
     order = sorted(range(len(edges)), key=lambda j: (weight(edges[j][2]) if weight else 0, j))
-    parent = {n: n for n in graph.nodes}
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
+    find, parent = _union_find(graph.nodes)
     tree = set()
     for j in order:
         u, v, k = edges[j]
@@ -135,9 +128,9 @@ def tree_paths(graph, root="0"):
     return out
 
 
-def _components_without(graph, keep):
-    """Union–find components of the nodes using only branches whose key satisfies ``keep``."""
-    parent = {n: n for n in graph.nodes}
+def _union_find(nodes):
+    """A union–find forest over ``nodes``: ``find(x)`` gives the root, ``parent`` is the forest to link."""
+    parent = {n: n for n in nodes}
 
     def find(x):
         while parent[x] != x:
@@ -145,6 +138,12 @@ def _components_without(graph, keep):
             x = parent[x]
         return x
 
+    return find, parent
+
+
+def _components_without(graph, keep):
+    """Union–find components of the nodes using only branches whose key satisfies ``keep``."""
+    find, parent = _union_find(graph.nodes)
     for u, v, k in graph.edges(keys=True):
         if keep(k):
             parent[find(u)] = find(v)
