@@ -36,6 +36,7 @@ from netdyn import topology
 from netdyn.components.base import (ACROSS, DOMAINS, THROUGH, AcrossSource, DisplacementSource, EnergyLaw,
                                     LinearLaw, PortVariables, ThroughSource)
 from netdyn.errors import ModelError, TopologyError
+from netdyn.fastdiff import rate
 from netdyn.model import LagrangianModel
 from netdyn.symbols import t
 
@@ -223,7 +224,7 @@ def assemble(net, formulation=None, symbolic=False, check=True):
                 combos[k] = {coords.new(f"{words['branch_prefix']}_{identifier(k)}"): 1}
             A, nodes, _ = topology.reduced_incidence(g, ground="0", edges=edges)
             for i, node in enumerate(nodes):
-                row = sp.Add(*[int(A[i, j]) * next(iter(combos[k])).diff(t)
+                row = sp.Add(*[int(A[i, j]) * rate(next(iter(combos[k])))
                                for j, (_, _, k) in enumerate(edges) if A[i, j] != 0])
                 flow_constraints.append(row)
                 flow_labels.append(f"KCL at node {node}")
@@ -262,7 +263,7 @@ def assemble(net, formulation=None, symbolic=False, check=True):
         sub = {}
         for i in range(len(keys)):
             sub[Q[i]] = qx[i]
-            sub[F[i]] = qx[i].diff(t)
+            sub[F[i]] = _combination({rate(c): coeff for c, coeff in combos[keys[i]].items()})
         T.append(sp.sympify(contrib.T).xreplace(sub))
         V.append(sp.sympify(contrib.V).xreplace(sub))
         D.append(sp.sympify(contrib.D).xreplace(sub))

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from netdyn.errors import ModelError
+from netdyn.fastdiff import Differentiator, rate
 from netdyn.symbols import t
 
 
@@ -107,8 +108,8 @@ def derive(model) -> Equations:
     mu = [sp.Symbol(str(m.func.__name__)) for m in model.mus]
     sub = {}
     for c, qs, fs, as_ in zip(coords, q, f, a):
-        sub[c.diff(t, 2)] = as_
-        sub[c.diff(t)] = fs
+        sub[rate(c, 2)] = as_
+        sub[rate(c)] = fs
     to_internal_second = dict(sub)
     for c, qs in zip(coords, q):
         sub[c] = qs
@@ -132,75 +133,82 @@ def derive(model) -> Equations:
                 inputs[u] = sp.Symbol(u.func.__name__)
         return e.xreplace(inputs) if inputs else e
 
-    M = {}
-    h = [sp.S.Zero] * n
+    dv = Differentiator()
+    f_set = set(f)
+    M_parts, h_parts = {}, [[] for _ in range(n)]
 
-    def add(d, key, v):
-        if v != 0:
-            d[key] = d.get(key, 0) + v
+    def put(parts, key, v):
+        if not dv.is_zero(v):
+            parts.setdefault(key, []).append(v)
 
     for term in model.T_terms:
-        e = internal(term, "T*")
-        syms = e.free_symbols
-        fs = [s for s in syms if s in index_f]
-        qs = [s for s in syms if s in index_q]
-        for fi in fs:
+        e = dv.term(internal(term, "T*"))
+        syms = dv.free(e)
+        for fi in (s for s in syms if s in index_f):
             i = index_f[fi]
-            p = sp.diff(e, fi)
-            psyms = p.free_symbols
+            p = dv.diff(e, fi)
+            psyms = dv.free(p)
             for fj in (s for s in psyms if s in index_f):
-                add(M, (i, index_f[fj]), sp.diff(p, fj))
+                put(M_parts, (i, index_f[fj]), dv.diff(p, fj))
             for qk in (s for s in psyms if s in index_q):
-                h[i] += sp.diff(p, qk) * f[index_q[qk]]
+                h_parts[i].append(dv.times(dv.diff(p, qk), f[index_q[qk]]))
             if t in psyms:
-                h[i] += sp.diff(p, t)
-        for qi in qs:
-            h[index_q[qi]] -= sp.diff(e, qi)
+                h_parts[i].append(dv.diff(p, t))
+        for qi in (s for s in syms if s in index_q):
+            h_parts[index_q[qi]].append(-dv.diff(e, qi))
     for term in model.D_terms:
-        e = internal(term, "D")
-        for fi in (s for s in e.free_symbols if s in index_f):
-            h[index_f[fi]] += sp.diff(e, fi)
+        e = dv.term(internal(term, "D"))
+        for fi in (s for s in dv.free(e) if s in index_f):
+            h_parts[index_f[fi]].append(dv.diff(e, fi))
     for term in model.V_terms:
         e = internal(term, "V")
-        if e.free_symbols & set(f):
+        if e.free_symbols & f_set:
             raise ModelError(f"V depends on a flow: {term}; flows belong in T* or D")
-        for qi in (s for s in e.free_symbols if s in index_q):
-            h[index_q[qi]] += sp.diff(e, qi)
+        e = dv.term(e)
+        for qi in (s for s in dv.free(e) if s in index_q):
+            h_parts[index_q[qi]].append(dv.diff(e, qi))
     coord_index = {c: i for i, c in enumerate(coords)}
     for c, e in model.efforts.items():
-        h[coord_index[c]] -= internal(e, f"effort on {c}")
+        h_parts[coord_index[c]].append(-internal(e, f"effort on {c}"))
+    M = {}
+    for key, parts in M_parts.items():
+        v = dv.sympy(parts)
+        if v != 0:
+            M[key] = v
+    h = [dv.sympy(parts) for parts in h_parts]
 
     phi, Phi_q, Phi_t, gamma_phi = [], {}, [], []
     for j, c in enumerate(model.constraints):
         e = internal(c, f"constraint {model.constraint_labels[j]}")
-        if e.free_symbols & set(f):
+        if e.free_symbols & f_set:
             raise ModelError(f"displacement constraint {model.constraint_labels[j]} depends on a flow; "
                              "give it as a flow constraint instead")
         phi.append(e)
-        vel = sp.S.Zero
-        for qi in (s for s in e.free_symbols if s in index_q):
-            d = sp.diff(e, qi)
-            Phi_q[(j, index_q[qi])] = d
-            vel += d * f[index_q[qi]]
-        pt = sp.diff(e, t)
-        Phi_t.append(pt)
-        gamma_phi.append(_time_derivative(vel + pt, index_q, f))
+        e = dv.term(e)
+        vel = []
+        for qi in (s for s in dv.free(e) if s in index_q):
+            d = dv.diff(e, qi)
+            Phi_q[(j, index_q[qi])] = dv.sympy(d)
+            vel.append(dv.times(d, f[index_q[qi]]))
+        pt = dv.diff(e, t)
+        Phi_t.append(dv.sympy(pt))
+        gamma_phi.append(dv.sympy(_time_derivative(dv.total(vel + [pt]), index_q, f, dv)))
     A, a0, gamma_psi = {}, [], []
     for k, c in enumerate(model.flow_constraints):
-        e = internal(c, f"flow constraint {model.flow_constraint_labels[k]}")
-        rest = e
-        for fi in (s for s in e.free_symbols if s in index_f):
-            coeff = sp.diff(e, fi)
-            if coeff.free_symbols & set(f):
-                raise ModelError(f"flow constraint {model.flow_constraint_labels[k]} is not Pfaffian "
-                                 f"(not linear in the flows): {c}")
-            A[(k, index_f[fi])] = coeff
-            rest = rest - coeff * fi
-        rest = sp.expand(rest) if rest.free_symbols & set(f) else rest
-        if rest.free_symbols & set(f):
-            raise ModelError(f"flow constraint {model.flow_constraint_labels[k]} is not linear in the flows")
-        a0.append(rest)
-        gamma_psi.append(_time_derivative(e, index_q, f, acc_free=True))
+        label = model.flow_constraint_labels[k]
+        e = dv.term(internal(c, f"flow constraint {label}"))
+        linear = []
+        for fi in (s for s in dv.free(e) if s in index_f):
+            coeff = dv.diff(e, fi)
+            if dv.free(coeff) & f_set:
+                raise ModelError(f"flow constraint {label} is not Pfaffian (not linear in the flows): {c}")
+            A[(k, index_f[fi])] = dv.sympy(coeff)
+            linear.append(dv.times(coeff, fi))
+        rest = dv.expand(e - dv.total(linear)) if linear else e
+        if dv.free(rest) & f_set:
+            raise ModelError(f"flow constraint {label} is not linear in the flows")
+        a0.append(dv.sympy(rest))
+        gamma_psi.append(dv.sympy(_time_derivative(e, index_q, f, dv)))
 
     exprs = list(M.values()) + h + phi + list(Phi_q.values()) + list(A.values()) + a0
     input_syms = list(inputs.values())
@@ -214,8 +222,8 @@ def derive(model) -> Equations:
     to_time = {}
     for c, qs, fs, as_ in zip(coords, q, f, a):
         to_time[qs] = c
-        to_time[fs] = c.diff(t)
-        to_time[as_] = c.diff(t, 2)
+        to_time[fs] = rate(c)
+        to_time[as_] = rate(c, 2)
     for s, m in zip(lam + mu, model.lambdas + model.mus):
         to_time[s] = m
     for fn, s in inputs.items():
@@ -232,19 +240,20 @@ def _replace(expr, second, first):
     return e.xreplace(second).xreplace(first)
 
 
-def _time_derivative(expr, index_q, f, acc_free=False):
+def _time_derivative(expr, index_q, f, dv=None):
     """Total time derivative of an expression in q, f, t, *without* the acceleration terms.
 
     For a velocity-level constraint Φ_q f + Φ_t this is γ in φ̈ = Φ_q q̈ + γ; for a
-    flow constraint ψ = A f + a it is γ in ψ̇ = A q̈ + γ.
+    flow constraint ψ = A f + a it is γ in ψ̇ = A q̈ + γ. ``dv`` is the
+    :class:`~netdyn.fastdiff.Differentiator` that made ``expr`` (sympy if omitted).
     """
-    expr = sp.sympify(expr)
-    out = sp.S.Zero
-    for qi in (s for s in expr.free_symbols if s in index_q):
-        out += sp.diff(expr, qi) * f[index_q[qi]]
-    if t in expr.free_symbols:
-        out += sp.diff(expr, t)
-    return out
+    if dv is None:
+        dv, expr = Differentiator(enabled=False), sp.sympify(expr)
+    free = dv.free(expr)
+    out = [dv.times(dv.diff(expr, qi), f[index_q[qi]]) for qi in free if qi in index_q]
+    if t in free:
+        out.append(dv.diff(expr, t))
+    return dv.total(out)
 
 
 def internalize(model, expr):
@@ -252,8 +261,8 @@ def internalize(model, expr):
     eq = model.derive()
     second, first, zero = {}, {}, {}
     for c, qs, fs, as_ in zip(eq.coordinates, eq.q, eq.f, eq.a):
-        second[c.diff(t, 2)] = as_
-        first[c.diff(t)] = fs
+        second[rate(c, 2)] = as_
+        first[rate(c)] = fs
         zero[c] = qs
     mult = dict(zip(model.lambdas + model.mus, eq.lam + eq.mu))
     mult.update({fn: s for s, fn in eq.to_time.items() if s in set(eq.inputs)})
