@@ -88,12 +88,20 @@ class Differentiator:
         out = self._se_of.get(sym)
         if out is None and self.enabled:
             out = self._se_of[sym] = se.Symbol(sym.name)
+            self.by_name.setdefault(sym.name, sym)
         return out
 
     def diff(self, expr, sym):
         if _is_se(expr):
-            return expr.diff(self.symbol(sym))
+            s = self.symbol(sym)
+            return expr.diff(s) if s in expr.free_symbols else se.Integer(0)
         return sp.diff(expr, sym)
+
+    def at_zero(self, expr, syms):
+        """``expr`` with the given symbols set to zero."""
+        if _is_se(expr):
+            return expr.xreplace({self.symbol(s): se.Integer(0) for s in syms})
+        return expr.xreplace({s: 0 for s in syms})
 
     def times(self, expr, sym):
         """``expr * sym`` in the kind of ``expr``."""
@@ -104,9 +112,6 @@ class Differentiator:
         if pieces and all(_is_se(p) for p in pieces):
             return se.Add(*pieces)
         return sp.Add(*[self.sympy(p) for p in pieces])
-
-    def expand(self, expr):
-        return se.expand(expr) if _is_se(expr) else sp.expand(expr)
 
     def free(self, expr):
         """Free symbols as sympy symbols."""
