@@ -162,17 +162,70 @@ def _names(el, keys):
 class _Coordinates:
     """Coordinates created so far, with each port's displacement as a linear combination."""
 
-    def __init__(self):
+    def __init__(self, make=dynamicsymbols):
         self.list = []
         self.names = set()
+        self.make = make
 
     def new(self, name):
         if name in self.names:
             raise ModelError(f"two coordinates would be called {name!r}; rename a node or an element")
         self.names.add(name)
-        c = dynamicsymbols(name)
+        c = self.make(name)
         self.list.append(c)
         return c
+
+
+def coordinate_plan(net, domains, forms, coords, body_angle=None):
+    """Coordinates of every one-dimensional domain and each port's displacement as a combination of them.
+
+    ``coords.new(name)`` makes a coordinate (a sympy function of t for the model,
+    a plain name for numeric assembly); ``body_angle`` maps rotational nodes that
+    are planar bodies to their angle coordinate. Returns ``combos`` (port key ->
+    {coordinate: coefficient}), the KCL rows of branch formulations as
+    ``(label, [(port key, sign), ...])`` and the tree paths from ground per domain.
+    """
+    body_angle = body_angle or {}
+    combos, kcl, node_paths = {}, [], {}
+    order = {}
+    for i, el in enumerate(net.elements.values()):
+        for k in range(len(el.ports)):
+            order[_key(el, k)] = (i, k)
+    for domain in domains:
+        g = net.domain_graph(domain)
+        words = DOMAINS[domain]
+        edges = sorted(topology.branches(g), key=lambda e: order[e[2]])
+        if forms[domain] == "node":
+            cmap = {n: body_angle[n] if domain == "rotational" and n in body_angle else
+                    coords.new(f"{words['node_prefix']}_{identifier(n)}") for n in g.nodes if n != "0"}
+            for u, v, k in edges:
+                combo = {}
+                if u in cmap:
+                    combo[cmap[u]] = combo.get(cmap[u], 0) + 1
+                if v in cmap:
+                    combo[cmap[v]] = combo.get(cmap[v], 0) - 1
+                combos[k] = combo
+        elif forms[domain] == "branch":
+            for u, v, k in edges:
+                combos[k] = {coords.new(f"{words['branch_prefix']}_{identifier(k)}"): 1}
+            A, nodes, _ = topology.reduced_incidence(g, ground="0", edges=edges, sparse=True)
+            A = A.tocsr()
+            for i, node in enumerate(nodes):
+                row = A[[i], :]
+                kcl.append((f"KCL at node {node}",
+                            [(edges[j][2], int(v)) for j, v in zip(row.indices, row.data) if v != 0]))
+        else:  # loop
+            el = {k: d["element"] for _, _, k, d in g.edges(keys=True, data=True)}
+            weight = {"across_source": 0, "through_storage": 1, "dissipator": 2, None: 2, "across_storage": 3,
+                      "through_source": 4}
+            tree = topology.spanning_tree(g, weight=lambda k: weight[role(el[k], THROUGH)], edges=edges)
+            B, cotree = topology.fundamental_loops(g, tree, edges=edges, sparse=True)
+            loop_coords = [coords.new(f"{words['branch_prefix']}_{identifier(k)}") for k in cotree]
+            for j, (_, _, k) in enumerate(edges):
+                col = slice(B.indptr[j], B.indptr[j + 1])
+                combos[k] = {loop_coords[l]: int(v) for l, v in zip(B.indices[col], B.data[col]) if v != 0}
+        node_paths[domain] = topology.tree_paths(g, "0")
+    return combos, kcl, node_paths
 
 
 def assemble(net, formulation=None, symbolic=False, check=True):
@@ -198,46 +251,11 @@ def assemble(net, formulation=None, symbolic=False, check=True):
         part = planar.assemble_planar(net, planar_form, coords.new,
                                       lambda el: _resolve_values(el, symbolic, parameters, net))
     body_angle = part.angles if part else {}
-    combos = {}  # port key -> {coordinate: coefficient}
     flow_constraints, flow_labels = (list(part.flow_constraints), list(part.flow_labels)) if part else ([], [])
-    node_paths = {}
-    order = {}
-    for i, el in enumerate(net.elements.values()):
-        for k in range(len(el.ports)):
-            order[_key(el, k)] = (i, k)
-    for domain in domains:
-        g = net.domain_graph(domain)
-        words = DOMAINS[domain]
-        edges = sorted(topology.branches(g), key=lambda e: order[e[2]])
-        if forms[domain] == "node":
-            cmap = {n: body_angle[n] if domain == "rotational" and n in body_angle else
-                    coords.new(f"{words['node_prefix']}_{identifier(n)}") for n in g.nodes if n != "0"}
-            for u, v, k in edges:
-                combo = {}
-                if u in cmap:
-                    combo[cmap[u]] = combo.get(cmap[u], 0) + 1
-                if v in cmap:
-                    combo[cmap[v]] = combo.get(cmap[v], 0) - 1
-                combos[k] = combo
-        elif forms[domain] == "branch":
-            for u, v, k in edges:
-                combos[k] = {coords.new(f"{words['branch_prefix']}_{identifier(k)}"): 1}
-            A, nodes, _ = topology.reduced_incidence(g, ground="0", edges=edges)
-            for i, node in enumerate(nodes):
-                row = sp.Add(*[int(A[i, j]) * rate(next(iter(combos[k])))
-                               for j, (_, _, k) in enumerate(edges) if A[i, j] != 0])
-                flow_constraints.append(row)
-                flow_labels.append(f"KCL at node {node}")
-        else:  # loop
-            el = {k: d["element"] for _, _, k, d in g.edges(keys=True, data=True)}
-            weight = {"across_source": 0, "through_storage": 1, "dissipator": 2, None: 2, "across_storage": 3,
-                      "through_source": 4}
-            tree = topology.spanning_tree(g, weight=lambda k: weight[role(el[k], THROUGH)], edges=edges)
-            B, cotree = topology.fundamental_loops(g, tree, edges=edges)
-            loop_coords = [coords.new(f"{words['branch_prefix']}_{identifier(k)}") for k in cotree]
-            for j, (_, _, k) in enumerate(edges):
-                combos[k] = {loop_coords[l]: int(B[l, j]) for l in np.nonzero(B[:, j])[0]}
-        node_paths[domain] = topology.tree_paths(g, "0")
+    combos, kcl, node_paths = coordinate_plan(net, domains, forms, coords, body_angle)
+    for label, row in kcl:
+        flow_constraints.append(sp.Add(*[sign * rate(next(iter(combos[k]))) for k, sign in row]))
+        flow_labels.append(label)
 
     T, V, D = (part.T, part.V, part.D) if part else ([], [], [])
     efforts = dict(part.efforts) if part else {}

@@ -22,11 +22,12 @@ def branches(graph):
     return list(graph.edges(keys=True))
 
 
-def reduced_incidence(graph, ground="0", edges=None):
+def reduced_incidence(graph, ground="0", edges=None, sparse=False):
     """Reduced incidence matrix for KCL: rows are the nodes other than one reference per component.
 
     Entry ``+1`` where a branch enters the node, ``-1`` where it leaves (the
-    book's sign: Σ inflow − Σ outflow = 0). Returns ``(matrix, nodes, edges)``.
+    book's sign: Σ inflow − Σ outflow = 0). Returns ``(matrix, nodes, edges)``;
+    ``sparse=True`` gives a ``scipy.sparse.csc_array`` (large networks).
     """
     edges = branches(graph) if edges is None else edges
     und = nx.Graph()
@@ -37,13 +38,22 @@ def reduced_incidence(graph, ground="0", edges=None):
         refs.add(ground if ground in comp else sorted(comp, key=str)[0])
     nodes = [n for n in graph.nodes if n not in refs]
     index = {n: i for i, n in enumerate(nodes)}
-    A = np.zeros((len(nodes), len(edges)))
+    entries = []
     for j, (u, v, _) in enumerate(edges):
         if v in index:
-            A[index[v], j] += 1.0
+            entries.append((index[v], j, 1.0))
         if u in index:
-            A[index[u], j] -= 1.0
-    return A, nodes, edges
+            entries.append((index[u], j, -1.0))
+    return _matrix(entries, (len(nodes), len(edges)), sparse), nodes, edges
+
+
+def _matrix(entries, shape, sparse):
+    """A matrix from ``(row, column, value)`` entries (repeated entries add up)."""
+    import scipy.sparse as sps
+    rows, cols, vals = (np.array(x) for x in zip(*entries)) if entries else ([], [], [])
+    m = sps.csc_array((vals, (rows, cols)), shape=shape)
+    m.sum_duplicates()
+    return m if sparse else m.toarray()
 
 
 def independent_loop_count(graph):
@@ -79,12 +89,13 @@ def spanning_tree(graph, weight=None, edges=None):
     return tree
 
 
-def fundamental_loops(graph, tree, edges=None):
+def fundamental_loops(graph, tree, edges=None, sparse=False):
     """Fundamental loop matrix ``B`` (loops × branches) of a spanning tree, and the co-tree keys.
 
     Loop ``l`` is defined by co-tree branch ``c_l`` and runs along it; ``B[l, j]``
     is ``+1`` when branch ``j`` is traversed along its orientation, ``-1``
     against. Branch flows are ``f = Bᵀ f_loop`` and satisfy KCL identically.
+    ``sparse=True`` gives a ``scipy.sparse.csc_array``.
     """
     edges = branches(graph) if edges is None else edges
     col = {k: j for j, (_, _, k) in enumerate(edges)}
@@ -94,16 +105,16 @@ def fundamental_loops(graph, tree, edges=None):
         if k in tree:
             tg.add_edge(u, v, key=k, tail=u)
     cotree = [k for _, _, k in edges if k not in tree]
-    B = np.zeros((len(cotree), len(edges)))
+    entries = []
     ends = {k: (u, v) for u, v, k in edges}
     for l, k in enumerate(cotree):
         u, v = ends[k]
-        B[l, col[k]] = 1.0
+        entries.append((l, col[k], 1.0))
         path = nx.shortest_path(tg, v, u)  # back from head to tail through the tree
         for x, y in zip(path[:-1], path[1:]):
             d = tg.edges[x, y]
-            B[l, col[d["key"]]] += 1.0 if d["tail"] == x else -1.0
-    return B, cotree
+            entries.append((l, col[d["key"]], 1.0 if d["tail"] == x else -1.0))
+    return _matrix(entries, (len(cotree), len(edges)), sparse), cotree
 
 
 def tree_paths(graph, root="0"):
