@@ -270,9 +270,7 @@ def assemble(net, formulation=None, symbolic=False, check=True):
         if getattr(el, "planar", False):
             continue
         values = _resolve_values(el, symbolic, parameters, net)
-        keys = [_key(el, k) for k in range(len(el.ports))] if not el.couples else \
-            [_key(_coupled(net, el, c), 0) for c in el.couples]
-        ports = [net.elements[port_of[k][0]].ports[port_of[k][1]] for k in keys]
+        keys, ports = element_ports(net, el, port_of)
         Q = [sp.Dummy(f"Q{i}") for i in range(len(keys))]
         F = [sp.Dummy(f"F{i}") for i in range(len(keys))]
         pvs = [PortVariables(kinds[p.domain], Q[i], F[i]) for i, p in enumerate(ports)]
@@ -309,6 +307,13 @@ def assemble(net, formulation=None, symbolic=False, check=True):
     return LagrangianModel(coords.list, T=T, V=V, D=D, efforts=efforts, constraints=constraints,
                            flow_constraints=flow_constraints, parameters=parameters, name=net.name,
                            metadata=metadata, constraint_labels=labels, flow_constraint_labels=flow_labels)
+
+
+def element_ports(net, el, port_of):
+    """The port keys an element acts on (its own, or the coupled elements' ports) and those ports."""
+    keys = [_key(el, k) for k in range(len(el.ports))] if not el.couples else \
+        [_key(_coupled(net, el, c), 0) for c in el.couples]
+    return keys, [net.elements[port_of[k][0]].ports[port_of[k][1]] for k in keys]
 
 
 def _key(el, k):

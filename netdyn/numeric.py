@@ -22,12 +22,14 @@ from netdyn.errors import ParameterError
 from netdyn.symbols import t
 
 
+_MODULES = ["numpy", {"Heaviside": lambda x, h0=0.5: np.heaviside(x, h0)}]
+
+
 def _lambdify(args, exprs):
     exprs = [sp.sympify(e) for e in exprs]
     if not exprs:
         return lambda *a: []
-    fn = sp.lambdify(args, exprs, modules=["numpy", {"Heaviside": lambda x, h0=0.5: np.heaviside(x, h0)}],
-                     cse=True)
+    fn = sp.lambdify(args, exprs, modules=_MODULES, cse=True)
     return fn
 
 
@@ -46,6 +48,16 @@ class Params:
 
     def replace(self, vector):
         return Params(vector, self.input_functions)
+
+
+def time_function(expr):
+    """A numpy function of t (vectorized) for a sympy expression of ``netdyn.t``.
+
+    >>> from netdyn.symbols import t
+    >>> time_function(2 * t)(np.array([0.0, 1.5])).tolist()
+    [0.0, 3.0]
+    """
+    return sp.lambdify(t, sp.sympify(expr), modules=_MODULES)
 
 
 def _input_function(value, name):

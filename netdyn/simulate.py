@@ -55,9 +55,21 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     model's parameter values. ``atol=None`` scales the absolute tolerance to
     each variable's magnitude (found by a coarse first pass), so charges in
     nanocoulombs and angles in radians are integrated equally well.
+    A network whose elements are all linear with numeric values takes the
+    numeric fast path (:mod:`netdyn.linearsim`: sparse stamped matrices, Radau
+    IIA) unless ``params`` is given; ``method="linear"`` insists on it,
+    ``"projection"``/``"ida"`` force the symbolic path.
     """
     from netdyn.solution import Solution
 
+    if method in ("auto", "linear") and not params:
+        from netdyn.linearsim import simulate_linear, try_linear
+        lin = try_linear(system, formulation)
+        if lin is not None:
+            return simulate_linear(system, t_span, q0, f0, t_eval, rtol, atol, max_step, formulation, lin=lin)
+    if method == "linear":
+        from netdyn.linearsim import explain_not_linear
+        explain_not_linear(system, formulation, params)
     model = as_model(system, formulation)
     cm = compile_model(model)
     p = cm.parameter_vector(params)
@@ -80,7 +92,7 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     elif method == "ida":
         step = lambda ta, tb, qa, fa, te, tol, at: _ida(cm, p, ta, tb, qa, fa, te, tol, at, max_step)
     else:
-        raise IntegrationError(f"unknown method {method!r}; use 'auto', 'projection' or 'ida'")
+        raise IntegrationError(f"unknown method {method!r}; use 'auto', 'linear', 'projection' or 'ida'")
     corners = source_breakpoints(cm, t0, t1)
     t_eval = t_eval.copy()
     for c in corners:  # output times a hair from a corner are the corner (IDA cannot start that close)

@@ -46,17 +46,20 @@ class Solution:
     @property
     def multipliers(self):
         """Multiplier trajectories by name: ``{"lambda_1": array, "mu_1": array, ...}``."""
-        out = {}
-        for s, row in zip(self.model.lambdas, self.lam):
-            out[s.func.__name__] = row
-        for s, row in zip(self.model.mus, self.mu):
-            out[s.func.__name__] = row
-        return out
+        return dict(zip(self.multiplier_names, list(self.lam) + list(self.mu)))
+
+    @property
+    def coordinate_names(self):
+        return self.model.coordinate_names
+
+    @property
+    def multiplier_names(self):
+        return [s.func.__name__ for s in self.model.lambdas + self.model.mus]
 
     def __getitem__(self, name):
         if not isinstance(name, str):
             name = getattr(getattr(name, "func", None), "__name__", None) or str(name)
-        names = self.model.coordinate_names
+        names = self.coordinate_names
         if name in names:
             return self.q[names.index(name)]
         if name.endswith("_dot") and name[:-4] in names:
