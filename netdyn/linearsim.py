@@ -90,7 +90,10 @@ def simulate_linear(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-8, atol=
     y0[:n] = _values(lin.names, q0, "q")
     y0[n:n + nI] = _values(lin.names, f0, "f")[I]
     _, y0 = solve(t0, y0[:, None])
-    T, Y = radau(dae, te, y0[:, 0], rtol=rtol, atol=atol, max_step=max_step)
+    grid = np.union1d(te, _corners(lin.inputs, t0, t1))  # steps stop at source corners, as SPICE's do
+    T, Y = radau(dae, grid, y0[:, 0], rtol=rtol, atol=atol, max_step=max_step)
+    keep = np.isin(T, te)
+    T, Y = T[keep], Y[:, keep]
     rates, Y = solve(T, Y)
     if t_eval[0] > t0:
         T, Y, rates = T[1:], Y[:, 1:], rates[:, 1:]
@@ -105,6 +108,14 @@ def simulate_linear(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-8, atol=
     res = {"t": T, "q": q, "f": f, "acc": acc, "lam": np.zeros((0, T.size)), "mu": Y[n + nI:],
            "nsteps": T.size - 1, "message": "The solver successfully reached the end of the integration interval."}
     return LinearSolution(net, lin, res)
+
+
+def _corners(inputs, t0, t1):
+    from netdyn.sources import breakpoints
+    found = set()
+    for u in inputs:
+        found.update(c for c in breakpoints(u, t1, t0) if t0 < c < t1)
+    return np.array(sorted(found))
 
 
 def _values(names, given, what):
