@@ -15,7 +15,7 @@ from netdyn.errors import (ElementError, ExportError, InitialConditionError, Int
 from netdyn.linear import Descriptor, StateSpace
 from netdyn.linearize import OperatingPoint, equilibrium, linearize, transfer_function
 from netdyn.integrability import is_integrable
-from netdyn import models  # noqa: F401  (netdyn.models: ready-made LagrangianModel builders)
+from netdyn import linkages, models  # noqa: F401  (ready-made networks and LagrangianModel builders)
 from netdyn.analog import analog
 from netdyn.compare import analogy, compare
 from netdyn.model import LagrangianModel
