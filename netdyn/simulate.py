@@ -47,7 +47,7 @@ def as_model(system, formulation=None):
 
 
 def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e-8, atol=None,
-             method="auto", solver="DOP853", guess=None, max_step=np.inf, formulation=None):
+             method="auto", solver="DOP853", guess=None, max_step=np.inf, formulation=None, progress=None):
     """Integrate a model (or a network) over ``t_span``; returns a :class:`~netdyn.solution.Solution`.
 
     ``q0``/``f0`` map coordinate names to initial displacements/flows; the rest
@@ -59,6 +59,8 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     numeric fast path (:mod:`netdyn.linearsim`: sparse stamped matrices, Radau
     IIA) unless ``params`` is given; ``method="linear"`` insists on it,
     ``"projection"``/``"ida"`` force the symbolic path.
+    ``progress(t)`` (optional) is called with the time reached as the integration
+    advances (for progress bars; ``netdyn simulate`` draws one).
     """
     from netdyn.solution import Solution
 
@@ -87,24 +89,24 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     if method == "auto":
         method = "projection" if kkt_regular(cm, t0, q, f, p) and not stiff(cm, t0, t1, q, f, p) else "ida"
     if method == "projection":
-        step = lambda ta, tb, qa, fa, te, tol, at: _projection(cm, p, ta, tb, qa, fa, te, tol, at, SOLVERS[solver],
-                                                             max_step)
+        step = lambda ta, tb, qa, fa, te, tol, at, pr=None: _projection(cm, p, ta, tb, qa, fa, te, tol, at,
+                                                                      SOLVERS[solver], max_step, pr)
     elif method == "ida":
-        step = lambda ta, tb, qa, fa, te, tol, at: _ida(cm, p, ta, tb, qa, fa, te, tol, at, max_step)
+        step = lambda ta, tb, qa, fa, te, tol, at, pr=None: _ida(cm, p, ta, tb, qa, fa, te, tol, at, max_step, pr)
     else:
         raise IntegrationError(f"unknown method {method!r}; use 'auto', 'linear', 'projection' or 'ida'")
     corners = source_breakpoints(cm, t0, t1)
     t_eval = t_eval.copy()
     for c in corners:  # output times a hair from a corner are the corner (IDA cannot start that close)
         t_eval[np.abs(t_eval - c) < 1e-9 * (t1 - t0)] = c
-    run = lambda tol, at, te: _segmented(step, [t0] + corners + [t1], q, f, te, tol, at)
+    run = lambda tol, at, te, pr=None: _segmented(step, [t0] + corners + [t1], q, f, te, tol, at, pr)
     if atol is None:
         # magnitudes from a first pass under (nearly) pure relative error control
         # a small fixed atol: pure relative control fails on variables held at 0 by constraints (roundoff
         # noise) and in IDA's first steps from exact zeros; magnitudes are all this pass is for
         coarse = run(1e-6, 1e-12, np.linspace(t0, t1, 201))
         atol = _scaled_atol(coarse, rtol)
-    res = run(rtol, atol, t_eval)
+    res = run(rtol, atol, t_eval, progress)
     return Solution(model, cm, p, res, method=method)
 
 
@@ -123,14 +125,14 @@ def source_breakpoints(cm, t0, t1):
     return sorted(found)
 
 
-def _segmented(step, edges, q, f, t_eval, rtol, atol):
+def _segmented(step, edges, q, f, t_eval, rtol, atol, progress=None):
     """Integrate segment by segment between ``edges``; results joined, work integrals carried on."""
     parts = []
     qa, fa = q, f
     w = np.zeros(2)
     for k, (ta, tb) in enumerate(zip(edges[:-1], edges[1:])):
         inside = t_eval[(t_eval > ta) & (t_eval < tb)] if k else t_eval[(t_eval >= ta) & (t_eval < tb)]
-        res = step(ta, tb, qa, fa, np.concatenate([inside, [tb]]), rtol, atol)
+        res = step(ta, tb, qa, fa, np.concatenate([inside, [tb]]), rtol, atol, progress)
         qa, fa = res["q"][:, -1].copy(), res["f"][:, -1].copy()
         keep = np.isin(res["t"], t_eval)
         res["work"] = {key: v + w[i] for i, (key, v) in enumerate(res["work"].items())}
@@ -196,7 +198,7 @@ def _split_atol(atol, n):
 
 # ------------------------------------------------------------------------------------------ projection
 
-def _projection(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, solver_cls, max_step):
+def _projection(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, solver_cls, max_step, progress=None):
     n = cm.n
 
     def rhs(tt, y):
@@ -241,6 +243,8 @@ def _projection(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, solver_cls, max_step)
     while solver.status == "running":
         msg = solver.step()
         nsteps += 1
+        if progress is not None:
+            progress(solver.t)
         if solver.status == "failed":
             raise integration_failure(cm, solver.t, solver.y[:n], p, msg)
         watch.step(solver)
@@ -371,7 +375,7 @@ def _ida_grid(t0, t1, t_eval):
     return np.array(grid)
 
 
-def _ida(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, max_step):
+def _ida(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, max_step, progress=None):
     """IDA on F(t, y, ẏ) = 0 with y = [q, f_I, λ, μ, η, W]: f_I are the flows with inertia; the flows
     of coordinates without inertia are q̇ itself (no algebraic variable of their own), so an RC circuit
     is the implicit ODE R q̇ + q/C − v = 0. Only the multipliers are algebraic."""
@@ -413,6 +417,13 @@ def _ida(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, max_step):
             res[n:n + nI] = yp[sq][inertial] - f[inertial]
         res[:n] = r
         res[sw] = yp[sw] - np.array(cm.power(tt, q, f, y[sl], y[sm], p))
+
+    if progress is not None:  # IDA evaluates the residual as it advances
+        plain_residual = residual
+
+        def residual(tt, y, yp, res):
+            progress(tt)
+            plain_residual(tt, y, yp, res)
 
     y0 = np.zeros(N)
     y0[sq], y0[sf] = q0, f0[inertial]
