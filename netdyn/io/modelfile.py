@@ -305,13 +305,13 @@ def load_model(path):
         try:
             doc = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ParseError(f"{path}: not valid JSON: {exc.msg}", line=exc.lineno) from None
+            raise ParseError(f"not valid JSON: {exc.msg}", line=exc.lineno) from None
     else:
         import yaml
         try:
             doc = yaml.safe_load(text)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
-            raise ParseError(f"{path}: not valid YAML: {getattr(exc, 'problem', None) or exc}",
+            raise ParseError(f"not valid YAML: {getattr(exc, 'problem', None) or exc}",
                              line=mark.line + 1 if mark is not None else None) from None
     return model_from_dict(doc)

@@ -1,0 +1,383 @@
+"""The ``netdyn`` command line: ``demo``, ``simulate``, ``equations`` and ``info``.
+
+FILE is a SPICE netlist (``.cir``, ``.sp``, ``.net``, ``.spice``, ``.ckt``) or a
+model file (``.json``, ``.yaml``, ``.yml``). Bad input (a missing file, a parse
+error, an unsupported card, an unknown option) ends with exit code 2 and one
+line on stderr.
+
+>>> import contextlib, io
+>>> err = io.StringIO()
+>>> with contextlib.redirect_stderr(err):
+...     code = main(["info", "no-such-file.cir"])
+>>> code, err.getvalue().strip()
+(2, 'netdyn: error: no-such-file.cir: no such file')
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+NETLIST_EXTENSIONS = (".cir", ".sp", ".net", ".spice", ".ckt")
+MODEL_EXTENSIONS = (".json", ".yaml", ".yml")
+FORMATS = ("latex", "python", "c", "json", "sympy")
+
+
+class UsageError(Exception):
+    """Bad command-line input: reported as one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line instead of usage + message
+        raise UsageError(f"{message} (see {self.prog} --help)")
+
+
+# ------------------------------------------------------------------------------------------ input
+
+def load_network(path):
+    """A ``Network`` from a netlist or a model file, chosen by the extension."""
+    from netdyn.io.modelfile import load_model
+    from netdyn.io.netlist import read_netlist
+    ext = os.path.splitext(path)[1].lower()
+    if not os.path.exists(path):
+        raise UsageError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise UsageError(f"{path}: is a directory, not a netlist or model file")
+    if ext in NETLIST_EXTENSIONS:
+        return read_netlist(path)
+    if ext in MODEL_EXTENSIONS:
+        return load_model(path)
+    raise UsageError(f"{path}: unknown file type {ext or '(none)'!r}; give a SPICE netlist "
+                     f"({', '.join(NETLIST_EXTENSIONS)}) or a model file ({', '.join(MODEL_EXTENSIONS)})")
+
+
+def _formulation(text):
+    """``loop`` or ``electrical=branch,translational=node`` -> a formulation for ``Network.model``."""
+    if text is None or "=" not in text:
+        return text
+    out = {}
+    for part in text.split(","):
+        domain, _, form = part.partition("=")
+        out[domain.strip()] = form.strip()
+    return out
+
+
+# ------------------------------------------------------------------------------------------ progress
+
+class ProgressBar:
+    """A progress bar on a stream for ``netdyn.simulate(progress=...)``.
+
+    ``mode``: ``"auto"`` draws once the run has taken more than ``delay`` seconds,
+    ``"always"`` from the start, ``"never"`` not at all.
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> bar = ProgressBar(0.0, 2.0, out, mode="always")
+    >>> bar(1.0); bar.close()
+    >>> out.getvalue().splitlines()[-1].strip()
+    '[########################################] 100%  t = 2'
+    """
+
+    width = 40
+
+    def __init__(self, t0, t1, stream=None, mode="auto", delay=1.0):
+        self.t0, self.t1, self.stream, self.mode, self.delay = t0, t1, stream or sys.stderr, mode, delay
+        self.start = time.monotonic()
+        self.last_draw = None
+        self.reached = t0
+
+    def __call__(self, tt):
+        self.reached = max(self.reached, min(float(tt), self.t1))
+        if self.mode == "never":
+            return
+        now = time.monotonic()
+        if self.mode == "auto" and now - self.start < self.delay:
+            return
+        if self.last_draw is not None and now - self.last_draw < 0.1:
+            return
+        self._draw(self.reached)
+        self.last_draw = now
+
+    def _draw(self, tt):
+        frac = (tt - self.t0) / (self.t1 - self.t0) if self.t1 > self.t0 else 1.0
+        filled = int(round(self.width * frac))
+        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {100 * frac:3.0f}%  t = {tt:.6g}")
+        self.stream.flush()
+
+    def close(self):
+        """Finish the bar (at 100%) if it was drawn."""
+        if self.mode == "always" or self.last_draw is not None:
+            self._draw(self.t1)
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+# ------------------------------------------------------------------------------------------ commands
+
+def _columns(net, sol):
+    """``[(header, values)]``: every node's across variable, every element's through variable, and for
+    mechanical networks and linkages the coordinates (positions, angles) too."""
+    cols = [("time", sol.t)]
+    for node in net.graph.nodes:
+        if node == "0" or node in net.bodies:
+            continue
+        try:
+            cols.append((f"v({node})", sol.across(node)))
+        except (KeyError, ValueError):
+            continue
+    for name, el in net.elements.items():
+        if not el.ports or el.couples:
+            continue
+        try:
+            cols.append((f"i({name})", sol.through(name)))
+        except (KeyError, ValueError):
+            continue
+    if net.bodies or set(net.domains) - {"electrical"}:
+        cols += [(name, sol[name]) for name in sol.model.coordinate_names]
+    return cols
+
+
+def _write_table(cols, stream, sep=None):
+    names = [c[0] for c in cols]
+    rows = zip(*[c[1] for c in cols])
+    if sep:
+        stream.write(sep.join(names) + "\n")
+        for row in rows:
+            stream.write(sep.join(repr(float(v)) for v in row) + "\n")
+        return
+    width = max(16, max(len(n) for n in names))
+    stream.write(" ".join(f"{n:>{width}}" for n in names) + "\n")
+    for row in rows:
+        stream.write(" ".join(f"{float(v):>{width}.9e}" for v in row) + "\n")
+
+
+def _plot(cols, path, title):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    t = cols[0][1]
+    groups = [[c for c in cols[1:] if c[0].startswith("v(")], [c for c in cols[1:] if c[0].startswith("i(")]]
+    groups = [g for g in groups if g]
+    fig, axes = plt.subplots(len(groups) or 1, 1, figsize=(8, 3 * max(len(groups), 1)), sharex=True, squeeze=False)
+    for ax, group in zip(axes[:, 0], groups):
+        for name, values in group:
+            ax.plot(t, values, label=name)
+        ax.legend(loc="best", fontsize="small")
+        ax.grid(True, alpha=0.3)
+    axes[0, 0].set_title(title)
+    axes[-1, 0].set_xlabel("time")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def cmd_simulate(args):
+    import numpy as np
+
+    import netdyn
+    net = load_network(args.file)
+    tran = getattr(net, "tran", None) or {}
+    tstop = args.tstop if args.tstop is not None else tran.get("tstop")
+    if tstop is None:
+        raise UsageError(f"{args.file}: no --tstop given and the file has no .tran; pass --tstop T")
+    if not tstop > 0:
+        raise UsageError(f"--tstop must be positive, got {tstop:g}")
+    step = args.step if args.step is not None else (tran.get("tstep") or tstop / 1000)
+    if not step > 0:
+        raise UsageError(f"--step must be positive, got {step:g}")
+    points = int(round(tstop / step))
+    if points > 2_000_000:
+        raise UsageError(f"--step {step:g} gives {points} output points over {tstop:g} s; give a larger --step")
+    t_eval = np.linspace(0.0, tstop, max(points, 1) + 1)
+    bar = ProgressBar(0.0, tstop, sys.stderr, mode=args.progress)
+    try:
+        sol = netdyn.simulate(net, (0.0, tstop), t_eval=t_eval, formulation=_formulation(args.formulation),
+                              progress=bar)
+    finally:
+        bar.close()
+    tstart = tran.get("tstart") or 0.0
+    cols = _columns(net, sol)
+    if tstart > 0:
+        keep = sol.t >= tstart
+        cols = [(n, v[keep]) for n, v in cols]
+    if args.csv:
+        with open(args.csv, "w") as fh:
+            _write_table(cols, fh, sep=",")
+    else:
+        _write_table(cols, sys.stdout)
+    if args.plot:
+        _plot(cols, args.plot, f"{net.name} ({os.path.basename(args.file)})")
+    return 0
+
+
+def cmd_equations(args):
+    from netdyn.export import export
+    net = load_network(args.file)
+    model = net.model(formulation=_formulation(args.formulation))
+    options = {}
+    if args.format == "latex":
+        options = {"standalone": args.standalone, "efforts": args.efforts}
+    if args.format == "c" and args.output:
+        directory, base = os.path.split(args.output)
+        export(model, "c", name=os.path.splitext(base)[0]).write(directory or ".")
+        return 0
+    out = export(model, args.format, **options)
+    if args.format == "c":
+        text = str(out)
+    elif args.format == "sympy":
+        text = "\n".join(f"{k} = {getattr(out, k)}" for k in ("q", "M", "F", "Phi_q", "phi", "A", "a",
+                                                               "lambdas", "mus"))
+        text += "\n# M*q'' = F - Phi_q.T*lambdas - A.T*mus\n"
+    else:
+        text = out if out.endswith("\n") else out + "\n"
+    if args.output:
+        with open(args.output, "w") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_info(args):
+    import numpy as np
+
+    from netdyn.assemble import structural_check
+    from netdyn.errors import NetdynError
+    from netdyn.numeric import compile_model
+    from netdyn.simulate import kkt_regular
+    from netdyn.initial import consistent_initial_conditions
+    net = load_network(args.file)
+    warnings = list(getattr(net, "netlist_notes", None) or [])
+    try:
+        structural_check(net)
+    except NetdynError as exc:
+        warnings.append(str(exc))
+    kinds = {}
+    for el in net.elements.values():
+        kinds[type(el).__name__] = kinds.get(type(el).__name__, 0) + 1
+    p = print
+    p(f"network: {net.name} ({args.file})")
+    p(f"elements: {len(net.elements)} ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))})")
+    if net.bodies:
+        p(f"bodies: {len(net.bodies)} ({', '.join(net.bodies)})")
+    p(f"nodes: {', '.join(str(n) for n in net.graph.nodes if n not in net.bodies)}")
+    try:
+        model = net.model(formulation=_formulation(args.formulation), check=False)
+    except NetdynError as exc:
+        warnings.append(f"cannot assemble the model: {exc}")
+        model = None
+    if model is not None:
+        forms = model.metadata.get("formulation", {})
+        if forms:
+            p(f"formulation: {', '.join(f'{d} {f}' for d, f in forms.items())}")
+        n, m1, m2 = len(model.coordinates), len(model.constraints), len(model.flow_constraints)
+        p(f"coordinates ({n}): {', '.join(model.coordinate_names)}")
+        for what, mults, labels in (("displacement", model.lambdas, model.constraint_labels),
+                                    ("flow", model.mus, model.flow_constraint_labels)):
+            listed = "; ".join(f"{m.func.__name__}: {lab}" for m, lab in zip(mults, labels))
+            p(f"{what} constraints ({len(mults)}): {listed or 'none'}")
+        eq = model.derive()
+        inertial = {j for (_, j) in eq.M}
+        algebraic = [name for j, name in enumerate(model.coordinate_names) if j not in inertial]
+        try:
+            cm = compile_model(model)
+            pv = cm.parameter_vector()
+            q, f = consistent_initial_conditions(cm, 0.0, None, None, pv)
+            c = cm.constraints(0.0, q, f, pv)
+            C = np.vstack([c["Phi_q"], c["A"]])
+            rank = int(np.linalg.matrix_rank(C)) if C.size else 0
+            p(f"degrees of freedom: {n - rank} ({n} coordinates - {rank} independent constraints)")
+            regular = kkt_regular(cm, 0.0, q, f, pv)
+            p(f"integrator: {'projection (index-1 form regular)' if regular else 'ida (singular mass matrix)'}")
+            if rank < m1 + m2:
+                warnings.append(f"{m1 + m2 - rank} redundant constraint(s) at t = 0")
+        except NetdynError as exc:
+            p(f"degrees of freedom: {n - m1 - m2} ({n} coordinates - {m1 + m2} constraints)")
+            warnings.append(f"no numeric check at t = 0: {exc}")
+        if algebraic:
+            p(f"flows without inertia (algebraic): {', '.join(algebraic)}")
+    p(f"warnings ({len(warnings)}):" + ("" if warnings else " none"))
+    for w in warnings:
+        p(f"  - {w}")
+    return 0
+
+
+def cmd_demo(args):
+    import importlib
+    import importlib.util
+    if importlib.util.find_spec("netdyn.demo") is None:
+        raise UsageError("the demo is not part of this installation (netdyn.demo is missing)")
+    demo = importlib.import_module("netdyn.demo")
+    result = demo.run(args.outdir)
+    if result is not None:
+        print(result)
+    return 0
+
+
+# ------------------------------------------------------------------------------------------ parser
+
+def build_parser():
+    """The ``argparse`` parser of the ``netdyn`` command."""
+    parser = _Parser(prog="netdyn", description="Physical systems as networks: equations of motion from energy.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    def add(name, func, help_text):
+        sp = sub.add_parser(name, help=help_text, description=help_text)
+        sp.set_defaults(func=func)
+        return sp
+
+    files = f"a SPICE netlist ({', '.join(NETLIST_EXTENSIONS)}) or a model file ({', '.join(MODEL_EXTENSIONS)})"
+    d = add("demo", cmd_demo, "run the demonstration and write its figures")
+    d.add_argument("outdir", nargs="?", default="netdyn-demo", help="output directory (default: netdyn-demo)")
+    s = add("simulate", cmd_simulate, "simulate a netlist or model file; print time, node voltages and currents "
+            "(v(node): the node's across variable - voltage, velocity; i(element): its through variable - current, "
+            "force, torque; SPICE signs)")
+    s.add_argument("file", metavar="FILE", help=files)
+    s.add_argument("--tstop", type=float, help="end time in seconds (default: the netlist's .tran)")
+    s.add_argument("--step", type=float, help="output step in seconds (default: .tran's step or tstop/1000)")
+    s.add_argument("--csv", metavar="OUT", help="write the table as CSV to OUT instead of printing it")
+    s.add_argument("--plot", metavar="OUT.png", help="plot the voltages and currents to a PNG file")
+    s.add_argument("--formulation", metavar="F",
+                   help="loop, branch or node (or per domain: electrical=branch,translational=node)")
+    s.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
+                   help="progress bar on stderr (auto: for runs over a second)")
+    e = add("equations", cmd_equations, "print the derived equations of motion")
+    e.add_argument("file", metavar="FILE", help=files)
+    e.add_argument("--format", choices=FORMATS, default="latex", help="output format (default: latex)")
+    e.add_argument("-o", "--output", metavar="OUT", help="write to OUT (for c: OUT.c and OUT.h)")
+    e.add_argument("--formulation", metavar="F", help="loop, branch or node (or per domain)")
+    e.add_argument("--standalone", action="store_true", help="latex: a complete .tex document")
+    e.add_argument("--efforts", choices=("left", "right"), default="left",
+                   help="latex: equations = 0 (left) or applied efforts on the right")
+    i = add("info", cmd_info, "coordinates, constraints, degrees of freedom and structural warnings")
+    i.add_argument("file", metavar="FILE", help=files)
+    i.add_argument("--formulation", metavar="F", help="loop, branch or node (or per domain)")
+    return parser
+
+
+def main(argv=None):
+    """Run the command line; returns the exit code (0, or 2 on bad input)."""
+    from netdyn.errors import NetdynError
+    args = None
+    try:
+        args = build_parser().parse_args(argv)
+        return args.func(args)
+    except (UsageError, NetdynError) as exc:
+        where = getattr(args, "file", None)
+        text = str(exc)
+        if isinstance(exc, NetdynError) and where and not text.startswith(where):
+            text = f"{where}: {text}"
+        print("netdyn: error: " + " ".join(text.split()), file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # the reader (head, less) stopped early
+        sys.stderr.close()
+        return 0
+    except OSError as exc:
+        print(f"netdyn: error: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
