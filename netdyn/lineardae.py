@@ -128,7 +128,7 @@ class _Stepper:
         return y0 + Z[:, 2], err
 
 
-def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24):
+def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, progress=None):
     """Integrate from ``y0`` at ``t_out[0]``; returns ``(t_out, Y)`` with one column per output time.
 
     ``y0`` should be consistent (see :func:`consistent_rates`); ``atol`` is a
@@ -182,4 +182,6 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24):
                 level -= 1
                 done //= 2
         Y[:, k + 1] = y
+        if progress is not None:
+            progress(t1)
     return t_out, Y

@@ -77,8 +77,10 @@ def explain_not_linear(system, formulation=None, params=None):
 
 
 def simulate_linear(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-8, atol=None, max_step=np.inf,
-                    formulation=None, lin=None):
-    """Integrate a linear network on the numeric path; returns a :class:`LinearSolution`."""
+                    formulation=None, lin=None, progress=None):
+    """Integrate a linear network on the numeric path; returns a :class:`LinearSolution`.
+
+    ``progress(t)`` (optional) is called as each output interval is reached."""
     lin = lin or linear_network(net, formulation)
     dae, I = linear_dae(lin)
     solve, diff = consistent_rates(dae)
@@ -91,7 +93,7 @@ def simulate_linear(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-8, atol=
     y0[n:n + nI] = _values(lin.names, f0, "f")[I]
     _, y0 = solve(t0, y0[:, None])
     grid = np.union1d(te, _corners(lin.inputs, t0, t1))  # steps stop at source corners, as SPICE's do
-    T, Y = radau(dae, grid, y0[:, 0], rtol=rtol, atol=atol, max_step=max_step)
+    T, Y = radau(dae, grid, y0[:, 0], rtol=rtol, atol=atol, max_step=max_step, progress=progress)
     keep = np.isin(T, te)
     T, Y = T[keep], Y[:, keep]
     rates, Y = solve(T, Y)

@@ -68,7 +68,8 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         from netdyn.linearsim import simulate_linear, try_linear
         lin = try_linear(system, formulation)
         if lin is not None:
-            return simulate_linear(system, t_span, q0, f0, t_eval, rtol, atol, max_step, formulation, lin=lin)
+            return simulate_linear(system, t_span, q0, f0, t_eval, rtol, atol, max_step, formulation, lin=lin,
+                                   progress=progress)
     if method == "linear":
         from netdyn.linearsim import explain_not_linear
         explain_not_linear(system, formulation, params)

@@ -157,3 +157,12 @@ def test_demo_runs_the_lead_s_demo_when_present(tmp_path, capsys, monkeypatch):
         calls = []
         monkeypatch.setattr("netdyn.demo.run", lambda outdir: calls.append(outdir))
         assert main(["demo", str(tmp_path)]) == 0 and calls == [str(tmp_path)]
+
+
+@pytest.mark.parametrize("method", ["auto", "projection", "ida"])
+def test_simulate_reports_progress_on_every_path(method):
+    """The hook behind the progress bar: increasing times that reach the end (linear, projection, IDA paths)."""
+    seen = []
+    netdyn.simulate(rlc_circuit(), (0, 0.02), method=method, progress=seen.append)
+    assert len(seen) > 10 and seen[-1] == pytest.approx(0.02) and max(seen) <= 0.02 * (1 + 1e-12)
+    assert min(seen) >= 0 and sum(b < a for a, b in zip(seen, seen[1:])) <= len(seen) // 2
