@@ -309,9 +309,8 @@ def cmd_demo(args):
     if importlib.util.find_spec("netdyn.demo") is None:
         raise UsageError("the demo is not part of this installation (netdyn.demo is missing)")
     demo = importlib.import_module("netdyn.demo")
-    result = demo.run(args.outdir)
-    if result is not None:
-        print(result)
+    demo.run(args.outdir)
+    print(f"netdyn demo: figures in {args.outdir}")
     return 0
 
 
