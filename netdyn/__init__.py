@@ -21,6 +21,7 @@ from netdyn.compare import analogy, compare
 from netdyn.model import LagrangianModel
 from netdyn.network import Network
 from netdyn.simulate import simulate
+from netdyn.sweep import sweep  # noqa: E402  (the function shadows the module name on purpose)
 from netdyn.structure import mobility
 from netdyn.kinematics import assemble_configuration, kinematics
 from netdyn.inverse import inverse_dynamics
@@ -33,7 +34,7 @@ from netdyn import export  # noqa: F401,E402  (netdyn.export.export(model, forma
 
 __version__ = "0.1.0"
 
-__all__ = ["Network", "LagrangianModel", "Solution", "simulate", "coordinates", "symbols", "t", "NetdynError",
+__all__ = ["Network", "LagrangianModel", "Solution", "simulate", "sweep", "coordinates", "symbols", "t", "NetdynError",
            "ModelError", "ElementError", "TopologyError", "ParameterError", "InitialConditionError",
            "SingularSystemError", "IntegrationError", "ParseError", "ExportError", "read_netlist", "write_netlist",
            "save_model", "load_model", "OperatingPointError", "StateSpace", "Descriptor", "OperatingPoint",

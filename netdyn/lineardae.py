@@ -40,6 +40,7 @@ _LAM, _T = _LAM[_order], _T[:, _order]
 if _LAM[1].imag < 0:
     _LAM[[1, 2]], _T[:, [1, 2]] = _LAM[[2, 1]], _T[:, [2, 1]]
 _TI = np.linalg.inv(_T)
+_ERR_T0, _ERR_T1 = float(_ERR @ _T[:, 0].real), complex(_ERR @ _T[:, 1])
 
 
 @dataclass
@@ -119,13 +120,15 @@ class _Stepper:
 
     def step(self, y0, f0, g0, g):
         """One step from ``y0``: ``f0 = J y0 + g0`` with ``g0`` the forcing at t0, ``g`` at the three stages."""
-        R = (f0 - g0)[:, None] + g  # the three stage right-hand sides J y0 + G u(t_i)
-        RW = R @ _TI.T
-        w1 = self.lu_real.solve(np.ascontiguousarray(RW[:, 0].real))
-        w2 = self.lu_complex.solve(np.ascontiguousarray(RW[:, 1]))
-        Z = np.outer(w1, _T[:, 0].real) + 2 * (np.outer(w2, _T[:, 1])).real  # columns: stage increments
-        err = self.lu_real.solve(f0 + self.E @ (Z @ _ERR) / self.h)
-        return y0 + Z[:, 2], err
+        Jy0 = f0 - g0
+        r1 = Jy0 * _TI[0].sum().real + g @ _TI[0].real  # stage right-hand sides J y0 + G u(t_i), transformed
+        r2 = Jy0 * _TI[1].sum() + g @ _TI[1]
+        w1 = self.lu_real.solve(r1)
+        w2 = self.lu_complex.solve(r2)
+        z3 = _T[2, 0].real * w1 + 2 * (_T[2, 1] * w2).real  # the last stage increment: y1 - y0
+        ze = _ERR_T0 * w1 + 2 * (_ERR_T1 * w2).real  # Σ e_i Z_i
+        err = self.lu_real.solve(f0 + self.E @ ze / self.h)
+        return y0 + z3, err
 
 
 def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, progress=None):
