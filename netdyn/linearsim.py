@@ -173,6 +173,26 @@ class LinearSolution(Solution):
             self._p = self.compiled.parameter_vector()
         return self._p
 
+    def port_displacement(self, name, k=0):
+        """Displacement of port ``k`` of an element (a capacitor's charge, a spring's stretch), numerically.
+
+        Unlike ``voltage``/``current`` it needs no symbolic model (large networks).
+        """
+        return self._port(name, k, self.q)
+
+    def port_flow(self, name, k=0):
+        """Flow of port ``k`` of an element (current in charge coordinates, velocity in node ones)."""
+        return self._port(name, k, self.f)
+
+    def _port(self, name, k, X):
+        ports = self.linear.ports.get(name)
+        if ports is None:
+            raise KeyError(f"no element named {name!r}")
+        out = np.zeros(self.t.size)
+        for i, c in ports[k][1].items():
+            out += c * X[i]
+        return out
+
     @property
     def coordinate_names(self):
         return list(self.linear.names)
