@@ -402,15 +402,16 @@ def _ida(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, max_step, progress=None):
 
     def residual(tt, y, yp, res):
         q = y[sq]
-        c = cm.constraints(tt, q, np.zeros(n), p) if cm.has_constraints else None
-        Pq = c["Phi_q"] if c is not None else None
+        # Φ_q depends on q only: needed before the flows only for the GGL term (displacement constraints)
+        Pq = cm.constraints(tt, q, np.zeros(n), p)["Phi_q"] if m1 else None
         f = flows(y, yp, Pq)
         M, h = cm.dynamics(tt, q, f, p)
         acc = np.zeros(n)
         acc[inertial] = yp[sf]
         r = M @ acc + h
-        if c is not None:
+        if cm.has_constraints:
             c = cm.constraints(tt, q, f, p)
+            Pq = c["Phi_q"]
             r += Pq.T @ y[sl] + c["A"].T @ y[sm]
             res[sl] = c["phi"]
             res[sm] = c["A"] @ f + c["a"]
