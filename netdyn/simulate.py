@@ -231,10 +231,7 @@ def _projection(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, solver_cls, max_step,
     at = _split_atol(atol, n)
     if np.ndim(at):
         at = np.concatenate([at, [1e-14, 1e-14]])
-    try:
-        solver = solver_cls(rhs, t0, y0, t1, rtol=rtol, atol=at, max_step=max_step)
-    except SingularSystemError:
-        raise
+    solver = solver_cls(rhs, t0, y0, t1, rtol=rtol, atol=at, max_step=max_step)
     ts, ys = [], []
     i = 0
     if t_eval.size and t_eval[0] <= t0:
@@ -329,8 +326,7 @@ def _consistent_ida_start(residual, t0, y0, yp0, algebraic, tol=1e-11, max_iter=
         r = F(z)
         if np.max(np.abs(dz)) <= tol * (1.0 + np.max(np.abs(z))):
             break
-    F(z)
-    return y.copy(), yp.copy()
+    return y.copy(), yp.copy()  # F(z) was last called at the final z, so y and yp hold it
 
 
 def _algebraic_at_output(cm, p, tt, q, f, acc, rest, iterations=2):
@@ -434,8 +430,7 @@ def _ida(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, max_step, progress=None):
     yp0 = np.zeros(N)
     yp0[sq] = f0
     at = np.full(N, 1e-10)
-    base = np.broadcast_to(_split_atol(atol, n), (2 * n,)) if np.ndim(_split_atol(atol, n)) else \
-        np.full(2 * n, _split_atol(atol, n))
+    base = np.broadcast_to(_split_atol(atol, n), (2 * n,))
     at[sq] = base[:n]
     at[sf] = base[n + inertial]
     at[n + nI:N - 2] = 1e6  # multipliers and GGL terms out of the error test, solved exactly afterwards
