@@ -20,6 +20,7 @@ from netdyn.analog import analog
 from netdyn.compare import analogy, compare
 from netdyn.model import LagrangianModel
 from netdyn.network import Network
+from netdyn.bondgraph import BondGraph
 from netdyn.simulate import simulate
 from netdyn.sweep import sweep  # noqa: E402  (the function shadows the module name on purpose)
 from netdyn.structure import mobility
@@ -46,3 +47,6 @@ __all__ += ["is_integrable", "models", "analog", "analogy", "compare"]
 # planar linkages (issue 3)
 __all__ += ["mobility", "assemble_configuration", "kinematics", "inverse_dynamics", "plot_mechanism",
             "animate_mechanism"]
+
+# bond graphs (issue 15)
+__all__ += ["BondGraph"]
