@@ -42,7 +42,7 @@ from sympy.physics.mechanics import dynamicsymbols
 from netdyn.bondgraph.causality import assign_causality
 from netdyn.bondgraph.graph import FUNCTION_VARIABLE, F, Q, X
 from netdyn.errors import ModelError, TopologyError
-from netdyn.model import LagrangianModel
+from netdyn.lagrange.model import LagrangianModel
 from netdyn.symbols import t
 
 

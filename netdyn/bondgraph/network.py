@@ -328,7 +328,7 @@ def to_network(bg, domain=None):
     why there is no network (a branch joining three nodes, a field or modulated
     two-port, bonded junctions without a node between them).
     """
-    from netdyn.network import Network
+    from netdyn.graph.network import Network
     from netdyn.components import electrical as el
     from netdyn.components import rotational as rot
     from netdyn.components import translational as tr
