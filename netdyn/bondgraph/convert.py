@@ -74,8 +74,10 @@ def to_model(bg, formulation=None, symbolic=False):
     """The :class:`~netdyn.model.LagrangianModel` of a bond graph.
 
     ``formulation``: ``"bond"`` (default: one displacement per bond, junctions as
-    flow constraints) or ``"reduced"`` (constant junction/TF constraints
-    eliminated). ``symbolic=True`` writes numeric parameters as symbols named
+    flow constraints; every storage element's initial state can be given) or
+    ``"reduced"`` (constant junction/TF constraints eliminated exactly; the
+    network formulation names ``"loop"``/``"node"``/``"branch"`` select it too, so
+    :func:`netdyn.compare` and friends find an unconstrained form). ``symbolic=True`` writes numeric parameters as symbols named
     after their elements (defaults in ``model.parameters``). Runs SCAP first, so a
     causal conflict is an error naming the sources; the causality found is in
     ``model.metadata["causality"]``.
@@ -87,6 +89,8 @@ def to_model(bg, formulation=None, symbolic=False):
     [4.0*Derivative(q_m(t), (t, 2)) - 2.0]
     """
     formulation = formulation or "bond"
+    if formulation in ("loop", "node", "branch"):  # network names: tools that try them get the reduced form
+        formulation = "reduced"
     if formulation not in ("bond", "reduced"):
         raise ModelError(f"unknown bond-graph formulation {formulation!r}; use 'bond' or 'reduced'")
     bg.check()
@@ -210,13 +214,21 @@ def _reduce(bg, bonds, q, T, V, D, efforts, flow_constraints, labels, reducible)
     rank = lambda b: max(order.get(bg.kind(e), 1 if bg.kind(e) in ("0", "1", "port") else 3) for e in bg.ends(b))
     cols = sorted(bonds, key=lambda b: (rank(b), bonds.index(b)))
     rows = []
+    col_of = {q[b].diff(t): j for j, b in enumerate(cols)}
     for k in reducible:
-        c = flow_constraints[k]
-        rows.append([c.coeff(q[b].diff(t)) for b in cols])
+        row = [sp.S.Zero] * len(cols)
+        for term in sp.Add.make_args(flow_constraints[k]):
+            coef, flow = term.as_independent(sp.Derivative, as_Add=False)
+            row[col_of[flow]] += coef
+        rows.append(row)
     sub, free = {}, list(cols)
     if rows:
-        A = sp.Matrix(rows)
-        R, pivots = A.rref(simplify=True)
+        from sympy.polys.matrices import DomainMatrix
+        dm = DomainMatrix.from_Matrix(sp.Matrix(rows))
+        if dm.domain.is_Field is False and dm.domain.has_assoc_Field:
+            dm = dm.to_field()
+        R, pivots = dm.rref()
+        R = R.to_Matrix()
         free = [b for j, b in enumerate(cols) if j not in pivots]
         for i, j in enumerate(pivots):
             sub[cols[j]] = {cols[k]: -R[i, k] for k in range(len(cols)) if k not in pivots and R[i, k] != 0}

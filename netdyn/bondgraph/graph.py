@@ -31,8 +31,8 @@ into it), so ``C``'s displacement is its charge, ``I``'s flow its current.
 >>> import netdyn
 >>> bg = netdyn.BondGraph("RC")
 >>> bg.add("Se", "u", effort=1.0); bg.add("1", "J"); bg.add("C", "C1", C=1.0); bg.add("R", "R1", R=1.0)
->>> bg.bond("u", "J"); bg.bond("J", "C1"); bg.bond("J", "R1")
-'C1'
+>>> bg.chain("u", "J", "C1"), bg.bond("J", "R1")
+(['u', 'C1'], 'R1')
 >>> sorted(bg.graph.nodes)
 ['C1', 'J', 'R1', 'u']
 """
@@ -178,7 +178,8 @@ class BondGraph:
 
     def _default_bond_name(self, tail, head):
         ones = [n for n in (head, tail) if KINDS[self.kind(n)][0] == 1 and self.kind(n) != "port"]
-        base = ones[0] if len(ones) == 1 else f"{tail}_{head}"
+        named = [n for n in ones if self.kind(n) not in SOURCES] or ones
+        base = named[0] if named else f"{tail}_{head}"
         name, k = base, 2
         while name in self._bond_ends or (name != base and name in self.graph):
             name, k = f"{base}_{k}", k + 1

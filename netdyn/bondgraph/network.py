@@ -334,6 +334,9 @@ def to_network(bg, domain=None):
     from netdyn.components import translational as tr
     from netdyn.components.base import TwoPort, Port
     bg.check()
+    for n in bg.elements:
+        if bg.kind(n) in ("field", "MTF", "MGY", "port"):
+            raise TopologyError(f"{n}: a {bg.kind(n)} element has no network element here; keep it a bond graph")
     net = Network(bg.name)
     dom = {}
     for j in bg.elements:
@@ -407,6 +410,9 @@ def to_network(bg, domain=None):
                 raise TopologyError(f"{n}: a {kind} between {d1} and {d2} ports has no network element here")
             continue
         (b,) = bl
+        if (n, b) not in placement:
+            raise TopologyError(f"{n} is bonded to {bg.other_end(n, b)} directly, not through a junction; "
+                                "this bond graph has no network form")
         d, a, bb = placement[(n, b)]
         across = _EFFORT_ACROSS[d]
         s = bg.sign(n, b)

@@ -1,0 +1,404 @@
+"""Bond graphs: state equations, SCAP, conversion into the energy engine and to/from networks.
+
+References: closed forms, the book's Example 4.4 (network and hand-typed model), the repository's
+example networks simulated as networks, and energy balance.
+"""
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import netdyn
+from netdyn import t
+from netdyn.bondgraph import CausalConflict, to_model
+from netdyn.bondgraph.network import to_bond_graph, to_network
+from netdyn.errors import ModelError, NetdynError, ParameterError, TopologyError
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+import systems  # noqa: E402
+
+
+def graph(name, elements, bonds):
+    bg = netdyn.BondGraph(name)
+    for kind, n, params in elements:
+        bg.add(kind, n, **params)
+    for a, b in bonds:
+        bg.bond(a, b)
+    return bg
+
+
+def series_rc(u=1.0, C=1.0, R=1.0):
+    return graph("Se-1-C-R", [("Se", "u", {"effort": u}), ("1", "J", {}), ("C", "C1", {"C": C}),
+                              ("R", "R1", {"R": R})], [("u", "J"), ("J", "C1"), ("J", "R1")])
+
+
+def dc_motor(U, RA, LA, Kt, J, RB):
+    return graph("DC motor", [("Se", "U", {"effort": U}), ("1", "Je", {}), ("I", "L", {"I": LA}),
+                              ("R", "RA", {"R": RA}), ("GY", "K", {"ratio": Kt}), ("1", "Jm", {}),
+                              ("I", "J", {"I": J}), ("R", "RB", {"R": RB})],
+                 [("U", "Je"), ("Je", "L"), ("Je", "RA"), ("Je", "K"), ("K", "Jm"), ("Jm", "J"), ("Jm", "RB")])
+
+
+def example_4_4(v=None):
+    v = sp.sin(2 * sp.pi * 50 * t) if v is None else v
+    return graph("Example 4.4", [("Se", "v", {"effort": v}), ("1", "J1", {}), ("I", "L1", {"I": 0.1}),
+                                 ("0", "B", {}), ("C", "C1", {"C": 1e-4}), ("1", "J2", {}), ("I", "L2", {"I": 0.2}),
+                                 ("0", "C", {}), ("C", "C2", {"C": 2e-4}), ("R", "R1", {"R": 10.0})],
+                 [("v", "J1"), ("J1", "L1"), ("J1", "B"), ("B", "C1"), ("B", "J2"), ("J2", "L2"), ("J2", "C"),
+                  ("C", "C2"), ("C", "R1")])
+
+
+def balanced(sol, tol=1e-6):
+    rel = sol.power_balance()["relative"]
+    assert rel < tol, rel
+    return rel
+
+
+# ------------------------------------------------------------------------------------------ state equations
+def test_state_equations_se_1_c_r():
+    u = sp.Function("u")(t)
+    se = series_rc(u=u).state_equations()
+    x, = se.states
+    assert x.name == "q_C1"
+    assert sp.simplify(se.rhs[0] - (u - x)) == 0
+
+
+def test_state_equations_dc_motor_symbolic_and_numeric():
+    U, RA, LA, Kt, J, RB = sp.symbols("U R_A L_A K_t J R_B", positive=True)
+    se = dc_motor(U, RA, LA, Kt, J, RB).state_equations()
+    pL, pJ = sp.Symbol("p_L"), sp.Symbol("p_J")
+    assert se.states == [pL, pJ]
+    assert sp.simplify(se["p_L"] - (U - RA / LA * pL - Kt / J * pJ)) == 0
+    assert sp.simplify(se["p_J"] - (Kt / LA * pL - RB / J * pJ)) == 0
+    # the issue's numbers
+    num = {RA: 4, LA: sp.Rational(15, 10**6), Kt: sp.Rational(954, 10**5), J: sp.Rational(1, 10**6),
+           RB: sp.Rational(1, 10**6)}
+    se2 = dc_motor(U, *[num[s] for s in (RA, LA, Kt, J, RB)]).state_equations()
+    assert sp.simplify(se2["p_L"] - (U - RA / LA * pL - Kt / J * pJ).subs(num)) == 0
+    assert sp.simplify(se2["p_J"] - (Kt / LA * pL - RB / J * pJ).subs(num)) == 0
+    # symbolic=True turns numbers into parameters named after the elements
+    se3 = dc_motor(12.0, 4.0, 15e-6, 9.54e-3, 1e-6, 1e-6).state_equations(symbolic=True)
+    assert {s.name for s in se3.parameters} == {"U", "RA", "L", "K", "J", "RB"}
+
+
+def test_state_equations_modulated_and_nonlinear():
+    # a nonlinear spring (C by its energy) through a lever whose ratio depends on the spring's stretch
+    bg = graph("nl", [("Sf", "v", {"flow": 1.0}), ("MTF", "lever", {"ratio": lambda x: 2 + x, "by": "k"}),
+                      ("C", "k", {"energy": lambda q: q**4 / 4})], [("v", "lever"), ("lever", "k")])
+    se = bg.state_equations()
+    q = sp.Symbol("q_k")
+    assert se.states == [q] and sp.simplify(se.rhs[0] - (2 + q)) == 0
+
+
+# ------------------------------------------------------------------------------------------ energy engine
+def test_se_1_c_r_simulates_to_closed_form():
+    sol = netdyn.simulate(series_rc(), (0, 2), rtol=1e-10)
+    assert np.max(np.abs(sol["q_C1"] - (1 - np.exp(-sol.t)))) < 1e-8
+    balanced(sol)
+
+
+def test_dc_motor_simulates_against_its_state_equations():
+    from scipy.integrate import solve_ivp
+    vals = dict(U=12.0, RA=4.0, LA=15e-6, Kt=9.54e-3, J=1e-6, RB=1e-6)
+    bg = dc_motor(*vals.values())
+    se = bg.state_equations()
+    f = sp.lambdify([t, se.states], list(se.rhs))
+    te = np.linspace(0, 5e-3, 51)
+    ref = solve_ivp(lambda tt, y: f(tt, y), (0, 5e-3), [0, 0], t_eval=te, rtol=1e-12, atol=1e-15, method="Radau")
+    sol = netdyn.simulate(bg, (0, 5e-3), t_eval=te, rtol=1e-10)
+    i_L = sol["q_L_dot"]
+    w = sol["q_J_dot"]
+    assert np.max(np.abs(i_L - ref.y[0] / vals["LA"])) < 1e-7 * np.max(np.abs(i_L))
+    assert np.max(np.abs(w - ref.y[1] / vals["J"])) < 1e-7 * np.max(np.abs(w))
+    balanced(sol)
+
+
+def test_example_4_4_bond_graph_network_and_hand_model():
+    from netdyn.components.electrical import Capacitor, Inductor, Resistor, VoltageSource
+    from test_book_examples import rlc_network_by_hand
+    net = netdyn.Network("Example 4.4")
+    net.add(VoltageSource("v", "A", "0", sp.sin(2 * sp.pi * 50 * t)), Inductor("L1", "A", "B", 0.1),
+            Capacitor("C1", "B", "0", 1e-4), Inductor("L2", "B", "C", 0.2), Capacitor("C2", "C", "0", 2e-4),
+            Resistor("R1", "C", "0", 10.0))
+    model, q, (L1, L2, C1, C2, R1), v = rlc_network_by_hand()
+    hand = netdyn.LagrangianModel(model.coordinates, T=model.T, V=model.V, D=model.D,
+                                  efforts={q[0]: sp.sin(2 * sp.pi * 50 * t)}, flow_constraints=model.flow_constraints,
+                                  parameters={L1: 0.1, L2: 0.2, C1: 1e-4, C2: 2e-4, R1: 10.0})
+    te = np.linspace(0, 0.05, 101)
+    kw = dict(t_eval=te, rtol=1e-11)
+    bg = example_4_4()
+    s_bg = netdyn.simulate(bg, (0, 0.05), **kw)
+    s_red = netdyn.simulate(bg.model(formulation="reduced"), (0, 0.05), **kw)
+    s_net = netdyn.simulate(net, (0, 0.05), **kw)
+    s_hand = netdyn.simulate(hand, (0, 0.05), **kw)
+    for name, ref_net, ref_hand in [("L1", s_net.current("L1"), s_hand["q2_dot"]),
+                                    ("L2", s_net.current("L2"), s_hand["q4_dot"])]:
+        scale = np.max(np.abs(ref_net))
+        for s in (s_bg, s_red):
+            assert np.max(np.abs(s[f"q_{name}_dot"] - ref_net)) < 1e-8 * scale
+            assert np.max(np.abs(s[f"q_{name}_dot"] - ref_hand)) < 1e-8 * scale
+    vC2 = s_net.voltage("C2")
+    assert np.max(np.abs(s_bg["q_C2"] / 2e-4 - vC2)) < 1e-8 * np.max(np.abs(vC2))
+    assert np.max(np.abs(-s_hand["q5"] / 2e-4 - vC2))  # the book orients C2 from ground < 1e-8 * np.max(np.abs(vC2))
+    balanced(s_bg)
+    balanced(s_red)
+    # the bond formulation has the book's structure: 3 inertial flows, KCL/KVL as flow constraints
+    m = bg.model()
+    assert not m.constraints and len(m.flow_constraints) == 6
+    assert bg.model(formulation="reduced").flow_constraints == []
+
+
+# ------------------------------------------------------------------------------------------ SCAP
+def test_derivative_causality_two_capacitors_in_parallel():
+    E, R, C1, C2 = 2.0, 1.0, 1.0, 3.0
+    bg = graph("parallel C", [("Se", "E", {"effort": E}), ("1", "J", {}), ("R", "R", {"R": R}), ("0", "N", {}),
+                              ("C", "C1", {"C": C1}), ("C", "C2", {"C": C2})],
+               [("E", "J"), ("J", "R"), ("J", "N"), ("N", "C1"), ("N", "C2")])
+    c = bg.causality()
+    assert c.integral == ["C1"] and c.derivative == {"C2": ["C1"]}
+    assert "derivative causality: C2 (depends on C1)" in c.report()
+    with pytest.raises(ModelError, match="C2 depends on C1"):
+        bg.state_equations()
+    sol = netdyn.simulate(bg, (0, 8), rtol=1e-10)
+    v = E * (1 - np.exp(-sol.t / (R * (C1 + C2))))
+    assert np.max(np.abs(sol["q_C1"] / C1 - v)) < 1e-7
+    assert np.max(np.abs(sol["q_C2"] / C2 - v)) < 1e-7
+    balanced(sol)
+
+
+def test_derivative_causality_mass_rigidly_attached_to_another():
+    F, m1, m2, c = 3.0, 1.0, 2.0, 0.5
+    bg = graph("two masses", [("Se", "F", {"effort": F}), ("1", "v", {}), ("I", "m1", {"I": m1}),
+                              ("I", "m2", {"I": m2}), ("R", "c", {"R": c})],
+               [("F", "v"), ("v", "m1"), ("v", "m2"), ("v", "c")])
+    caus = bg.causality()
+    assert caus.integral == ["m1"] and caus.derivative == {"m2": ["m1"]}
+    sol = netdyn.simulate(bg, (0, 5), rtol=1e-10)
+    v = F / c * (1 - np.exp(-c * sol.t / (m1 + m2)))
+    assert np.max(np.abs(sol["q_m2_dot"] - v)) < 1e-8
+    assert np.max(np.abs(sol["q_m1_dot"] - v)) < 1e-8
+    balanced(sol)
+
+
+def test_algebraic_loop_named_solved_and_simulated():
+    C, R1, R2, q0 = 1.0, 1.0, 2.0, 1.5
+    bg = graph("loop", [("C", "C", {"C": C}), ("0", "A", {}), ("1", "I12", {}), ("R", "R1", {"R": R1}),
+                        ("0", "B", {}), ("R", "R2", {"R": R2})],
+               [("A", "C"), ("A", "I12"), ("I12", "R1"), ("I12", "B"), ("B", "R2")])
+    c = bg.causality()
+    assert c.algebraic_loops == [["R1", "R2"]] and c.integral == ["C"]
+    se = bg.state_equations()   # the loop solved symbolically
+    x = sp.Symbol("q_C")
+    assert sp.simplify(se.rhs[0] + x / ((R1 + R2) * C)) == 0
+    sol = netdyn.simulate(bg, (0, 5), q0={"q_C": q0}, rtol=1e-10)
+    assert np.max(np.abs(sol["q_C"] - q0 * np.exp(-sol.t / ((R1 + R2) * C)))) < 1e-8
+    balanced(sol)
+
+
+def test_nonlinear_resistor_and_time_varying_source():
+    # a diode-like content D(f) = f**4/4 + f**2/2 (e = f**3 + f), a sine effort: against solve_ivp on the state equation
+    from scipy.integrate import solve_ivp
+    bg = graph("nl", [("Se", "u", {"effort": sp.sin(3 * t)}), ("1", "J", {}), ("C", "C1", {"C": 0.5}),
+                      ("R", "D1", {"content": lambda f: f**4 / 4 + f**2 / 2})],
+               [("u", "J"), ("J", "C1"), ("J", "D1")])
+    sol = netdyn.simulate(bg, (0, 3), t_eval=np.linspace(0, 3, 61), rtol=1e-10)
+    e = lambda q, tt: np.sin(3 * tt) - q / 0.5   # e_R = f**3 + f, solve for f
+    def rhs(tt, y):
+        r = np.roots([1, 0, 1, -e(y[0], tt)])
+        return [float(r[np.argmin(np.abs(r.imag))].real)]
+    ref = solve_ivp(rhs, (0, 3), [0.0], t_eval=sol.t, rtol=1e-12, atol=1e-14)
+    assert np.max(np.abs(sol["q_C1"] - ref.y[0])) < 1e-7
+    balanced(sol)
+
+
+# ------------------------------------------------------------------------------------------ bad input
+def test_bad_input_errors_name_the_element():
+    bg = series_rc()
+    with pytest.raises(TopologyError, match="no element 'nowhere'"):
+        bg.bond("J", "nowhere")
+    with pytest.raises(TopologyError, match="C1 is a C element and takes 1 bond"):
+        bg.bond("C1", "R1")
+    with pytest.raises(ParameterError, match="unknown parameter 'L' for a C element"):
+        bg.add("C", "C9", L=1.0)
+    with pytest.raises(ParameterError, match="needs exactly one of 'R' or 'content'"):
+        bg.add("R", "R9")
+    lonely = graph("lonely", [("Se", "u", {"effort": 1.0}), ("0", "N", {}), ("C", "C1", {"C": 1.0}),
+                              ("1", "J", {})], [("u", "N"), ("N", "C1"), ("N", "J")])
+    with pytest.raises(TopologyError, match="1-junction J has 1 bond"):
+        lonely.model()
+    unbonded = graph("unbonded", [("Se", "u", {"effort": 1.0}), ("C", "C1", {"C": 1.0}), ("R", "R1", {"R": 1.0}),
+                                  ("1", "J", {})], [("u", "J"), ("J", "C1")])
+    with pytest.raises(TopologyError, match="R1 has 0 bonds"):
+        unbonded.model()
+    two = graph("two sources", [("Se", "E1", {"effort": 1.0}), ("Se", "E2", {"effort": 2.0}), ("0", "N", {}),
+                                ("R", "R1", {"R": 1.0})], [("E1", "N"), ("E2", "N"), ("N", "R1")])
+    with pytest.raises(CausalConflict, match="0-junction N: E1 and E2 both impose its effort"):
+        two.causality()
+    with pytest.raises(NetdynError, match="E1 and E2"):
+        netdyn.simulate(two, (0, 1))
+    with pytest.raises(ElementErrorOrParameter, match="not physical"):
+        bg.add("C", "Cneg", C=-1.0)
+
+
+ElementErrorOrParameter = NetdynError
+
+
+# ------------------------------------------------------------------------------------------ networks
+def _load_example(name):
+    spec = importlib.util.spec_from_file_location(name, HERE.parent / "examples" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _example_networks():
+    nets = [("rlc", systems.rlc_circuit(), 0.03), ("two masses", systems.mechanical_network(), 1.0),
+            ("transducers", systems.transducer_network(), 2e-3)]
+    nets.append(("loudspeaker", _load_example("loudspeaker").build(), 0.01))
+    nets.append(("microphone", _load_example("capacitor_microphone").build(), 2e-3))
+    for f in sorted((HERE.parent / "examples" / "netlists").glob("*.cir")):
+        if f.stem == "rc_ladder":   # 50 sections: checked through its state matrix below (fast)
+            continue
+        net = netdyn.read_netlist(f)
+        tran = getattr(net, "tran", None) or {}
+        nets.append((f.stem, net, min(float(tran.get("tstop", 1e-3)), 1e-3)))
+    return nets
+
+
+def assert_same_states(net, bg, s_net, s_bg, tol=1e-8):
+    """Each linear storage element's effort (C) or flow (I) in the bond graph equals the network's, to tol of its peak."""
+    checked = 0
+    for n in bg.elements:
+        kind, p = bg.kind(n), bg.params(n)
+        if n not in net.elements or kind not in ("C", "I") or ("C" not in p and "I" not in p):
+            continue
+        electrical = net[n].ports[0].domain == "electrical"
+        if kind == "C":
+            got = s_bg[bg.coordinate_name(n)] / float(p["C"])
+            ref = s_net.across(n) if electrical else s_net.through(n)
+        else:
+            got = s_bg[bg.coordinate_name(n) + "_dot"]
+            ref = s_net.through(n) if electrical else s_net.across(n)
+        assert np.max(np.abs(got - ref)) <= tol * max(np.max(np.abs(ref)), 1e-300) + 1e-300, n
+        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("name,net,T", _example_networks(), ids=lambda x: x if isinstance(x, str) else "")
+def test_every_example_network_as_a_bond_graph(name, net, T):
+    bg = to_bond_graph(net)
+    te = np.linspace(0, T, 41)
+    s_net = netdyn.simulate(net, (0, T), t_eval=te, rtol=1e-11)
+    # IDA: the projection integrator (auto's choice for the bond-graph model of the loudspeaker) stays 3e-8
+    # from the network's linear and IDA paths there, which agree with each other and with IDA here to 2e-11
+    s_bg = netdyn.simulate(bg, (0, T), t_eval=te, rtol=1e-11, method="ida")
+    E1, E2 = s_net.energy(), s_bg.energy()
+    assert np.max(np.abs(E1 - E2)) <= 1e-8 * np.max(np.abs(E1))
+    assert assert_same_states(net, bg, s_net, s_bg) >= 1
+    balanced(s_bg)
+
+
+def test_rc_ladder_example_state_equations_against_kcl():
+    # the 50-section ladder of examples/netlists: its bond graph's state matrix against KCL typed by hand
+    net = netdyn.read_netlist(HERE.parent / "examples" / "netlists" / "rc_ladder.cir")
+    bg = to_bond_graph(net)
+    caus = bg.causality()
+    assert len(caus.integral) == 50 and not caus.derivative and not caus.algebraic_loops
+    se = bg.state_equations()
+    A = np.array(se.rhs.jacobian(se.states), dtype=float)
+    Rs, Cs = 100.0, 10e-9
+    n = 50
+    ref = np.zeros((n, n))   # C dv_k/dt = (v_{k-1} - v_k)/R - (v_k - v_{k+1})/R, the last node open
+    for k in range(n):
+        ref[k, k] = -2 / (Rs * Cs) if k < n - 1 else -1 / (Rs * Cs)
+        if k > 0:
+            ref[k, k - 1] = 1 / (Rs * Cs)
+        if k < n - 1:
+            ref[k, k + 1] = 1 / (Rs * Cs)
+    ev, ev_ref = np.sort(np.linalg.eigvals(A).real), np.sort(np.linalg.eigvals(ref).real)
+    assert np.max(np.abs(ev - ev_ref)) < 1e-8 * np.max(np.abs(ev_ref))
+    assert len(bg.model(formulation="reduced").coordinates) == 50
+
+
+def test_every_element_network_converts_and_matches():
+    net = systems.every_element_network()
+    bg = to_bond_graph(net)
+    kinds = {n: bg.kind(n) for n in bg.elements}
+    assert kinds["X1"] == "TF" and kinds["lv"] == "TF" and kinds["g1"] == "TF" and kinds["xs"] == "Sf"
+    assert kinds["Rnl"] == "R" and kinds["k3"] == "C" and kinds["L1+L2"] == "field" and kinds["T1"] == "field"
+    te = np.linspace(0, 4e-4, 9)
+    s_net = netdyn.simulate(net, (0, 4e-4), t_eval=te, rtol=1e-10)
+    s_bg = netdyn.simulate(bg.model(formulation="reduced"), (0, 4e-4), t_eval=te, rtol=1e-10)
+    E1, E2 = s_net.energy(), s_bg.energy()
+    assert np.max(np.abs(E1 - E2)) <= 1e-8 * np.max(np.abs(E1))
+
+
+def test_to_bond_graph_structure_rc_and_mass_spring():
+    from netdyn.components.translational import Damper, Force, Mass, Spring
+    net = netdyn.Network("msd")
+    net.add(Mass("m", "x", m=2.0), Spring("k", "x", "0", k=8.0), Damper("c", "x", "0", c=0.4),
+            Force("F", "x", 1.0))
+    bg = to_bond_graph(net)
+    assert sorted((bg.kind(n), n) for n in bg.elements) == [("1", "1_x"), ("C", "k"), ("I", "m"), ("R", "c"),
+                                                           ("Se", "F")]
+    assert bg.params("k")["C"] == sp.Float(1 / 8.0) and bg.params("c")["R"] == sp.Float(0.4)
+    se = bg.state_equations()
+    p, q = sp.Symbol("p_m"), sp.Symbol("q_k")
+    assert sp.simplify(se["p_m"] - (1.0 - 8.0 * q - 0.4 * p / 2.0)) == 0
+    assert sp.simplify(se["q_k"] - p / 2.0) == 0
+
+
+@pytest.mark.parametrize("which", ["rlc", "two masses", "series"])
+def test_round_trip_to_network(which):
+    from netdyn.components.electrical import Capacitor, Inductor, Resistor, VoltageSource
+    if which == "rlc":
+        net = systems.rlc_circuit()
+    elif which == "two masses":
+        net = systems.mechanical_network()
+    else:
+        net = netdyn.Network("series")
+        net.add(VoltageSource("V1", "a", "0", 1.0), Resistor("R1", "a", "b", 2.0), Inductor("L1", "b", "c", 0.5),
+                Capacitor("C1", "c", "0", 0.1))
+    back = to_network(to_bond_graph(net))
+    assert sorted(back.elements) == sorted(net.elements)
+    T = 0.05 if which == "rlc" else 0.5
+    te = np.linspace(0, T, 21)
+    s1 = netdyn.simulate(net, (0, T), t_eval=te, rtol=1e-10)
+    s2 = netdyn.simulate(back, (0, T), t_eval=te, rtol=1e-10)
+    for n in net.elements:
+        if not net[n].is_source:
+            a, b = s1.through(n), s2.through(n)
+            assert np.max(np.abs(a - b)) <= 1e-8 * max(np.max(np.abs(a)), 1e-12), n
+
+
+def test_to_network_says_why_not():
+    bg = graph("three", [("Se", "u", {"effort": 1.0}), ("0", "A", {}), ("0", "B", {}), ("0", "D", {}),
+                         ("1", "J", {}), ("R", "R1", {"R": 1.0}), ("C", "C1", {"C": 1.0}), ("C", "C2", {"C": 1.0}),
+                         ("C", "C3", {"C": 1.0})],
+               [("u", "A"), ("A", "J"), ("J", "B"), ("J", "D"), ("J", "R1"), ("A", "C1"), ("B", "C2"), ("D", "C3")])
+    with pytest.raises(TopologyError, match="J joins 3 nodes"):
+        to_network(bg)
+    mod = graph("mod", [("Sf", "v", {"flow": 1.0}), ("MTF", "lever", {"ratio": lambda x: 2 + x, "by": "k"}),
+                        ("C", "k", {"C": 1.0})], [("v", "lever"), ("lever", "k")])
+    with pytest.raises(TopologyError, match="lever: a MTF element has no network element"):
+        to_network(mod)
+
+
+def test_submodel_ports_and_linearize_compare():
+    # a series R-C as a sub-model with one port, driven from outside
+    sub = graph("rc", [("port", "p", {}), ("1", "J", {}), ("R", "R", {"R": 1.0}), ("C", "C", {"C": 1.0})],
+                [("p", "J"), ("J", "R"), ("J", "C")])
+    top = netdyn.BondGraph("top")
+    top.add("Se", "u", effort=sp.Function("u")(t))
+    top.add_submodel(sub, "rc")
+    top.bond("u", "rc.p")
+    se = top.state_equations()
+    assert sp.simplify(se["q_rc.C"] - (sp.Function("u")(t) - sp.Symbol("q_rc.C"))) == 0
+    lin = netdyn.linearize(top.model(formulation="reduced"), inputs=["u"], u={"u": 0})
+    assert np.allclose(np.sort(np.real(lin.poles())), [-1.0])
+    with pytest.raises(TopologyError, match="port"):
+        sub.model()
