@@ -402,3 +402,53 @@ def test_submodel_ports_and_linearize_compare():
     assert np.allclose(np.sort(np.real(lin.poles())), [-1.0])
     with pytest.raises(TopologyError, match="port"):
         sub.model()
+
+
+# ------------------------------------------------------------------------------------------ files and drawing
+def test_file_round_trip_json_and_yaml(tmp_path):
+    from netdyn.bondgraph.fileformat import load_bond_graph
+    R = sp.Symbol("R", positive=True)
+    bg = graph("mixed", [("Se", "u", {"effort": 0.1 + sp.sin(3 * t) * sp.Function("w")(t)}), ("1", "J", {}),
+                         ("C", "C1", {"energy": lambda q: q**4 / 4 + q**2 / 2}), ("R", "R1", {"R": R}),
+                         ("GY", "K", {"ratio": 0.3}), ("1", "M", {}), ("I", "m", {"I": 2.5}),
+                         ("MTF", "lev", {"ratio": lambda x: 1 + x / 3, "by": "C1"}), ("C", "k", {"C": 1 / 3})],
+               [("u", "J"), ("J", "C1"), ("J", "R1"), ("J", "K"), ("K", "M"), ("M", "m"), ("M", "lev"),
+                ("lev", "k")])
+    for suffix in ("json", "yaml"):
+        path = bg.save(tmp_path / f"bg.{suffix}")
+        same = load_bond_graph(path)
+        assert same.bond_names == bg.bond_names and same.elements == bg.elements
+        for n in bg.elements:
+            assert same.params(n) == bg.params(n), n
+            assert same.bonds_of(n) == bg.bonds_of(n)
+        assert same.model().equations() == bg.model().equations()
+
+
+def test_file_format_refuses_code_and_unknown_things():
+    from netdyn.bondgraph.fileformat import loads
+    from netdyn.errors import ParseError
+    base = '{"format": "netdyn-bondgraph", "version": 1, "elements": [%s], "bonds": []}'
+    for bad, msg in [('{"kind": "C", "name": "C1", "energy": "__import__(\'os\').system(\'true\')"}',
+                      "is not allowed in an expression"),
+                     ('{"kind": "C", "name": "C1", "energy": "__import__(\'os\')"}', "not an allowed function"),
+                     ('{"kind": "C", "name": "C1", "energy": "q.__class__"}', "not allowed"),
+                     ('{"kind": "C", "name": "C1", "energy": "(lambda: 1)()"}', "not allowed"),
+                     ('{"kind": "C", "name": "C1", "L": "1"}', "unknown parameter 'L' for a C element"),
+                     ('{"kind": "Q", "name": "Q1"}', "unknown kind 'Q'")]:
+        with pytest.raises(NetdynError, match=msg):
+            loads(base % bad)
+    with pytest.raises(ParseError, match="newer"):
+        loads('{"format": "netdyn-bondgraph", "version": 99}')
+
+
+def test_drawing_has_elements_strokes_and_half_arrows(tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    bg = dc_motor(12.0, 4.0, 15e-6, 9.54e-3, 1e-6, 1e-6)
+    ax = bg.draw(tmp_path / "motor.png")
+    assert (tmp_path / "motor.png").stat().st_size > 5000
+    texts = {t_.get_text() for t_ in ax.texts}
+    assert {"Se:U", "I:L", "R:RA", "GY:K", "I:J", "R:RB", "1"} <= texts
+    strokes = [l for l in ax.lines if l.get_color() == "tab:red"]
+    assert len(strokes) == len(bg.bond_names)   # one causal stroke a bond
+    assert len(ax.lines) == 3 * len(bg.bond_names)   # bond, half-arrow barb, stroke

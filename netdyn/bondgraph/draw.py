@@ -1,7 +1,8 @@
 """Drawing a bond graph with matplotlib (imported only when drawing).
 
 Elements are labelled ``kind:name`` (junctions ``0``/``1``), bonds are lines
-with a power half-arrow at the head, and, when causality is drawn, a causal
+with a power half-arrow at the head (labelled when not named after an
+element), and, when causality is drawn, a causal
 stroke across the bond at the end that *receives* the effort. The layout is
 networkx's Kamada–Kawai layout of the graph (or any ``{node: (x, y)}`` given).
 
@@ -92,6 +93,8 @@ def draw(bg, path=None, ax=None, causality=True, layout=None, figsize=None):
             end = z if setter[b] == tail else a   # the stroke sits where the effort is received
             s0, s1 = end + n_ * h, end - n_ * h
             ax.plot([s0[0], s1[0]], [s0[1], s1[1]], color="tab:red", lw=2.0)
+        if b in (tail, head):   # a bond named after its element needs no label
+            continue
         mid = (a + z) / 2 - n_ * 0.25 * r
         ax.text(mid[0], mid[1], b, fontsize=6, color="0.4", ha="center", va="center")
     for n, p in pos.items():
