@@ -62,6 +62,8 @@ def draw(bg, path=None, ax=None, causality=True, layout=None, figsize=None):
     if own:
         fig, ax = plt.subplots(figsize=figsize or (2 + 1.4 * np.sqrt(len(pos)) * 1.6, 1.5 + 1.4 * np.sqrt(len(pos))))
     setter, title = {}, bg.name
+    if (bg.effort_name, bg.flow_name) != ("effort", "flow"):
+        title += f" (effort: {bg.effort_name}, flow: {bg.flow_name})"
     if causality:
         try:
             c = bg.causality()

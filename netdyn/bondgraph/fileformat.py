@@ -145,8 +145,8 @@ def to_dict(bg):
     symbols = {k: v for k, v in table.items() if not k.endswith("()")}
     inputs = sorted({u.func.__name__ for e in exprs for u in sp.sympify(e).atoms(sp.core.function.AppliedUndef)})
     bonds = [{"name": b, "from": bg.ends(b)[0], "to": bg.ends(b)[1]} for b in bg.bond_names]
-    return {"format": FORMAT, "version": VERSION, "name": bg.name, "symbols": symbols, "inputs": inputs,
-            "elements": elements, "bonds": bonds}
+    return {"format": FORMAT, "version": VERSION, "name": bg.name, "effort": bg.effort_name, "flow": bg.flow_name,
+            "symbols": symbols, "inputs": inputs, "elements": elements, "bonds": bonds}
 
 
 def from_dict(data, where="bond graph file"):
@@ -156,7 +156,7 @@ def from_dict(data, where="bond graph file"):
         raise ParseError(f"{where}: not a netdyn bond graph (expected format: {FORMAT})")
     if not isinstance(data.get("version"), int) or data["version"] > VERSION:
         raise ParseError(f"{where}: format version {data.get('version')!r} is newer than this netdyn reads ({VERSION})")
-    unknown = set(data) - {"format", "version", "name", "symbols", "inputs", "elements", "bonds"}
+    unknown = set(data) - {"format", "version", "name", "effort", "flow", "symbols", "inputs", "elements", "bonds"}
     if unknown:
         raise ParseError(f"{where}: unknown key {sorted(unknown)[0]!r}")
     symbols = {}
@@ -170,7 +170,8 @@ def from_dict(data, where="bond graph file"):
             raise ParseError(f"{where}: input name {name!r} is not an identifier")
         inputs[name] = sp.Function(name)
     names = {"symbols": symbols, "inputs": inputs}
-    bg = BondGraph(data.get("name") or "bond graph")
+    bg = BondGraph(data.get("name") or "bond graph", effort=str(data.get("effort") or "effort"),
+                   flow=str(data.get("flow") or "flow"))
     ports = {}
     for k, e in enumerate(data.get("elements") or []):
         if not isinstance(e, dict) or "kind" not in e or "name" not in e:

@@ -89,7 +89,8 @@ class BondGraph:
     """A bond graph on a ``networkx.MultiDiGraph``: node = element, edge = bond (tail -> head = power).
 
     Node data: ``kind``, ``params`` (sympy values), ``bonds`` (bond names in port
-    order). Edge key = bond name.
+    order). Edge key = bond name. ``effort``/``flow`` name the domain's variables
+    (``"pressure"``, ``"volume flow"``) for drawings and files.
 
     >>> bg = BondGraph("mass")
     >>> bg.add("Se", "F", effort=2.0); bg.add("I", "m", I=4.0)
@@ -99,8 +100,10 @@ class BondGraph:
     ('I', ['m'])
     """
 
-    def __init__(self, name="bond graph"):
+    def __init__(self, name="bond graph", effort="effort", flow="flow"):
         self.name = name
+        #: what the efforts and flows are called in this graph's domain (labels and reports only)
+        self.effort_name, self.flow_name = effort, flow
         self.graph = nx.MultiDiGraph(name=name)
         self._bond_ends = {}  # bond name -> (tail, head)
 
