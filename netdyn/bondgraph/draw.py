@@ -15,7 +15,7 @@ networkx's Kamada–Kawai layout of the graph (or any ``{node: (x, y)}`` given).
 >>> _ = bg.chain("u", "J", "C1"); _ = bg.bond("J", "R1")
 >>> ax = draw(bg)
 >>> sorted(t.get_text() for t in ax.texts)
-['1', 'C:C1', 'R:R1', 'Se:u']
+['1', 'C:C1', 'J', 'R:R1', 'Se:u']
 """
 from __future__ import annotations
 
@@ -105,6 +105,8 @@ def draw(bg, path=None, ax=None, causality=True, layout=None, figsize=None):
         ax.text(p[0], p[1], label(bg, n), ha="center", va="center", fontsize=11 if junction else 9,
                 fontweight="bold" if junction else "normal",
                 bbox=dict(boxstyle="circle" if junction else "round", fc="white", ec="0.6" if junction else "none"))
+        if junction:
+            ax.text(p[0], p[1] - 1.1 * r, n, ha="center", va="top", fontsize=6, color="0.35")
     ax.set_title(title, fontsize=9)
     ax.set_aspect("equal")
     ax.margins(0.12)
