@@ -67,6 +67,7 @@ _LAZY = {
     "to_bond_graph": "netdyn.bondgraph.network",
     "to_network": "netdyn.bondgraph.network",
     "load_bond_graph": "netdyn.bondgraph.fileformat",
+    "save_bond_graph": "netdyn.bondgraph.fileformat",
 }
 #: sub-packages reachable as attributes (``netdyn.export.export(...)``, ``netdyn.linkages.four_bar()``)
 _SUBPACKAGES = ("components", "export", "io", "linkages", "models", "lagrange", "graph", "numerics", "analysis",

@@ -415,7 +415,7 @@ def test_file_round_trip_json_and_yaml(tmp_path):
                [("u", "J"), ("J", "C1"), ("J", "R1"), ("J", "K"), ("K", "M"), ("M", "m"), ("M", "lev"),
                 ("lev", "k")])
     for suffix in ("json", "yaml"):
-        path = bg.save(tmp_path / f"bg.{suffix}")
+        path = netdyn.save_bond_graph(bg, tmp_path / f"bg.{suffix}")
         same = load_bond_graph(path)
         assert same.bond_names == bg.bond_names and same.elements == bg.elements
         for n in bg.elements:

@@ -40,7 +40,7 @@ import sympy as sp
 from sympy.physics.mechanics import dynamicsymbols
 
 from netdyn.bondgraph.causality import assign_causality
-from netdyn.bondgraph.graph import FUNCTION_VARIABLE, F, Q, X
+from netdyn.bondgraph.kinds import FUNCTION_VARIABLE, F, Q, X
 from netdyn.errors import ModelError, TopologyError
 from netdyn.lagrange.model import LagrangianModel
 from netdyn.symbols import t

@@ -45,7 +45,8 @@ from pathlib import Path
 
 import sympy as sp
 
-from netdyn.bondgraph.graph import KINDS, BondGraph
+from netdyn.bondgraph.graph import BondGraph
+from netdyn.bondgraph.kinds import FUNCTION_VARIABLE, KINDS
 from netdyn.errors import ModelError, ParseError
 from netdyn.lagrange.exprtext import symbol_table, to_text
 from netdyn.symbols import t
@@ -121,7 +122,6 @@ def parse(text, names, where, variable=None):
 
 def to_dict(bg):
     """The bond graph as plain data (what :func:`dumps` writes)."""
-    from netdyn.bondgraph.graph import FUNCTION_VARIABLE  # noqa: F401  (documented variables)
     elements, exprs = [], []
     for n in bg.elements:
         kind = bg.kind(n)
@@ -151,7 +151,6 @@ def to_dict(bg):
 
 def from_dict(data, where="bond graph file"):
     """Build a :class:`~netdyn.bondgraph.graph.BondGraph` from :func:`to_dict` data."""
-    from netdyn.bondgraph.graph import FUNCTION_VARIABLE
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ParseError(f"{where}: not a netdyn bond graph (expected format: {FORMAT})")
     if not isinstance(data.get("version"), int) or data["version"] > VERSION:
@@ -233,8 +232,8 @@ def loads(text, fmt=None, where="bond graph file"):
     return from_dict(data, where)
 
 
-def save(bg, path):
-    """Write ``bg`` to ``path`` (``.json``, or ``.yaml``/``.yml``)."""
+def save_bond_graph(bg, path):
+    """Write ``bg`` to ``path`` (``.json``, or ``.yaml``/``.yml``); read it back with :func:`load_bond_graph`."""
     path = Path(path)
     fmt = "yaml" if path.suffix in (".yaml", ".yml") else "json"
     path.write_text(dumps(bg, fmt))
@@ -242,6 +241,6 @@ def save(bg, path):
 
 
 def load_bond_graph(path):
-    """Read a bond graph written by :func:`save` (or by hand)."""
+    """Read a bond graph written by :func:`save_bond_graph` (or by hand)."""
     path = Path(path)
     return loads(path.read_text(), "yaml" if path.suffix in (".yaml", ".yml") else "json", where=str(path))

@@ -46,31 +46,8 @@ import sympy as sp
 from netdyn.errors import ElementError, NetdynError, ParameterError, TopologyError
 from netdyn.symbols import as_expr
 
-#: the variable each function-valued parameter is written in
-Q, F, X = sp.Symbol("q"), sp.Symbol("f"), sp.Symbol("x")
-FUNCTION_VARIABLE = {"energy": Q, "coenergy": F, "content": F, "ratio_modulated": X}
-
-#: kind -> (number of bonds: int or (min, None)), parameter alternatives (exactly one of each group), optional
-KINDS = {
-    "Se": (1, [("effort",)], ()),
-    "Sf": (1, [("flow",)], ()),
-    "C": (1, [("C", "energy")], ()),
-    "I": (1, [("I", "coenergy")], ()),
-    "R": (1, [("R", "content")], ()),
-    "TF": (2, [("ratio",)], ()),
-    "GY": (2, [("ratio",)], ()),
-    "MTF": (2, [("ratio",), ("by",)], ()),
-    "MGY": (2, [("ratio",), ("by",)], ()),
-    "0": ((2, None), [], ()),
-    "1": ((2, None), [], ()),
-    "port": (2, [], ()),
-    "field": ((1, None), [("element",)], ("kinds", "label")),
-}
-JUNCTIONS = ("0", "1")
-STORAGE = ("C", "I")
-SOURCES = ("Se", "Sf")
-TWO_PORTS = ("TF", "GY", "MTF", "MGY")
-_ALIASES = {"zero": "0", "one": "1", "0-junction": "0", "1-junction": "1", 0: "0", 1: "1"}
+from netdyn.bondgraph.kinds import (FUNCTION_VARIABLE, JUNCTIONS, KINDS, SOURCES, STORAGE, TWO_PORTS, F,  # noqa: F401
+                                    Q, X, ALIASES as _ALIASES)
 
 
 def _function_expr(name, pname, value, var):
@@ -321,11 +298,6 @@ class BondGraph:
         """Draw the bond graph (:func:`netdyn.bondgraph.draw.draw`)."""
         from netdyn.bondgraph.draw import draw
         return draw(self, path=path, ax=ax, causality=causality, layout=layout)
-
-    def save(self, path):
-        """Write the bond graph to a JSON or YAML file (:mod:`netdyn.bondgraph.fileformat`)."""
-        from netdyn.bondgraph.fileformat import save
-        return save(self, path)
 
     def __repr__(self):
         return f"BondGraph({self.name!r}: {self.graph.number_of_nodes()} elements, {len(self._bond_ends)} bonds)"

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from netdyn.bondgraph.graph import BondGraph, JUNCTIONS
+from netdyn.bondgraph.graph import BondGraph
+from netdyn.bondgraph.kinds import JUNCTIONS
 from netdyn.errors import ModelError, TopologyError
 
 #: per domain: (effort is the across variable?, bond-flow port kind of the netdyn element protocol)
@@ -444,7 +445,7 @@ def _orient(bg, j, e, b, domain, a, bb):
 
 def _one_port(n, kind, p, d, a, b, lib):
     from netdyn.components.base import ACROSS, THROUGH, EnergyLaw
-    from netdyn.bondgraph.graph import Q, F
+    from netdyn.bondgraph.kinds import Q, F
     across = _EFFORT_ACROSS[d]
     if d == "electrical":
         if kind == "C":
