@@ -463,3 +463,43 @@ def test_examples_motor_gear_quarter_car_hydraulic(tmp_path):
     h, h_ref = _load_example("bondgraph_hydraulic").main(tmp_path, pulsing=False)      # settled level vs k Q0|Q0| = rho g h
     assert abs(h - h_ref) < 1e-6 * h_ref
     assert len(list(tmp_path.glob("bondgraph_*.png"))) == 3
+
+
+def test_modulated_transformer_crank_against_hand_lagrangian():
+    # a flywheel J turning a crank of radius a that drives a mass m on a spring k: x = a sin(theta),
+    # so the slider speed is a cos(theta) * omega: an MTF modulated by the flywheel's angle
+    J, m, a, k = 0.2, 1.5, 0.3, 40.0
+    bg = graph("crank", [("I", "J", {"I": J}), ("1", "w", {}), ("MTF", "crank", {"ratio": lambda x: a * sp.cos(x),
+                                                                                   "by": "J"}),
+                         ("1", "v", {}), ("I", "m", {"I": m}), ("C", "k", {"C": 1 / k})],
+               [("w", "J"), ("w", "crank"), ("crank", "v"), ("v", "m"), ("v", "k")])
+    caus = bg.causality()
+    assert caus.derivative == {"m": ["J"]}
+    th, = netdyn.coordinates("theta,")
+    w = th.diff(t)
+    hand = netdyn.LagrangianModel([th], T=J * w**2 / 2 + m * (a * sp.cos(th) * w)**2 / 2,
+                                  V=k * (a * sp.sin(th))**2 / 2)
+    te = np.linspace(0, 3, 61)
+    ref = netdyn.simulate(hand, (0, 3), f0={"theta": 2.0}, t_eval=te, rtol=1e-11)
+    sol = netdyn.simulate(bg, (0, 3), f0={"q_J": 2.0}, t_eval=te, rtol=1e-11)
+    assert np.max(np.abs(sol["q_J"] - ref["theta"])) < 1e-8
+    assert np.max(np.abs(sol["q_k"] - a * np.sin(ref["theta"]))) < 1e-8
+    E = sol.energy()
+    assert np.max(np.abs(E - E[0])) < 1e-8 * E[0]
+
+
+def test_engine_tools_work_on_bond_graphs():
+    from netdyn.export import export
+    bg = series_rc(u=sp.Function("u")(t), C=0.5, R=2.0)
+    model = bg.model(formulation="reduced")
+    assert model.coordinate_names == ["q_C1"] and not model.flow_constraints
+    assert "C1" in export(model, "latex").replace("_{1}", "1").replace("{", "").replace("}", "")
+    lin = netdyn.linearize(model, inputs=["u"], u={"u": 0})
+    assert np.allclose(lin.poles(), [-1.0])                 # -1/(RC)
+    from netdyn.components.electrical import Capacitor, Resistor, VoltageSource
+    net = netdyn.Network("rc")
+    net.add(VoltageSource("V1", "a", "0", 1.0), Resistor("R1", "a", "b", 2.0), Capacitor("C1", "b", "0", 0.5))
+    report = netdyn.compare(model, net)   # static gain C = 0.5 and the same step response on both sides
+    rows = {line.split("  ")[0]: line.split()[-2:] for line in str(report).splitlines() if "  " in line}
+    assert rows["static gain"] == ["0.5", "0.5"]
+    assert rows["peak of step response"][0] == rows["peak of step response"][1]
