@@ -498,7 +498,10 @@ class Joint(SpatialElement):
         """The joint's constraints ``[position rows..., rotation rows...]`` at poses ``pa``, ``pb``."""
         spec = spec or self.spec
         rows = []
-        if any(spec[a][0] != FREE for a in AXES):
+        if all(spec[a] == (HELD, 0) for a in AXES):  # coincident points: the same rows in global components
+            Pa, _, Pb, _ = self.frames(pa, pb)
+            rows.extend(Pb - Pa)
+        elif any(spec[a][0] != FREE for a in AXES):
             d = self.relative_position(pa, pb)
             for k, a in enumerate(AXES):
                 kind, value = spec[a]

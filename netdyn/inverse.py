@@ -33,6 +33,9 @@ def _cross(r, F):
 
 def reaction_expressions(model, joint):
     """``[Fx, Fy, M]`` of a joint's reaction as expressions of the coordinates and multipliers."""
+    if model.metadata.get("spatial"):
+        from netdyn.spatial import reaction_expressions as spatial_reaction
+        return spatial_reaction(model, joint)
     planar = model.metadata.get("planar")
     if not planar or joint not in planar["joints"]:
         raise ModelError(f"no planar joint named {joint!r}; the joints are {sorted((planar or {}).get('joints', {}))}")
@@ -111,11 +114,15 @@ def absolute_motion(solution):
     from netdyn.symbols import t as T
 
     model = solution.model
-    planar = model.metadata["planar"]
     net = model.metadata["network"]
     absolute = net.model(formulation={"planar": "absolute", **model.metadata["formulation"]})
-    poses = {f"{n}_{identifier(b)}": sp.sympify(e) for b in planar["bodies"]
-             for n, e in zip(("x", "y", "theta"), planar["poses"][b])}
+    if model.metadata.get("spatial"):
+        from netdyn.spatial import absolute_expressions
+        poses = absolute_expressions(model)
+    else:
+        planar = model.metadata["planar"]
+        poses = {f"{n}_{identifier(b)}": sp.sympify(e) for b in planar["bodies"]
+                 for n, e in zip(("x", "y", "theta"), planar["poses"][b])}
     rows = []
     for name in absolute.coordinate_names:
         e = poses[name] if name in poses else model.coordinate(name)
@@ -137,7 +144,7 @@ def reaction(solution, joint):
     """Reaction of a planar joint along a solution (see :meth:`netdyn.solution.Solution.reaction`);
     a tree joint of the relative formulation is solved in absolute coordinates."""
     model = solution.model
-    planar = model.metadata.get("planar") or {}
+    planar = model.metadata.get("planar") or model.metadata.get("spatial") or {}
     if planar.get("formulation") == "relative" and joint in planar.get("tree", []):
         companion = solution._cache.get("absolute")
         if companion is None:

@@ -37,6 +37,7 @@ from netdyn.errors import ElementError, ModelError, TopologyError
 from netdyn.symbols import as_expr, t
 
 FORMULATIONS = ("absolute", "relative")
+NORM_WEIGHT = 10  # scale of the Euler-parameter norm rows (same solution set)
 
 
 def is_spatial(net):
@@ -218,7 +219,8 @@ def assemble_spatial(net, formulation, new_coordinate, values_of):
             e = [new(f"e{k}_{ib}") for k in range(4)]
             guess[f"e0_{ib}"] = 1.0
             poses[b] = _pose_from_coordinates(r, e)
-            norm_rows.append((sum(x ** 2 for x in e) - 1, f"{b}[norm]", b))
+            # weighted so that a least-squares assembly that cannot succeed blames a joint, not the norm
+            norm_rows.append((NORM_WEIGHT * (sum(x ** 2 for x in e) - 1), f"{b}[norm]", b))
         closing = js
     else:
         for j, parent, child in tree:
@@ -276,7 +278,7 @@ def assemble_spatial(net, formulation, new_coordinate, values_of):
         add_rows(j.name, rows, labels)
         for d in drivers_of[j.name]:
             constraint_index[d.name] = [i for i in constraint_index[j.name] if part.labels[i] == d.name]
-    for j, _, _ in tree:
+    for j, _, _ in (tree if formulation == "relative" else []):
         for d in drivers_of[j.name]:
             coords = joint_coords[j.name]
             if d.component not in coords:

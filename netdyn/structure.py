@@ -165,7 +165,7 @@ class SingularityWatch:
 
     def __init__(self, cm, p, tol=1e-6, suspect=0.5):
         self.cm, self.p, self.tol, self.suspect = cm, p, tol, suspect
-        self.active = bool(cm.model.metadata.get("planar") or cm.model.metadata.get("spatial")) and cm.m1 > 0
+        self.active = bool(cm.model.metadata.get("planar")) and cm.m1 > 0
         self.history = []
 
     def ratio(self, tt, q):
