@@ -285,7 +285,7 @@ def assemble(net, formulation=None, symbolic=False, check=True):
         sub = {}
         for i in range(len(keys)):
             sub[Q[i]] = qx[i]
-            sub[F[i]] = _combination({rate(c): coeff for c, coeff in combos[keys[i]].items()})
+            sub[F[i]] = _combination({_rate(c): coeff for c, coeff in combos[keys[i]].items()})
         T.append(sp.sympify(contrib.T).xreplace(sub))
         V.append(sp.sympify(contrib.V).xreplace(sub))
         D.append(sp.sympify(contrib.D).xreplace(sub))
@@ -334,6 +334,12 @@ def _coupled(net, el, name):
     if len(other.ports) != 1:
         raise ModelError(f"{el.name} couples {name!r}, which is not a two-terminal element")
     return other
+
+
+def _rate(c):
+    """Rate of a port displacement: a coordinate's derivative, or the time derivative of an expression of
+    coordinates (a spatial joint's angle acting as a rotational node)."""
+    return rate(c) if isinstance(c, sp.core.function.AppliedUndef) else sp.sympify(c).diff(t)
 
 
 def _combination(combo):
