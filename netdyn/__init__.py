@@ -46,3 +46,9 @@ __all__ += ["is_integrable", "models", "analog", "analogy", "compare"]
 # planar linkages (issue 3)
 __all__ += ["mobility", "assemble_configuration", "kinematics", "inverse_dynamics", "plot_mechanism",
             "animate_mechanism"]
+
+# spatial mechanisms (issue 13)
+from netdyn import linkages_spatial  # noqa: F401,E402  (ready-made spatial mechanisms)
+from netdyn.plot3d import animate_spatial, plot_spatial  # noqa: E402
+
+__all__ += ["linkages_spatial", "plot_spatial", "animate_spatial"]

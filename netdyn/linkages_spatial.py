@@ -45,7 +45,7 @@ def heavy_top(m=HEAVY_TOP["m"], J=HEAVY_TOP["J"], com=HEAVY_TOP["com"], g=HEAVY_
     return net
 
 
-def rssr(crank=0.2, coupler=1.0, rocker=0.6, ground=(1.0, 0.0, 0.4), g=9.81, drive=None):
+def rssr(crank=0.2, coupler=1.0, rocker=0.7, ground=(0.6, 0.0, 0.3), g=9.81, drive=None):
     """A spatial four-bar: crank on a revolute about z at the origin, rocker on a revolute about x at
     ``ground``, coupled by a rod with ball joints at both ends (RSSR). The rod's spin about its own axis is
     an idle freedom, held by a ``Universal`` instead of the second ball (so the mobility is 1).
@@ -65,6 +65,34 @@ def rssr(crank=0.2, coupler=1.0, rocker=0.6, ground=(1.0, 0.0, 0.4), g=9.81, dri
     if g:
         net.add(Gravity(vector=(0, 0, -g)))
     return net
+
+
+def rssr_guess(crank=0.2, coupler=1.0, rocker=0.7, ground=(0.6, 0.0, 0.3), angle=0.0):
+    """A configuration guess of :func:`rssr` at crank angle ``angle``: the rocker angle from the rod length
+    (scalar root), the rod pointed from the crank pin to the rocker pin (dict for ``guess=``).
+
+    >>> round(rssr_guess()["e0_rocker"], 6)
+    0.899735
+    """
+    from scipy.optimize import brentq
+
+    from netdyn.components.spatial import frame_from_axis, quat_from_matrix
+
+    g = np.asarray(ground, dtype=float)
+    A = crank * np.array([np.cos(angle), np.sin(angle), 0.0])
+    tip = lambda phi: g + rocker * np.array([0.0, -np.sin(phi), np.cos(phi)])
+    f = lambda phi: np.linalg.norm(tip(phi) - A) - coupler
+    grid = np.linspace(0, np.pi, 181)
+    vals = np.array([f(x) for x in grid])
+    k = int(np.argmax(np.sign(vals[:-1]) != np.sign(vals[1:])))
+    phi = brentq(f, grid[k], grid[k + 1])
+    d = (tip(phi) - A) / coupler
+    e_rod = [float(v) for v in quat_from_matrix(frame_from_axis(d))]
+    out = {"e0_crank": np.cos(angle / 2), "e3_crank": np.sin(angle / 2),
+           "e0_rocker": np.cos(phi / 2), "e1_rocker": np.sin(phi / 2),
+           "x_rod": A[0], "y_rod": A[1], "z_rod": A[2], "x_rocker": g[0], "y_rocker": g[1], "z_rocker": g[2]}
+    out.update({f"e{i}_rod": e_rod[i] for i in range(4)})
+    return {k: float(v) for k, v in out.items()}
 
 
 def chain_parameters(n, seed=0):
@@ -176,5 +204,5 @@ def stewart_leg_motions(motion, base_radius=1.0, top_radius=0.6, height=1.2):
     return out
 
 
-__all__ = ["HEAVY_TOP", "spherical_pendulum", "heavy_top", "rssr", "chain_parameters", "spatial_chain",
+__all__ = ["HEAVY_TOP", "spherical_pendulum", "heavy_top", "rssr", "rssr_guess", "chain_parameters", "spatial_chain",
            "stewart_platform", "stewart_leg_motions"]
