@@ -188,7 +188,7 @@ def stewart_leg_motions(motion, base_radius=1.0, top_radius=0.6, height=1.2):
     from home and the angles ``"rx"``, ``"ry"``, ``"rz"`` of successive rotations about x, y, z (functions of t).
 
     >>> from netdyn import t
-    >>> m = stewart_leg_motions({"z": 0.1 * t}); sorted(m)[:2], float(m["P0"].subs(t, 0))
+    >>> m = stewart_leg_motions({"z": 0.1 * t}); sorted(m)[:2], round(float(m["P0"].subs(t, 0)), 12)
     (['P0', 'P1'], 0.0)
     """
     from netdyn.symbols import as_expr

@@ -9,7 +9,7 @@ A joint is any object with ``name`` and ``bodies = (body_a, body_b)``; ground is
 >>> [j.name for j, _, _ in tree], [j.name for j in cuts]
 (['A', 'C'], ['B'])
 >>> fundamental_loops(tree, cuts)
-{'B': ['A', 'C', 'B']}
+{'B': ['C', 'A', 'B']}
 """
 from __future__ import annotations
 

@@ -435,3 +435,38 @@ def test_dc_motor_drives_a_spatial_joint_in_both_formulations():
     assert sa.power_balance()["relative"] < 1e-7 and sr.power_balance()["relative"] < 1e-7
     # the tree joint's reaction in the relative formulation equals the absolute one
     assert np.max(np.abs(sr.reaction("A") - sa.reaction("A"))) < 1e-6
+
+
+# ------------------------------------------------------------------------------ a closed spatial loop, drawing
+
+def test_rssr_inverse_dynamics_same_in_both_formulations_and_torque_work_is_energy():
+    from netdyn.linkages_spatial import rssr, rssr_guess
+
+    net = rssr()
+    te = np.linspace(0, 0.5, 101)
+    drive = {"R1": 2 * np.pi * t}
+    ab = netdyn.inverse_dynamics(net.model(), drive, te, guess=rssr_guess())
+    rel_model = net.model(formulation="relative")
+    assert rel_model.metadata["spatial"]["cuts"] == ["U2"]
+    rel = netdyn.inverse_dynamics(rel_model, drive, te, guess={"e0_S1": 1.0, "thetaz_R2": 1.4})
+    assert np.max(np.abs(ab.efforts["R1"] - rel.efforts["R1"])) < 1e-8 * np.max(np.abs(ab.efforts["R1"]))
+    work = cumulative_simpson(ab.efforts["R1"] * 2 * np.pi, x=te, initial=0)
+    E = ab.energy()
+    assert np.max(np.abs(E - E[0] - work)) < 1e-5 * np.max(np.abs(work))
+    assert np.max(np.abs(ab.reaction("U2") - rel.reaction("U2"))) < 1e-7 * np.max(np.abs(ab.reaction("U2")))
+
+
+def test_drawing_and_animation_of_a_spatial_mechanism(tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    from netdyn.linkages_spatial import spherical_pendulum
+
+    model = spherical_pendulum().model()
+    sol = netdyn.simulate(model, (0, 0.3), q0={"x_bob": 0.3}, t_eval=np.linspace(0, 0.3, 7))
+    ax = netdyn.plot_spatial(model, sol.q[:, -1], path=tmp_path / "p.png")
+    assert (tmp_path / "p.png").stat().st_size > 5000
+    assert ax.get_zlabel() == "z [m]"
+    netdyn.animate_spatial(sol, tmp_path / "p.gif", frames=4)
+    assert (tmp_path / "p.gif").stat().st_size > 5000
+    with pytest.raises(NetdynError, match="no spatial bodies"):
+        netdyn.plot_spatial(planar_four_bar().model(), np.zeros(9))
