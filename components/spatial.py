@@ -537,10 +537,11 @@ class Joint(SpatialElement):
         return 2 * sp.atan2(qE[k], qE[0])
 
     # ---- relative (joint-coordinate) formulation
-    def relative_names(self):
+    def relative_names(self, spec=None):
         """Names of the joint coordinates on a spanning tree (suffixes of ``<name>_<joint>``)."""
-        names = [f"s{a}" for a in AXES if self.spec[a][0] == FREE]
-        rot = [a for a in AXES if self.spec["r" + a][0] == FREE]
+        spec = spec or self.spec
+        names = [f"s{a}" for a in AXES if spec[a][0] == FREE]
+        rot = [a for a in AXES if spec["r" + a][0] == FREE]
         if len(rot) == 1:
             names.append(f"theta{rot[0]}")
         elif rot:
@@ -721,7 +722,7 @@ class Universal(Joint):
         _, Ra, _, Rb = self.frames(pa, pb)
         return [(Ra[:, 0].T * Rb[:, 1])[0]]
 
-    def relative_names(self):
+    def relative_names(self, spec=None):
         return ["alpha", "beta"]
 
     def relative_parts(self, qs, spec=None):

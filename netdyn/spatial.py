@@ -211,7 +211,7 @@ def assemble_spatial(net, formulation, new_coordinate, values_of):
         return c
 
     poses, guess, tree_coords = {}, {}, {}
-    norm_rows = []
+    norm_rows, prescribed_rows = [], []
     if formulation == "absolute":
         for b in net.bodies:
             ib = identifier(b)
@@ -224,14 +224,27 @@ def assemble_spatial(net, formulation, new_coordinate, values_of):
         closing = js
     else:
         for j, parent, child in tree:
-            qs = [new(f"{n}_{identifier(j.name)}") for n in j.relative_names()]
-            for n in j.relative_names():
+            # prescribed components keep a coordinate, held to their motion by a row (its multiplier: the effort)
+            loose = {c: ((FREE, None) if kind == PRESCRIBED else (kind, v)) for c, (kind, v) in j.spec.items()}
+            names = j.relative_names(loose)
+            qs = [new(f"{n}_{identifier(j.name)}") for n in names]
+            for n in names:
                 if n == "e0":
                     guess[f"e0_{identifier(j.name)}"] = 1.0
             tree_coords[j.name] = qs
             base = GROUND if parent == "0" else poses[parent]
-            poses[child], norms = child_pose(j, base, qs, parent == j.bodies[0])
+            poses[child], norms = child_pose(j, base, qs, parent == j.bodies[0], loose)
             norm_rows.extend((n, f"{j.name}[norm]", j.name) for n in norms)
+            by_coord = dict(zip(names, qs))
+            for c, (kind, v) in j.spec.items():
+                if kind != PRESCRIBED:
+                    continue
+                key = f"s{c}" if c in AXES else f"theta{c[-1]}"
+                if key not in by_coord:
+                    raise ModelError(f"joint {j.name}: its prescribed component {c} has no joint coordinate in the "
+                                     "relative formulation (it is one of several free rotations); use "
+                                     "formulation='absolute'")
+                prescribed_rows.append((by_coord[key] - v, f"{j.name}[{c}]", j.name))
         poses = {b: poses[b] for b in net.bodies}
         closing = cuts
     # free-component measures of every joint (tree joints: their own coordinates)
@@ -240,9 +253,10 @@ def assemble_spatial(net, formulation, new_coordinate, values_of):
         pa, pb = (GROUND if b == "0" else poses[b] for b in j.bodies)
         coords = {}
         if j.name in tree_coords:
-            names = j.relative_names()
+            loose = {c: ((FREE, None) if kind == PRESCRIBED else (kind, v)) for c, (kind, v) in j.spec.items()}
+            names = j.relative_names(loose)
             qs = dict(zip(names, tree_coords[j.name]))
-            for c in j.free:
+            for c in [c for c in COMPONENTS if loose[c][0] == FREE]:
                 if c in AXES and f"s{c}" in qs:
                     coords[c] = qs[f"s{c}"]
                 elif f"theta{c[-1]}" in qs:
@@ -264,7 +278,7 @@ def assemble_spatial(net, formulation, new_coordinate, values_of):
             part.constraints.append(row)
             part.labels.append(lab)
 
-    for row, label, owner in norm_rows:
+    for row, label, owner in norm_rows + prescribed_rows:
         add_rows(owner, [row], [label])
     closing_names = {j.name for j in closing}
     for j in js:
@@ -330,7 +344,7 @@ def driver_constraint(model, name, motion):
         raise ModelError(f"component {component!r} of joint {joint!r} is not free (free: {free})")
     motion = as_expr(motion)
     if md["formulation"] == "relative" and joint in md["tree"]:
-        names = j.relative_names()
+        names = j.relative_names({c: ((FREE, None) if k == PRESCRIBED else (k, v)) for c, (k, v) in j.spec.items()})
         key = f"s{component}" if component in AXES else f"theta{component[-1]}"
         if key not in names:
             raise ModelError(f"joint {joint!r}: component {component} has no coordinate in the relative "
