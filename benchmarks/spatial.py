@@ -1,5 +1,5 @@
 """Derivation cost of the spatial chain of mixed revolute axes: netdyn (absolute Euler-parameter coordinates,
-``netdyn.linkages_spatial.spatial_chain``) against sympy.physics.mechanics' joints API (``PinJoint`` +
+``netdyn.linkages.spatial.spatial_chain``) against sympy.physics.mechanics' joints API (``PinJoint`` +
 ``System.form_eoms``, Kane's method) on the same chain, symbolic parameters in both.
 
     python -m benchmarks.spatial [--quick] [--cap SECONDS]
@@ -25,7 +25,7 @@ FULL, QUICK = [2, 4, 8, 16, 32], [2, 4, 8]
 @needs("sympy", "netdyn")
 def netdyn_spatial_derive(n):
     """CPU seconds for netdyn to assemble and derive the n-link spatial chain (symbolic parameters)."""
-    from netdyn.linkages_spatial import chain_parameters, spatial_chain
+    from netdyn.linkages.spatial import chain_parameters, spatial_chain
 
     def derive(k):
         model = spatial_chain(k, chain_parameters(k, seed=k)).model(symbolic=True)
@@ -41,7 +41,7 @@ def mechanics_chain(n):
     import sympy as sp
     import sympy.physics.mechanics as me
 
-    from netdyn.linkages_spatial import chain_parameters
+    from netdyn.linkages.spatial import chain_parameters
 
     p = chain_parameters(n, seed=n)
     ground = me.RigidBody("ground")

@@ -363,7 +363,7 @@ def body_omega(e):
 # ------------------------------------------------------------------------------------------ elements
 
 class SpatialElement(Element):
-    """Base of the spatial elements: assembled from body poses by :mod:`netdyn.spatial`."""
+    """Base of the spatial elements: assembled from body poses by :mod:`netdyn.graph.spatial`."""
 
     spatial = True
     bodies: tuple = ()

@@ -10,8 +10,8 @@ import matplotlib
 import numpy as np
 
 import netdyn
-from netdyn.linkages_spatial import chain_parameters, spatial_chain
-from netdyn.numeric import compile_model
+from netdyn.linkages.spatial import chain_parameters, spatial_chain
+from netdyn.numerics.compiled import compile_model
 
 matplotlib.use("Agg")
 out = Path(sys.argv[1] if len(sys.argv) > 1 else "examples/output")

@@ -12,7 +12,7 @@ import numpy as np
 
 import netdyn
 from netdyn.components.spatial import quat_matrix
-from netdyn.linkages_spatial import HEAVY_TOP, heavy_top
+from netdyn.linkages.spatial import HEAVY_TOP, heavy_top
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

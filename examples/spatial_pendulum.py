@@ -13,7 +13,7 @@ import matplotlib
 import numpy as np
 
 import netdyn
-from netdyn.linkages_spatial import spherical_pendulum
+from netdyn.linkages.spatial import spherical_pendulum
 
 matplotlib.use("Agg")
 out = Path(sys.argv[1] if len(sys.argv) > 1 else "examples/output")

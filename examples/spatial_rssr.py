@@ -11,7 +11,7 @@ import numpy as np
 
 import netdyn
 from netdyn import t
-from netdyn.linkages_spatial import rssr, rssr_guess
+from netdyn.linkages.spatial import rssr, rssr_guess
 
 matplotlib.use("Agg")
 out = Path(sys.argv[1] if len(sys.argv) > 1 else "examples/output")

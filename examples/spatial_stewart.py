@@ -13,7 +13,7 @@ import sympy as sp
 
 import netdyn
 from netdyn import t
-from netdyn.linkages_spatial import stewart_leg_motions, stewart_platform
+from netdyn.linkages.spatial import stewart_leg_motions, stewart_platform
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

@@ -14,8 +14,8 @@ from netdyn.components.spatial import (ConstantVelocity, Cylindrical, Driver, Fi
                                        rotation_vector)
 from netdyn.errors import ElementError, InitialConditionError, NetdynError, SingularSystemError
 from netdyn.linkages import BOOK, FOUR_BAR_GUESS, four_bar as planar_four_bar
-from netdyn.linkages_spatial import HEAVY_TOP, chain_parameters, heavy_top, spatial_chain
-from netdyn.numeric import compile_model
+from netdyn.linkages.spatial import HEAVY_TOP, chain_parameters, heavy_top, spatial_chain
+from netdyn.numerics.compiled import compile_model
 from references.spatial_chain import pinocchio_chain, pinocchio_state
 
 UNIT = {"x": np.array([1.0, 0, 0]), "y": np.array([0, 1.0, 0]), "z": np.array([0, 0, 1.0])}
@@ -220,14 +220,14 @@ def test_joint_constraint_count_and_allowed_motion(kind):
         conf = netdyn.assemble_configuration(model, q0=held, guess=guess)
         q = np.array([conf[n] for n in model.coordinate_names])
         c = cm.constraints(0.0, q, np.zeros(cm.n), cm.parameter_vector())
-        assert np.max(np.abs(c["phi"])) < 1e-9
+        assert np.max(np.abs(c.phi)) < 1e-9
         rows = [i for i, lab in enumerate(model.constraint_labels) if lab.startswith("J[")]
         assert len(rows) == count
         rb, e_b = q[7:10], q[10:14]
         T = np.zeros((7, 6))                      # (v, ω_body) of b -> (ṙ_b, ė_b)
         T[:3, :3] = np.eye(3)
         T[3:, 3:] = 0.5 * G(e_b).T
-        JT = c["Phi_q"][np.ix_(rows, range(7, 14))] @ T
+        JT = c.Phi_q[np.ix_(rows, range(7, 14))] @ T
         assert np.linalg.matrix_rank(JT, tol=1e-9) == count     # independent rows: null space of dim 6 − count
         if allowed is None:
             continue
@@ -442,7 +442,7 @@ def test_dc_motor_drives_a_spatial_joint_in_both_formulations():
 # ------------------------------------------------------------------------------ a closed spatial loop, drawing
 
 def test_rssr_inverse_dynamics_same_in_both_formulations_and_torque_work_is_energy():
-    from netdyn.linkages_spatial import rssr, rssr_guess
+    from netdyn.linkages.spatial import rssr, rssr_guess
 
     net = rssr()
     te = np.linspace(0, 0.5, 101)
@@ -461,7 +461,7 @@ def test_rssr_inverse_dynamics_same_in_both_formulations_and_torque_work_is_ener
 def test_drawing_and_animation_of_a_spatial_mechanism(tmp_path):
     import matplotlib
     matplotlib.use("Agg")
-    from netdyn.linkages_spatial import spherical_pendulum
+    from netdyn.linkages.spatial import spherical_pendulum
 
     model = spherical_pendulum().model()
     sol = netdyn.simulate(model, (0, 0.3), q0={"x_bob": 0.3}, t_eval=np.linspace(0, 0.3, 7))

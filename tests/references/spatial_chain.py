@@ -1,10 +1,10 @@
-"""Pinocchio reference for the spatial chain of :func:`netdyn.linkages_spatial.spatial_chain`.
+"""Pinocchio reference for the spatial chain of :func:`netdyn.linkages.spatial.spatial_chain`.
 
 Each link is a revolute joint about a coordinate axis (``JointModelRX/RY/RZ``) placed at the joint offset in
 the parent's joint frame; the link's inertia (mass, centre of mass, tensor about the centre of mass) is
 appended to that joint. Gravity is Pinocchio's default ``(0, 0, −9.81)``.
 
->>> from netdyn.linkages_spatial import chain_parameters
+>>> from netdyn.linkages.spatial import chain_parameters
 >>> model = pinocchio_chain(chain_parameters(2))
 >>> model.nq
 2
