@@ -472,3 +472,28 @@ def test_drawing_and_animation_of_a_spatial_mechanism(tmp_path):
     assert (tmp_path / "p.gif").stat().st_size > 5000
     with pytest.raises(NetdynError, match="no spatial bodies"):
         netdyn.plot_spatial(planar_four_bar().model(), np.zeros(9))
+
+
+def test_prescribed_slide_follows_its_function_with_the_closed_form_force():
+    net = netdyn.Network("driven slider")
+    axis = np.array([1.0, 0.0, 1.0]) / np.sqrt(2)
+    motion = 0.1 * sp.sin(2 * t)
+    net.add(RigidBody("block", 3.0, (0.1, 0.1, 0.1), com=(0.05, 0.0, 0.0)), Gravity(),
+            Prismatic("P", "ground", (0, 0, 0), "block", (0, 0, 0), axis=tuple(axis), motion=motion))
+    te = np.linspace(0, 2, 41)
+    sol = netdyn.simulate(net, (0, 2), t_eval=te, rtol=1e-9)
+    s = sol["x_block"] * axis[0] + sol["z_block"] * axis[2]
+    assert np.max(np.abs(s - 0.1 * np.sin(2 * te))) < 1e-10
+    force = -sol.lam[sol.model.constraint_labels.index("P[z]")]
+    assert np.max(np.abs(force - 3.0 * (-0.4 * np.sin(2 * te) + 9.81 * axis[2]))) < 1e-6
+
+
+def test_spatial_networks_round_trip_through_model_files(tmp_path):
+    from netdyn.linkages.spatial import rssr
+
+    net = rssr()
+    netdyn.save_model(net, tmp_path / "rssr.yaml")
+    same = netdyn.load_model(tmp_path / "rssr.yaml")
+    assert sorted(same.elements) == sorted(net.elements) and sorted(same.bodies) == sorted(net.bodies)
+    a, b = net.model(), same.model()
+    assert a.coordinate_names == b.coordinate_names and a.constraint_labels == b.constraint_labels
