@@ -414,8 +414,6 @@ def _mask(name, what, spec):
             raise ElementError(f"{name}: {what} component {a} = {v!r}; use None/'free', 0/'held' or a function of t")
         else:
             e = as_expr(v)
-            if e.free_symbols - {t} and not all(s.is_Symbol for s in e.free_symbols):
-                raise ElementError(f"{name}: {what} component {a} must be a function of t, got {v!r}")
             out.append((HELD, e) if e == 0 else (PRESCRIBED, e))
     return out
 

@@ -381,8 +381,6 @@ def reaction_expressions(model, joint):
     if joint not in md["joints"]:
         raise ModelError(f"no spatial joint named {joint!r}; the joints are {sorted(md['joints'])}")
     j = md["joints"][joint]
-    rows = md["constraints"].get(joint, [])
-    labels = [lab for lab in j.constraint_labels()]
     drivers_here = [d for d in md["drivers"].values() if d.joint == joint]
     spec, labels = driven_spec(j, drivers_here)
     if len(labels) != len(j.constraint_equations(GROUND, GROUND, spec)):
@@ -394,7 +392,6 @@ def reaction_expressions(model, joint):
     if missing:
         raise SingularSystemError(f"the reaction of {joint} is statically indeterminate: its constraint(s) "
                                   f"{missing} are redundant and were left out of the solve")
-    del rows
     lam = [model.lambdas[model.constraint_labels.index(lab)] for lab in labels]
     # symbolic poses of the two bodies, differentiated with respect to body b's coordinates
     rs = [sp.symbols(f"r{a}_{k}") for k in range(2) for a in AXES]
@@ -419,7 +416,7 @@ def reaction_expressions(model, joint):
     F = sp.Matrix(F)
     M = own.R * n_body                        # global
     Pb = pb.point(j.point_b)
-    Mb = M + (own.r - Pb).cross(F) if on == 1 else M + (own.r - Pb).cross(F)
+    Mb = M + (own.r - Pb).cross(F)           # moment about the origin of frame b
     if on == 0:  # body_b is ground: action and reaction
         F, Mb = -F, -Mb
     _, Ra, _, _ = j.frames(pa, pb)
