@@ -166,7 +166,7 @@ class TreeModel:
                 return False
             if self.jtype[i] == PRISMATIC and abs(self.axis[i, 2]) > 1e-12:
                 return False
-        return abs(self.gravity[2]) < 1e-15
+        return bool(abs(self.gravity[2]) < 1e-15)
 
     # ---------------------------------------------------------------- constructors
     @classmethod
