@@ -282,13 +282,21 @@ def denoc_inverse_dynamics(model, data, q, qd, qdd, actuated, tol=1e-9):
     return InverseDynamics(q, qd, qdd, list(act), eff, lam, redundant)
 
 
-def joint_wrenches(model, data, q, qd, qdd, lam):
-    """Wrench transmitted by every tree joint at one instant, global frame: ``(n, 6)`` rows
-    ``[Mx, My, Mz, Fx, Fy, Fz]``, the parent's action on the child, moment about the child's origin."""
+def joint_wrenches(model, data, q, qd, qdd, lam, tau=None):
+    """Reaction wrench of every tree joint at one instant, global frame: ``(n, 6)`` rows
+    ``[Mx, My, Mz, Fx, Fy, Fz]``, the parent's action on the child, moment about the child's origin.
+
+    ``tau`` (efforts on the joint coordinates) is taken out: what remains is the joint's reaction.
+    """
     constraint_terms(model, data, q, qd)
     fext = cut_wrenches(model, data, lam) if model.m else None
     rnea(model, data, q, qd, qdd, fext)
-    f = data.work[:, 30:36]
+    f = data.work[:, 30:36].copy()
+    if tau is not None:
+        for i in range(model.n):
+            k = model.qindex[i]
+            if k >= 0:
+                f[i, (0 if model.jtype[i] == REVOLUTE else 3) + np.arange(3)] -= model.axis[i] * tau[k]
     out = np.zeros((model.n, 6))
     for i in range(model.n):
         out[i, :3] = data.R[i] @ f[i, :3]
