@@ -34,10 +34,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import scipy.linalg
+
 import numpy as np
 
 from netdyn.errors import InitialConditionError, ModelError, SingularSystemError
 
+from . import kernels as K
 from .algorithms import aba, crba, forward_kinematics, rnea
 from .model import PRISMATIC, REVOLUTE
 
@@ -79,6 +82,20 @@ def _angle(data, body):
 
 
 def constraint_terms(model, data, q, qd=None):
+    """``(φ, J, b)`` of the cut joints at ``(q, q̇)``: residuals, Jacobian ``∂φ/∂q`` and ``b = φ̈ − J q̈``.
+
+    Compiled (:func:`netdyn.recursive.kernels.cut_terms`); :func:`constraint_terms_reference` is
+    the numpy version. Leaves the tree's world kinematics (``q̈ = 0``) in ``data``.
+    """
+    q = np.ascontiguousarray(q, dtype=float)
+    qd = np.zeros(model.nq) if qd is None else np.ascontiguousarray(qd, dtype=float)
+    phi, J, b = np.zeros(model.m), np.zeros((model.m, model.nq)), np.zeros(model.m)
+    K.cut_terms(model.ints, model.geom, model.ancestors, q, qd, data.work, data.R, data.p, data.omega, data.v,
+                data.alpha, data.acc, model.cut_ints, model.cut_geom, phi, J, b)
+    return phi, J, b
+
+
+def constraint_terms_reference(model, data, q, qd=None):
     """``(φ, J, b)`` of the cut joints at ``(q, q̇)``: residuals, Jacobian ``∂φ/∂q`` and ``b = φ̈ − J q̈``.
 
     Runs the tree's forward kinematics with ``q̈ = 0`` (so the accelerations in ``data`` are the biases).
@@ -158,15 +175,26 @@ def cut_wrenches(model, data, lam):
     return fext
 
 
+def _solve(A, b):
+    """``A x = b``: LU when square and regular, else least squares (minimum norm)."""
+    if A.shape[0] == A.shape[1]:
+        try:
+            return np.linalg.solve(A, b)
+        except np.linalg.LinAlgError:
+            pass
+    return np.linalg.lstsq(A, b, rcond=None)[0]
+
+
 def solve_positions(model, data, q, fixed=(), tol=1e-12, maxiter=30):
     """Close the loops: Newton (least squares) on ``φ(q) = 0`` moving only the coordinates not in ``fixed``."""
     q = np.array(q, dtype=float)
-    free = np.setdiff1d(np.arange(model.nq), np.asarray(fixed, dtype=int))
+    free = np.ones(model.nq, dtype=bool)
+    free[np.asarray(fixed, dtype=int)] = False
     for _ in range(maxiter):
         phi, J, _ = constraint_terms(model, data, q)
         if model.m == 0 or np.max(np.abs(phi)) < tol * (1 + np.max(np.abs(q))):
             return q
-        q[free] -= np.linalg.lstsq(J[:, free], phi, rcond=None)[0]
+        q[free] -= _solve(J[:, free], phi)
     worst = int(np.argmax(np.abs(phi)))
     raise InitialConditionError(f"the loops cannot be closed: constraint row {worst} of the cut joints "
                                 f"({row_labels(model)[worst]}) stays at {phi[worst]:.3g}; start from a closer guess "
@@ -208,14 +236,25 @@ def closed_kinematics(model, data, prescribed, guess, tol=1e-12):
         qd[idx] = PD[:, k]
         _, J, _ = constraint_terms(model, data, q)
         Jf = J[:, free]
-        if np.linalg.matrix_rank(Jf) < free.size:
+        if Jf.shape[0] == Jf.shape[1]:
+            try:
+                lu = scipy.linalg.lu_factor(Jf, check_finite=False)
+                if np.min(np.abs(np.diag(lu[0]))) < 1e-10 * np.max(np.abs(Jf)):
+                    raise np.linalg.LinAlgError
+            except np.linalg.LinAlgError:
+                lu = None
+            solve = None if lu is None else (lambda rhs: scipy.linalg.lu_solve(lu, rhs, check_finite=False))
+        else:
+            solve = None if np.linalg.matrix_rank(Jf) < free.size else (
+                lambda rhs: np.linalg.lstsq(Jf, rhs, rcond=None)[0])
+        if solve is None:
             raise SingularSystemError(f"singular configuration at sample {k}: the prescribed coordinates do not "
                                       "determine the others there (a dead centre or a locked position)")
-        qd[free] = np.linalg.lstsq(Jf, -J[:, idx] @ qd[idx], rcond=None)[0]
+        qd[free] = solve(-J[:, idx] @ qd[idx])
         _, _, b = constraint_terms(model, data, q, qd)
         qdd = np.zeros(model.nq)
         qdd[idx] = PDD[:, k]
-        qdd[free] = np.linalg.lstsq(Jf, -J[:, idx] @ qdd[idx] - b, rcond=None)[0]
+        qdd[free] = solve(-J[:, idx] @ qdd[idx] - b)
         Q[:, k], QD[:, k], QDD[:, k] = q, qd, qdd
     return Q, QD, QDD
 
@@ -258,6 +297,18 @@ def denoc_inverse_dynamics(model, data, q, qd, qdd, actuated, tol=1e-9):
         tau = rnea(model, data, q[:, k], qd[:, k], qdd[:, k])
         if model.m:
             _, J, _ = constraint_terms(model, data, q[:, k])
+        if model.m and act.size + model.m == model.nq:  # square: [S_a Jᵀ] is regular away from singularities
+            A = np.zeros((model.nq, model.nq))
+            A[act, np.arange(act.size)] = 1.0
+            A[:, act.size:] = J.T
+            try:
+                x = np.linalg.solve(A, tau)
+                if np.all(np.isfinite(x)) and np.linalg.norm(A @ x - tau) <= tol * (1 + np.linalg.norm(tau)):
+                    eff[:, k], lam[:, k] = x[:act.size], x[act.size:]
+                    continue
+            except np.linalg.LinAlgError:
+                pass
+        if model.m:
             _, s, Vt = np.linalg.svd(J)
             rank = int(np.sum(s > 1e-10 * max(1.0, s[0] if s.size else 1.0)))
             N = Vt[rank:].T  # natural orthogonal complement: J N = 0

@@ -106,7 +106,7 @@ class RecursiveInverse:
         self.drivers = drivers
         self._model, self._reference, self._ref = model, reference, None
         self._wrenches = None
-        self._values = self._body_values()
+        self._vals = None
 
     # ------------------------------------------------------------------ named values
     def _body_values(self):
@@ -133,6 +133,12 @@ class RecursiveInverse:
                 out[f"{c}_{b}"], out[f"{c}_{b}_dot"], out[f"{c}_{b}_ddot"] = P[i, arr], V[i, arr], A[i, arr]
             out[f"theta_{b}"], out[f"theta_{b}_dot"], out[f"theta_{b}_ddot"] = theta[i], W[i], AL[i]
         return out
+
+    @property
+    def _values(self):
+        if self._vals is None:
+            self._vals = self._body_values()
+        return self._vals
 
     def __getitem__(self, name):
         if name in self._values:

@@ -391,3 +391,121 @@ def chain_rhs(ints, geom, gravity, y, tau, fext, w, out):
         out[a] = y[nq + a]
     aba(ints, geom, gravity, y[:nq], y[nq:], tau, fext, w, out[nq:])
     return out
+
+
+CUT_REVOLUTE, CUT_PRISMATIC, CUT_WELD, CUT_SPHERICAL = 0, 1, 2, 3
+
+
+@njit(cache=True, inline="always")
+def _pt(R, pos, omega, vel, alpha, acc, body, s, out):
+    """out[0:3] position, [3:6] velocity, [6:9] bias acceleration of body point s (world)."""
+    if body < 0:
+        for a in range(3):
+            out[a] = s[a]
+            out[3 + a] = 0.0
+            out[6 + a] = 0.0
+        return
+    r0 = R[body, 0, 0] * s[0] + R[body, 0, 1] * s[1] + R[body, 0, 2] * s[2]
+    r1 = R[body, 1, 0] * s[0] + R[body, 1, 1] * s[1] + R[body, 1, 2] * s[2]
+    r2 = R[body, 2, 0] * s[0] + R[body, 2, 1] * s[1] + R[body, 2, 2] * s[2]
+    wx, wy, wz = omega[body, 0], omega[body, 1], omega[body, 2]
+    ax, ay, az = alpha[body, 0], alpha[body, 1], alpha[body, 2]
+    out[0], out[1], out[2] = pos[body, 0] + r0, pos[body, 1] + r1, pos[body, 2] + r2
+    c0, c1, c2 = wy * r2 - wz * r1, wz * r0 - wx * r2, wx * r1 - wy * r0
+    out[3], out[4], out[5] = vel[body, 0] + c0, vel[body, 1] + c1, vel[body, 2] + c2
+    out[6] = acc[body, 0] + ay * r2 - az * r1 + wy * c2 - wz * c1
+    out[7] = acc[body, 1] + az * r0 - ax * r2 + wz * c0 - wx * c2
+    out[8] = acc[body, 2] + ax * r1 - ay * r0 + wx * c1 - wy * c0
+
+
+@njit(cache=True, inline="always")
+def _jac_add(ints, geom, anc, R, pos, body, P, sign, nvec, rowJ, kind):
+    """rowJ += sign * (n · Jv(P)) (kind 0) or sign * (Jw)_z... (kind 1: n · Jw) for the joints moving body."""
+    if body < 0:
+        return
+    n = ints.shape[0]
+    for i in range(n):
+        if not anc[body, i]:
+            continue
+        jt = ints[i, 1]
+        if jt == FIX:
+            continue
+        k = ints[i, 2]
+        ax, ay, az = geom[i, 12], geom[i, 13], geom[i, 14]
+        ex = R[i, 0, 0] * ax + R[i, 0, 1] * ay + R[i, 0, 2] * az
+        ey = R[i, 1, 0] * ax + R[i, 1, 1] * ay + R[i, 1, 2] * az
+        ez = R[i, 2, 0] * ax + R[i, 2, 1] * ay + R[i, 2, 2] * az
+        if kind == 0:
+            if jt == REV:
+                dx, dy, dz = P[0] - pos[i, 0], P[1] - pos[i, 1], P[2] - pos[i, 2]
+                cx, cy, cz = ey * dz - ez * dy, ez * dx - ex * dz, ex * dy - ey * dx
+            else:
+                cx, cy, cz = ex, ey, ez
+        else:
+            if jt == REV:
+                cx, cy, cz = ex, ey, ez
+            else:
+                cx, cy, cz = 0.0, 0.0, 0.0
+        rowJ[k] += sign * (nvec[0] * cx + nvec[1] * cy + nvec[2] * cz)
+
+
+@njit(cache=True)
+def cut_terms(ints, geom, anc, q, qd, w, R, pos, omega, vel, alpha, acc, cint, cgeom, phi, J, b):
+    """φ, J = ∂φ/∂q and b = φ̈ − J q̈ of the cut joints (see :func:`netdyn.recursive.closed.constraint_terms`).
+
+    cint rows: kind, body_a, body_b; cgeom rows: point_a 3, point_b 3, axis 3, angle.
+    """
+    nq = q.size
+    qdd = np.zeros(nq)
+    world_kinematics(ints, geom, q, qd, qdd, w, R, pos, omega, vel, alpha, acc)
+    Pa = np.zeros(9)
+    Pb = np.zeros(9)
+    e = np.zeros(3)
+    for a in range(J.shape[0]):
+        for c in range(nq):
+            J[a, c] = 0.0
+    k = 0
+    for c in range(cint.shape[0]):
+        kind, ba, bb = cint[c, 0], cint[c, 1], cint[c, 2]
+        _pt(R, pos, omega, vel, alpha, acc, ba, cgeom[c, 0:3], Pa)
+        _pt(R, pos, omega, vel, alpha, acc, bb, cgeom[c, 3:6], Pb)
+        if kind != CUT_PRISMATIC:
+            rows = 3 if kind == CUT_SPHERICAL else 2
+            for r in range(rows):
+                for a in range(3):
+                    e[a] = 0.0
+                e[r] = 1.0
+                phi[k] = Pb[r] - Pa[r]
+                b[k] = Pb[6 + r] - Pa[6 + r]
+                _jac_add(ints, geom, anc, R, pos, bb, Pb, 1.0, e, J[k], 0)
+                _jac_add(ints, geom, anc, R, pos, ba, Pa, -1.0, e, J[k], 0)
+                k += 1
+        else:
+            if ba >= 0:
+                ux = R[ba, 0, 0] * cgeom[c, 6] + R[ba, 0, 1] * cgeom[c, 7] + R[ba, 0, 2] * cgeom[c, 8]
+                uy = R[ba, 1, 0] * cgeom[c, 6] + R[ba, 1, 1] * cgeom[c, 7] + R[ba, 1, 2] * cgeom[c, 8]
+                wz, alz = omega[ba, 2], alpha[ba, 2]
+            else:
+                ux, uy, wz, alz = cgeom[c, 6], cgeom[c, 7], 0.0, 0.0
+            e[0], e[1], e[2] = -uy, ux, 0.0  # normal n = ez × u
+            # ṅ = ω × n, n̈ = α × n + ω × (ω × n) (planar: ω along z)
+            ndx, ndy = -wz * e[1], wz * e[0]
+            nddx, nddy = -alz * e[1] - wz * ndy, alz * e[0] + wz * ndx
+            dx, dy = Pb[0] - Pa[0], Pb[1] - Pa[1]
+            vx, vy = Pb[3] - Pa[3], Pb[4] - Pa[4]
+            axx, ayy = Pb[6] - Pa[6], Pb[7] - Pa[7]
+            phi[k] = e[0] * dx + e[1] * dy
+            b[k] = nddx * dx + nddy * dy + 2 * (ndx * vx + ndy * vy) + e[0] * axx + e[1] * ayy
+            _jac_add(ints, geom, anc, R, pos, bb, Pb, 1.0, e, J[k], 0)
+            _jac_add(ints, geom, anc, R, pos, ba, Pb, -1.0, e, J[k], 0)  # body a's material point under Pb
+            k += 1
+        if kind == CUT_PRISMATIC or kind == CUT_WELD:
+            tha = 0.0 if ba < 0 else math.atan2(R[ba, 1, 0], R[ba, 0, 0])
+            thb = 0.0 if bb < 0 else math.atan2(R[bb, 1, 0], R[bb, 0, 0])
+            d = thb - tha - cgeom[c, 9]
+            phi[k] = math.atan2(math.sin(d), math.cos(d))
+            b[k] = (0.0 if bb < 0 else alpha[bb, 2]) - (0.0 if ba < 0 else alpha[ba, 2])
+            e[0], e[1], e[2] = 0.0, 0.0, 1.0
+            _jac_add(ints, geom, anc, R, pos, bb, Pb, 1.0, e, J[k], 1)
+            _jac_add(ints, geom, anc, R, pos, ba, Pa, -1.0, e, J[k], 1)
+            k += 1

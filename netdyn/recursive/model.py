@@ -124,6 +124,10 @@ class TreeModel:
         self.geom = np.ascontiguousarray(np.column_stack([
             self.rotation.reshape(n, 9), self.translation, self.axis, self.spatial_inertias.reshape(n, 36)]))
         self.m = int(sum(c.rows for c in self.cuts))
+        kinds = {k: i for i, k in enumerate(CUT_KINDS)}
+        self.cut_ints = np.array([[kinds[c.kind], c.body_a, c.body_b] for c in self.cuts], dtype=np.int64).reshape(-1, 3)
+        self.cut_geom = np.array([[*c.point_a, *c.point_b, *c.axis, c.angle] for c in self.cuts],
+                                 dtype=float).reshape(-1, 10)
 
     # ---------------------------------------------------------------- validation
     def _check(self):
