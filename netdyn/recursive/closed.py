@@ -215,9 +215,11 @@ def closed_kinematics(model, data, prescribed, guess, tol=1e-12):
     """Positions, rates and accelerations of every joint coordinate for prescribed coordinates.
 
     ``prescribed`` maps a coordinate index to ``(values, rates, accelerations)``, arrays over time;
-    ``guess`` is a rough configuration for the first time (the others start from the previous one).
+    ``guess`` is a rough configuration for the first time (the others start from the previous one),
+    or an array ``(nq, times)`` of guesses, one per time (a closed-form inverse kinematics).
     Returns ``(Q, QD, QDD)``, arrays ``(nq, times)``.
     """
+    guesses = np.asarray(guess, dtype=float)
     idx = np.array(sorted(prescribed), dtype=int)
     T = len(np.atleast_1d(prescribed[idx[0]][0])) if idx.size else 1
     P = np.array([np.broadcast_to(prescribed[i][0], (T,)) for i in idx]).reshape(idx.size, T)
@@ -228,8 +230,10 @@ def closed_kinematics(model, data, prescribed, guess, tol=1e-12):
         raise ModelError(f"the prescribed coordinates leave {free.size - model.m} degree(s) of freedom free; "
                          f"prescribe {free.size - model.m} more of {[model.coordinate_joints[i] for i in free]}")
     Q, QD, QDD = (np.zeros((model.nq, T)) for _ in range(3))
-    q = np.array(guess, dtype=float)
+    q = (guesses[:, 0] if guesses.ndim == 2 else guesses).copy()
     for k in range(T):
+        if guesses.ndim == 2:
+            q = guesses[:, k].copy()
         q[idx] = P[:, k]
         q = solve_positions(model, data, q, fixed=idx, tol=tol)
         qd = np.zeros(model.nq)
