@@ -116,3 +116,240 @@ def test_bad_descriptions_raise_model_errors_naming_the_body():
     m = TreeModel.chain([1.0, 1.0], [1.0, 1.0])
     with pytest.raises(ModelError, match="3 entries.*2 joint coordinates"):
         aba(m, TreeData(m), [0, 0, 0], [0, 0], [0, 0])
+
+
+# ------------------------------------------------------------------------------ planar networks
+def _slider_weld_net():
+    from netdyn import Network
+    from netdyn.components.planar import Gravity, Prismatic, Revolute, RigidBody, Weld
+    net = Network()
+    net.add(Gravity(), RigidBody("crank", 1, 0.1), RigidBody("rod", 2, 0.3), RigidBody("block", 0.5, 0.05),
+            RigidBody("w", 0.7, 0.02), RigidBody("blk", 1, 0.1),
+            Revolute("O", "ground", (0, 0), "crank", (-0.25, 0)), Revolute("A", "crank", (0.25, 0), "rod", (-0.6, 0)),
+            Revolute("B", "rod", (0.6, 0), "block", (0.1, 0.05)),
+            Prismatic("P", "ground", (0, 0.1), "block", (0.2, 0), axis=(1, 0.2), angle=0.3),
+            Weld("W", "rod", (0.1, 0.1), "w", (0.2, -0.1), angle=0.4),
+            Prismatic("Q", "blk", (0.1, 0.2), "ground", (0.3, -0.1), axis=(1, 0.5), angle=0.2),
+            Revolute("S", "blk", (-0.1, 0.2), "w", (0.3, 0.1)))
+    return net
+
+
+@pytest.mark.parametrize("which", ["five_bar", "three_rrr", "slider_weld"])
+def test_tree_from_network_matches_the_symbolic_relative_formulation(which):
+    """Mass matrix, bias, cut constraints, their Jacobian and bias against netdyn's relative model."""
+    from netdyn import linkages
+    from netdyn.numeric import compile_model
+    from netdyn.recursive.closed import constraint_terms, constraint_terms_reference
+    from netdyn.recursive.planar import tree_from_network
+
+    net = {"five_bar": lambda: linkages.five_bar()[0], "three_rrr": lambda: linkages.three_rrr()[0],
+           "slider_weld": _slider_weld_net}[which]()
+    tree = tree_from_network(net)
+    m, d = tree.model, TreeData(tree.model)
+    rel = net.model(formulation="relative")
+    cm = compile_model(rel)
+    p = cm.parameter_vector()
+    order = [rel.coordinate_names.index(n) for n in tree.coordinate_names]
+    assert sorted(order) == list(range(len(rel.coordinate_names)))
+    rng = np.random.default_rng(5)
+    q, qd = rng.normal(size=m.nq), rng.normal(size=m.nq)
+    Q, F = np.zeros(m.nq), np.zeros(m.nq)
+    Q[order], F[order] = q, qd
+    M, h = cm.dynamics(0.0, Q, F, p)
+    assert np.allclose(crba(m, d, q), M[np.ix_(order, order)], rtol=0, atol=1e-12)
+    assert np.allclose(rnea(m, d, q, qd, np.zeros(m.nq)), h[order], rtol=0, atol=1e-12)
+    c = cm.constraints(0.0, Q, F, p)
+    phi, J, b = constraint_terms(m, d, q, qd)
+    s = np.sign(phi) * np.sign(c["phi"])  # netdyn writes P_a − P_b where the tree writes P_b − P_a
+    assert np.allclose(s * c["phi"], phi, atol=1e-12)
+    assert np.allclose(s[:, None] * c["Phi_q"][:, order], J, atol=1e-12)
+    assert np.allclose(s * c["gamma_phi"], b, atol=1e-12)
+    for x, y in zip((phi, J, b), constraint_terms_reference(m, d, q, qd)):  # compiled vs numpy
+        assert np.allclose(x, y, rtol=0, atol=1e-13)
+
+
+def _feed_back_drivers():
+    import sympy as sp
+    from netdyn import t
+    return {"J1": 1.9 + 0.3 * sp.sin(2 * t), "J2": 1.2 - 0.2 * sp.sin(3 * t)}
+
+
+def test_inverse_dynamics_hook_recursive_equals_least_squares_five_bar():
+    import netdyn
+    from netdyn.linkages import five_bar
+    net, guess = five_bar()
+    tt = np.linspace(0, 1, 21)
+    rec = netdyn.inverse_dynamics(net, _feed_back_drivers(), tt, guess=guess)
+    ls = netdyn.inverse_dynamics(net, _feed_back_drivers(), tt, guess=guess, method="least-squares")
+    assert rec.method == "recursive" and ls.method == "inverse"
+    scale = max(np.max(np.abs(v)) for v in ls.efforts.values())
+    for j in ("J1", "J2"):
+        assert np.max(np.abs(rec.efforts[j] - ls.efforts[j])) < 1e-9 * scale
+    for j in ("J1", "J2", "E1", "E2", "P"):
+        R = ls.reaction(j)
+        assert np.max(np.abs(rec.reaction(j) - R)) < 1e-9 * (1 + np.max(np.abs(R))), j
+    for c in ls.model.coordinate_names:
+        assert np.max(np.abs(rec[c] - ls[c])) < 1e-9, c
+    assert np.allclose(rec.energy(), ls.energy(), atol=1e-9)  # delegated to the least-squares solution
+
+
+def test_inverse_dynamics_hook_on_a_tree_and_its_fallbacks():
+    import sympy as sp
+    import netdyn
+    from netdyn import t
+    from netdyn.components.planar import Torque
+    from netdyn.linkages import pendulum
+    from netdyn.recursive.planar import NotRecursive
+    net = pendulum([1.0, 2.0, 0.5], [1.0, 0.7, 0.4])
+    drivers = {"J1": sp.sin(t), "J2": 0.3 * t ** 2, "J3": sp.cos(2 * t)}
+    tt = np.linspace(0, 1, 11)
+    rec = netdyn.inverse_dynamics(net, drivers, tt)
+    ls = netdyn.inverse_dynamics(net, drivers, tt, method="least-squares")
+    for j in drivers:
+        assert np.max(np.abs(rec.efforts[j] - ls.efforts[j])) < 1e-9 * (1 + np.max(np.abs(ls.efforts[j])))
+        assert np.max(np.abs(rec.reaction(j) - ls.reaction(j))) < 1e-9 * (1 + np.max(np.abs(ls.reaction(j))))
+    # a driver on a cut joint, or an element the recursion does not evaluate: the least-squares path
+    net.add(Torque("tau", "link1", 1.0))
+    assert netdyn.inverse_dynamics(net, drivers, tt).method == "inverse"
+    with pytest.raises(NotRecursive, match="tau"):
+        netdyn.inverse_dynamics(net, drivers, tt, method="recursive")
+
+
+# ------------------------------------------------------------------------------ the 3-RRR of issue 14
+@pytest.fixture(scope="module")
+def rrr():
+    from netdyn.linkages_parallel import circle, three_rrr
+    mech, traj = three_rrr(), circle()
+    return mech, traj, mech.inverse_dynamics(np.linspace(0, 2, 201), traj)
+
+
+def test_three_rrr_efforts_equal_least_squares_and_reactions(rrr):
+    from netdyn.inverse import multipliers_from_motion
+    from netdyn.kinematics import with_drivers
+    from netdyn.linkages_parallel import absolute_motion
+    mech, traj, res = rrr
+    assert res.efforts.shape == (3, 201) and not res.redundant
+    model = with_drivers(mech.network().model(), {j: 0 for j in mech.actuated})
+    sub = slice(0, 201, 25)
+    q, f, acc = absolute_motion(mech, res, model.coordinate_names)
+    ls = multipliers_from_motion(model, res.t[sub], q[:, sub], f[:, sub], acc[:, sub])
+    labels = ls.model.constraint_labels
+    scale = np.max(np.abs(res.efforts))
+    for k, j in enumerate(mech.actuated):
+        assert np.max(np.abs(-ls.lam[labels.index(f"driver {j}")] - res.efforts[k, sub])) < 1e-9 * scale
+    for k in range(3):  # the pin B_k: force of the distal link on the platform
+        R = ls.reaction(f"B{k + 1}")[:2]
+        assert np.max(np.abs(R - res.lam[2 * k:2 * k + 2, sub])) < 1e-9 * scale
+
+
+def test_three_rrr_dae_multipliers_and_power_balance(rrr):
+    from netdyn.recursive.closed import forward_dynamics
+    mech, traj, res = rrr
+    act = [mech.coordinate[j] for j in mech.actuated]
+    for k in range(0, 201, 20):  # the efforts drive the forward dynamics (KKT) to the same q̈ and multipliers
+        tau = np.zeros(mech.tree.nq)
+        tau[act] = res.efforts[:, k]
+        qdd, lam = forward_dynamics(mech.tree, mech.data, res.q[:, k], res.qd[:, k], tau)
+        assert np.max(np.abs(qdd - res.qdd[:, k])) < 1e-9
+        assert np.max(np.abs(lam - res.lam[:, k])) < 1e-9 * np.max(np.abs(res.lam))
+    # actuator power = d(T + V)/dt, the derivative by a five-point stencil of the energy (h = 1e-4: its
+    # truncation error falls like h^4, 1e-3 at h = 1e-2, 1e-11 at h = 1e-4; round-off ~1e-11)
+    h, ts = 1e-4, np.linspace(0.1, 1.9, 7)
+    offsets = np.array([-2, -1, 1, 2]) * h
+    weights = np.array([1, -8, 8, -1]) / (12 * h)
+    for t0 in ts:
+        r = mech.inverse_dynamics(t0 + offsets, traj)
+        E = np.array([mech.energy(r.q[:, k], r.qd[:, k]) for k in range(4)])
+        power = mech.inverse_dynamics([t0], traj).power()[0]
+        assert abs(weights @ E - power) < 1e-9 * max(1.0, np.max(np.abs(res.power())))
+
+
+def test_three_rrr_efforts_fed_back_reproduce_the_motion(rrr):
+    from netdyn.recursive.integrate import integrate
+    mech, traj, _ = rrr
+    tt = np.linspace(0, 0.3, 31)
+    res = mech.inverse_dynamics(tt, traj)
+    act = [mech.coordinate[j] for j in mech.actuated]
+
+    def tau(t, q, qd):
+        out = np.zeros(mech.tree.nq)
+        out[act] = mech.inverse_dynamics([t], traj).efforts[:, 0]
+        return out
+
+    out = integrate(mech.tree, (0, tt[-1]), res.q[:, 0], res.qd[:, 0], tau=tau, t_eval=tt, rtol=1e-10, atol=1e-10)
+    assert np.max(np.abs(out["q"] - res.q)) < 1e-6
+    assert np.max(np.abs(out["qd"] - res.qd)) < 1e-6
+
+
+def test_redundant_actuation_gives_least_norm_efforts(rrr):
+    from netdyn.recursive.closed import constraint_terms, denoc_inverse_dynamics
+    mech, traj, res = rrr
+    act = [mech.coordinate[j] for j in ("A1", "A2", "A3", "E1")]
+    k = 37
+    red = denoc_inverse_dynamics(mech.tree, mech.data, res.q[:, k], res.qd[:, k], res.qdd[:, k], act)
+    assert red.redundant
+    _, J, _ = constraint_terms(mech.tree, mech.data, res.q[:, k])
+    tau = rnea(mech.tree, mech.data, res.q[:, k], res.qd[:, k], res.qdd[:, k])
+    gen = np.zeros(mech.tree.nq)
+    gen[act] = red.efforts
+    assert np.allclose(gen + J.T @ red.lam, tau, atol=1e-9)
+    # least norm: no effort pattern that the loops can absorb (N^T S_a x = 0) is mixed in
+    N = np.linalg.svd(J)[2][J.shape[0]:].T
+    null = np.linalg.svd(N[act].T)[2][N.shape[1]:]
+    assert null.shape[0] == 1 and abs(null @ red.efforts) < 1e-9 * np.linalg.norm(red.efforts)
+    assert np.linalg.norm(red.efforts) < np.linalg.norm(res.efforts[:, k])  # sharing lowers the norm
+
+
+@pytest.mark.parametrize("builder", ["three_rpr", "five_bar"])
+def test_other_parallel_manipulators_equal_least_squares(builder):
+    from netdyn import linkages_parallel as lp
+    from netdyn.inverse import multipliers_from_motion
+    from netdyn.kinematics import with_drivers
+    mech = getattr(lp, builder)()
+    traj = lp.circle(phi=0.6) if builder == "three_rpr" else lp.circle(centre=(0.25, 0.7), radius=0.1, omega=3)
+    res = mech.inverse_dynamics(np.linspace(0, 1, 5), traj)
+    model = with_drivers(mech.network().model(), {j: 0 for j in mech.actuated})
+    q, f, acc = lp.absolute_motion(mech, res, model.coordinate_names)
+    ls = multipliers_from_motion(model, res.t, q, f, acc)
+    for k, j in enumerate(mech.actuated):
+        ref_eff = -ls.lam[ls.model.constraint_labels.index(f"driver {j}")]
+        assert np.max(np.abs(ref_eff - res.efforts[k])) < 1e-9 * np.max(np.abs(res.efforts))
+
+
+# ------------------------------------------------------------------------------ spatial closed chain
+def test_spatial_closed_chain_inverse_and_forward_dynamics_agree():
+    """Two spatial legs from the ground meeting at a ball joint: DeNOC inverse dynamics, the KKT
+    forward dynamics' accelerations and multipliers, and the tree's efforts with the cut reactions."""
+    from netdyn.recursive.closed import (closed_kinematics, constraint_terms, cut_wrenches, denoc_inverse_dynamics,
+                                         forward_dynamics)
+    rng = np.random.default_rng(11)
+    bodies = []
+    for leg, base in (("a", (0, 0, 0)), ("b", (1.0, 0, 0))):
+        for k, axis in enumerate([(0, 0, 1), (0, 1, 0), (0, 1, 0)]):
+            B = rng.normal(size=(3, 3))
+            bodies.append(dict(name=f"{leg}{k}", parent=None if k == 0 else f"{leg}{k - 1}", axis=axis,
+                               translation=base if k == 0 else (0.5, 0, 0), mass=1 + rng.random(),
+                               com=(0.25, 0.02, 0.01), inertia=B @ B.T / 10 + 0.01 * np.eye(3)))
+    model = TreeModel.from_bodies(bodies, gravity=(0, 0, -9.81), cuts=[
+        dict(name="ball", kind="spherical", body_a="a2", point_a=(0.5, 0, 0), body_b="b2", point_b=(0.5, 0, 0))])
+    data = TreeData(model)
+    assert model.m == 3 and not model.planar
+    # a configuration with the loop closed: move a's joints, solve b's
+    q0 = np.array([0.5, -0.3, 0.2, 2.6, -0.3, 0.5])
+    T = 3
+    pres = {i: (q0[i] + 0.1 * np.sin(np.arange(T)), 0.2 * np.cos(np.arange(T)), -0.1 * np.ones(T)) for i in (0, 1, 2)}
+    q, qd, qdd = closed_kinematics(model, data, pres, q0)
+    for k in range(T):
+        phi, J, _ = constraint_terms(model, data, q[:, k], qd[:, k])
+        assert np.max(np.abs(phi)) < 1e-11 and np.max(np.abs(J @ qd[:, k])) < 1e-11
+    act = [0, 1, 2]
+    inv = denoc_inverse_dynamics(model, data, q, qd, qdd, act)
+    for k in range(T):
+        tau = np.zeros(6)
+        tau[act] = inv.efforts[:, k]
+        acc, lam = forward_dynamics(model, data, q[:, k], qd[:, k], tau)
+        assert np.max(np.abs(acc - qdd[:, k])) < 1e-9 and np.max(np.abs(lam - inv.lam[:, k])) < 1e-9
+        # the cut reactions as external wrenches: rnea gives exactly the actuator efforts
+        constraint_terms(model, data, q[:, k], qd[:, k])
+        fext = cut_wrenches(model, data, inv.lam[:, k])
+        assert np.allclose(rnea(model, data, q[:, k], qd[:, k], qdd[:, k], fext), tau, atol=1e-9)

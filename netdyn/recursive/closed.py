@@ -240,6 +240,11 @@ def closed_kinematics(model, data, prescribed, guess, tol=1e-12):
         qd[idx] = PD[:, k]
         _, J, _ = constraint_terms(model, data, q)
         Jf = J[:, free]
+        if free.size == 0:  # everything prescribed (a tree driven at every joint)
+            qdd = np.zeros(model.nq)
+            qdd[idx] = PDD[:, k]
+            Q[:, k], QD[:, k], QDD[:, k] = q, qd, qdd
+            continue
         if Jf.shape[0] == Jf.shape[1]:
             try:
                 lu = scipy.linalg.lu_factor(Jf, check_finite=False)
