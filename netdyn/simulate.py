@@ -58,12 +58,19 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     A network whose elements are all linear with numeric values takes the
     numeric fast path (:mod:`netdyn.linearsim`: sparse stamped matrices, Radau
     IIA) unless ``params`` is given; ``method="linear"`` insists on it,
-    ``"projection"``/``"ida"`` force the symbolic path.
+    ``"projection"``/``"ida"`` force the symbolic path. ``method="recursive"`` integrates a planar
+    network of bodies, Revolute/Prismatic/Weld joints and Gravity in joint coordinates with the O(n)
+    recursive right-hand side (:mod:`netdyn.recursive.joint_space`; opt-in, returns a
+    ``JointSpaceSolution``).
     ``progress(t)`` (optional) is called with the time reached as the integration
     advances (for progress bars; ``netdyn simulate`` draws one).
     """
     from netdyn.solution import Solution
 
+    if method == "recursive":  # joint coordinates, O(n) right-hand side (netdyn.recursive); planar networks
+        from netdyn.recursive.joint_space import simulate_network
+        return simulate_network(system, t_span, q0=q0, f0=f0, params=params, t_eval=t_eval, rtol=rtol, atol=atol,
+                                guess=guess, max_step=max_step)
     if method in ("auto", "linear") and not params:
         from netdyn.linearsim import simulate_linear, try_linear
         lin = try_linear(system, formulation)
@@ -95,7 +102,7 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     elif method == "ida":
         step = lambda ta, tb, qa, fa, te, tol, at, pr=None: _ida(cm, p, ta, tb, qa, fa, te, tol, at, max_step, pr)
     else:
-        raise IntegrationError(f"unknown method {method!r}; use 'auto', 'linear', 'projection' or 'ida'")
+        raise IntegrationError(f"unknown method {method!r}; use 'auto', 'linear', 'projection', 'ida' or 'recursive'")
     corners = source_breakpoints(cm, t0, t1)
     requested, t_eval = t_eval, t_eval.copy()
     for c in corners:  # output times a hair from a corner are the corner (IDA cannot start that close)
