@@ -387,3 +387,38 @@ def test_integrate_a_long_chain_matches_pinocchio_and_dop853():
     ref_sol = solve_ivp(lambda t, y: np.concatenate([y[n:], pin.aba(pm, pd, y[:n], y[n:], np.zeros(n))]), (0, 1),
                         np.concatenate([q0, np.zeros(n)]), method="DOP853", t_eval=tt, rtol=1e-10, atol=1e-10)
     assert np.max(np.abs(out["q"] - ref_sol.y[:n])) < 1e-6
+
+
+def test_hook_reactions_of_prismatic_and_welded_tree_joints_equal_least_squares():
+    """Slides on either side of the ground (tree joints with the parent as body_a and as body_b), a weld,
+    a revolute cut joint: efforts and every reaction against the least-squares path."""
+    import sympy as sp
+    import netdyn
+    from netdyn import Network, t
+    from netdyn.components.planar import Gravity, Prismatic, Revolute, RigidBody, Weld
+    net = Network()
+    net.add(Gravity(), RigidBody("crank", 1, 0.1), RigidBody("rod", 2, 0.3), RigidBody("block", 0.5, 0.05),
+            RigidBody("w", 0.7, 0.02), RigidBody("blk", 1, 0.1),
+            Revolute("O", "ground", (0, 0), "crank", (-0.25, 0)),
+            Prismatic("P", "ground", (0, 0.1), "block", (0.2, 0), axis=(1, 0.2), angle=0.3),
+            Prismatic("Q", "blk", (0.1, 0.2), "ground", (0.3, -0.1), axis=(1, 0.5), angle=0.2),
+            Revolute("A", "crank", (0.25, 0), "rod", (-0.6, 0)), Revolute("B", "rod", (0.6, 0), "block", (0.1, 0.05)),
+            Weld("W", "rod", (0.1, 0.1), "w", (0.2, -0.1), angle=0.4))
+    drivers = {"O": 0.4 + 1.5 * t, "Q": 0.2 * sp.sin(3 * t)}
+    guess = {"theta_crank": 0.4, "theta_rod": -0.1, "x_block": 1.0, "y_block": 0.2, "theta_block": 0.3}
+    tt = np.linspace(0, 0.5, 6)
+    rec = netdyn.inverse_dynamics(net, drivers, tt, guess=guess)
+    ls = netdyn.inverse_dynamics(net, drivers, tt, guess=guess, method="least-squares")
+    assert rec.method == "recursive" and set(rec.tree.model.joint_names) >= {"P", "Q", "W"}
+    for j in drivers:
+        assert np.max(np.abs(rec.efforts[j] - ls.efforts[j])) < 1e-9 * (1 + np.max(np.abs(ls.efforts[j])))
+    for j in ("O", "P", "Q", "A", "B", "W"):
+        R = ls.reaction(j)
+        assert np.max(np.abs(rec.reaction(j) - R)) < 1e-9 * (1 + np.max(np.abs(R))), j
+
+
+def test_planar_cut_kinds_refused_in_a_spatial_tree():
+    with pytest.raises(ModelError, match="cut joint 'C'.*planar trees only"):
+        TreeModel.from_bodies([dict(name="a", parent=None, axis=(1, 0, 0), mass=1, com=(0, 0.5, 0), inertia=0.1)],
+                              cuts=[dict(name="C", kind="revolute", body_a="a", point_a=(0, 1, 0), body_b=None,
+                                         point_b=(0, 1, 0))])

@@ -118,6 +118,10 @@ class TreeModel:
                 self.ancestors[i] = self.ancestors[self.parent[i]]
             self.ancestors[i, i] = True
         self.planar = self._is_planar()
+        for c in self.cuts:
+            if c.kind != "spherical" and not self.planar:
+                raise ModelError(f"cut joint {c.name!r}: a {c.kind} cut joint is offered for planar trees only; "
+                                 "this tree moves in space (use kind='spherical', or keep the joint in the tree)")
         self.spatial_inertias = np.array([spatial_inertia(self.mass[i], self.com[i], self.inertia[i])
                                           for i in range(n)]).reshape(n, 6, 6)
         self.ints = np.ascontiguousarray(np.column_stack([self.parent, self.jtype, self.qindex]).astype(np.int64))
