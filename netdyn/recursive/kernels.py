@@ -200,9 +200,9 @@ def rnea(ints, geom, gravity, q, qd, qdd, fext, w, tau):
 
 
 @njit(cache=True, inline="always")
-def _transform_inertia_add(w, i, Ia, dst, col):
-    """dst[col:col+36] += X_i^T Ia X_i (Ia row-major 6×6, X_i the motion transform parent → child)."""
-    X = np.zeros((6, 6))
+def _transform_inertia_add(w, i, Ia, dst, col, X, T):
+    """dst[col:col+36] += X_i^T Ia X_i (Ia row-major 6×6, X_i the motion transform parent → child);
+    X and T are 6×6 scratch arrays (X must hold zeros in its upper-right block)."""
     for a in range(3):
         for b in range(3):
             X[a, b] = w[i, 3 * b + a]          # E^T
@@ -214,7 +214,6 @@ def _transform_inertia_add(w, i, Ia, dst, col):
         X[3 + a, 0] = -(e1 * rz - e2 * ry)
         X[3 + a, 1] = -(e2 * rx - e0 * rz)
         X[3 + a, 2] = -(e0 * ry - e1 * rx)
-    T = np.zeros((6, 6))
     for a in range(6):
         for b in range(6):
             s = 0.0
@@ -245,6 +244,8 @@ def aba(ints, geom, gravity, q, qd, tau, fext, w, qdd):
         _cross_force_add(w[i, 12:18], h, w[i], 72)
     Ia = np.zeros(36)
     pa = np.zeros(6)
+    X = np.zeros((6, 6))
+    T = np.zeros((6, 6))
     for i in range(n - 1, -1, -1):
         jt = ints[i, 1]
         k = ints[i, 2]
@@ -273,7 +274,7 @@ def aba(ints, geom, gravity, q, qd, tau, fext, w, qdd):
                 if jt != FIX:
                     s += w[i, 78 + a] * w[i, 85] / w[i, 84]
                 pa[a] = s
-            _transform_inertia_add(w, i, Ia, w[p], 36)
+            _transform_inertia_add(w, i, Ia, w[p], 36, X, T)
             _force_to_parent_add(w, i, pa, w[p], 72)
     base = np.zeros(6)
     base[3], base[4], base[5] = -gravity[0], -gravity[1], -gravity[2]
@@ -312,10 +313,12 @@ def crba(ints, geom, q, w, M):
         _joint(ints, geom, q, i, w)
         for a in range(36):
             w[i, 36 + a] = geom[i, 15 + a]
+    X = np.zeros((6, 6))
+    T = np.zeros((6, 6))
     for i in range(n - 1, -1, -1):
         p = ints[i, 0]
         if p >= 0:
-            _transform_inertia_add(w, i, w[i, 36:72], w[p], 36)
+            _transform_inertia_add(w, i, w[i, 36:72], w[p], 36, X, T)
     F = np.zeros(6)
     G = np.zeros(6)
     for i in range(n):
