@@ -166,6 +166,11 @@ def test_tree_from_network_matches_the_symbolic_relative_formulation(which):
     assert np.allclose(s * c["gamma_phi"], b, atol=1e-12)
     for x, y in zip((phi, J, b), constraint_terms_reference(m, d, q, qd)):  # compiled vs numpy
         assert np.allclose(x, y, rtol=0, atol=1e-13)
+    from netdyn.recursive.closed import cut_wrenches  # the reactions as body wrenches do the work Jᵀ λ
+    lam = rng.normal(size=m.m)
+    fext = cut_wrenches(m, d, lam)
+    z = np.zeros(m.nq)
+    assert np.allclose(rnea(m, d, q, z, z) - rnea(m, d, q, z, z, fext), J.T @ lam, atol=1e-12)
 
 
 def _feed_back_drivers():
@@ -420,5 +425,46 @@ def test_hook_reactions_of_prismatic_and_welded_tree_joints_equal_least_squares(
 def test_planar_cut_kinds_refused_in_a_spatial_tree():
     with pytest.raises(ModelError, match="cut joint 'C'.*planar trees only"):
         TreeModel.from_bodies([dict(name="a", parent=None, axis=(1, 0, 0), mass=1, com=(0, 0.5, 0), inertia=0.1)],
-                              cuts=[dict(name="C", kind="revolute", body_a="a", point_a=(0, 1, 0), body_b=None,
+                              cuts=[dict(name="C", kind="prismatic", body_a="a", point_a=(0, 1, 0), body_b=None,
                                          point_b=(0, 1, 0))])
+
+
+@pytest.mark.parametrize("kind", ["revolute", "weld", "spherical"])
+def test_spatial_cut_joint_terms_are_the_derivatives_of_the_constraints(kind):
+    """J = ∂φ/∂q and b = φ̈ − J q̈ by finite differences of φ along a motion; compiled = numpy reference."""
+    from netdyn.recursive.closed import constraint_terms, constraint_terms_reference
+    rng = np.random.default_rng(4)
+    bodies = []
+    for leg, base in (("a", (0, 0, 0)), ("b", (1.0, 0.2, 0))):
+        for k in range(3):
+            B = rng.normal(size=(3, 3))
+            bodies.append(dict(name=f"{leg}{k}", parent=None if k == 0 else f"{leg}{k - 1}", axis=rng.normal(size=3),
+                               joint="prismatic" if k == 1 else "revolute", translation=rng.normal(size=3) * 0.5,
+                               mass=1.0, com=(0.1, 0, 0), inertia=B @ B.T + 0.1 * np.eye(3)))
+    A = np.linalg.qr(rng.normal(size=(3, 3)))[0]
+    model = TreeModel.from_bodies(bodies, cuts=[dict(name="C", kind=kind, body_a="a2", point_a=(0.3, 0.1, 0),
+                                                     body_b="b2", point_b=(0.2, 0, 0.1), axis=(0.3, 1, 0.2),
+                                                     axis_b=(1, 0, 0.5), rotation=A * np.sign(np.linalg.det(A)))])
+    data = TreeData(model)
+    assert model.m == {"revolute": 5, "weld": 6, "spherical": 3}[kind]
+    q, qd, qdd = rng.normal(size=6), rng.normal(size=6), rng.normal(size=6)
+    phi, J, b = constraint_terms(model, data, q, qd)
+    for x, y in zip((phi, J, b), constraint_terms_reference(model, data, q, qd)):
+        assert np.allclose(x, y, rtol=0, atol=1e-12)
+    h = 1e-6
+    Jfd = np.array([(constraint_terms(model, data, q + h * e)[0] - constraint_terms(model, data, q - h * e)[0]) / (2 * h)
+                    for e in np.eye(6)]).T
+    assert np.allclose(J, Jfd, atol=1e-8)
+
+    def phi_at(s):  # φ along q(s) = q + s qd + s²/2 qdd: φ''(0) = J qdd + b
+        return constraint_terms(model, data, q + s * qd + s * s / 2 * qdd)[0]
+    h = 1e-4
+    second = (phi_at(h) - 2 * phi_at(0.0) + phi_at(-h)) / h ** 2
+    assert np.allclose(second, J @ qdd + b, atol=1e-5)
+    # the reactions λ as body wrenches do the generalized work Jᵀ λ
+    from netdyn.recursive.closed import cut_wrenches
+    lam = rng.normal(size=model.m)
+    constraint_terms(model, data, q)
+    fext = cut_wrenches(model, data, lam)
+    z = np.zeros(6)
+    assert np.allclose(rnea(model, data, q, z, z) - rnea(model, data, q, z, z, fext), J.T @ lam, atol=1e-10)

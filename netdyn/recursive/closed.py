@@ -110,7 +110,7 @@ def constraint_terms_reference(model, data, q, qd=None):
         Jva, Jwa = _point_jacobian(model, cols, c.body_a, Pb if c.kind == "prismatic" else Pa)
         Jvb, Jwb = _point_jacobian(model, cols, c.body_b, Pb)
         if c.kind in ("revolute", "weld", "spherical"):
-            rows = 3 if c.kind == "spherical" else 2
+            rows = 3 if c.kind == "spherical" or c.spatial else 2
             phi[k:k + rows] = (Pb - Pa)[:rows]
             J[k:k + rows] = (Jvb - Jva)[:rows]
             b[k:k + rows] = (ab - aa)[:rows]
@@ -129,7 +129,15 @@ def constraint_terms_reference(model, data, q, qd=None):
             J[k] = nrm @ (Jvb - Jva)
             b[k] = ndd @ d + 2 * nd @ dd + nrm @ ddd
             k += 1
-        if c.kind in ("prismatic", "weld"):
+        if c.spatial and c.kind in ("revolute", "weld"):
+            for xloc, yloc in _dot_pairs(c):
+                x, y, wa, wb, ala, alb = _dot_vectors(data, c, xloc, yloc)
+                v = np.cross(y, x)
+                phi[k] = x @ y
+                J[k] = v @ (Jwb - Jwa)
+                b[k] = (alb - ala) @ v + (wb - wa) @ (np.cross(np.cross(wb, y), x) + np.cross(y, np.cross(wa, x)))
+                k += 1
+        elif c.kind in ("prismatic", "weld"):
             tha, wa, ala = _angle(data, c.body_a)
             thb, wb, alb = _angle(data, c.body_b)
             phi[k] = np.angle(np.exp(1j * (thb - tha - c.angle)))
@@ -137,6 +145,26 @@ def constraint_terms_reference(model, data, q, qd=None):
             b[k] = (alb - ala)[2]
             k += 1
     return phi, J, b
+
+
+def _dot_pairs(c):
+    """Body-fixed unit vectors ``(x in a, y in b)`` whose dot products a spatial cut holds at zero."""
+    ints, g = c.packed()
+    g = np.asarray(g)
+    if c.kind == "revolute":
+        return [(g[13:16], g[10:13]), (g[16:19], g[10:13])]
+    R0 = g[19:28].reshape(3, 3)
+    return [(R0[:, i], np.eye(3)[j]) for i, j in ((0, 1), (1, 2), (2, 0))]
+
+
+def _dot_vectors(data, c, xloc, yloc):
+    def frame(body):
+        if body < 0:
+            return np.eye(3), np.zeros(3), np.zeros(3)
+        return data.R[body], data.omega[body], data.alpha[body]
+    Ra, wa, ala = frame(c.body_a)
+    Rb, wb, alb = frame(c.body_b)
+    return Ra @ xloc, Rb @ yloc, wa, wb, ala, alb
 
 
 def cut_wrenches(model, data, lam):
@@ -157,21 +185,30 @@ def cut_wrenches(model, data, lam):
         fext[body, 3:] += data.R[body].T @ world[3:]
 
     for c in model.cuts:
+        # body a takes −F where J measures it: at point_a for coincidence rows, under point_b for a slide
+        Pa, _, _ = _point(model, data, c.body_a, c.point_a)
         Pb, _, _ = _point(model, data, c.body_b, c.point_b)
         F, M = np.zeros(3), np.zeros(3)
         if c.kind in ("revolute", "weld", "spherical"):
-            rows = 3 if c.kind == "spherical" else 2
+            rows = 3 if c.kind == "spherical" or c.spatial else 2
             F[:rows] = lam[k:k + rows]
             k += rows
-        if c.kind == "prismatic":
-            Ra = np.eye(3) if c.body_a < 0 else data.R[c.body_a]
-            F += lam[k] * np.cross(EZ, Ra @ c.axis)
-            k += 1
-        if c.kind in ("prismatic", "weld"):
-            M[2] = lam[k]
-            k += 1
+        if c.spatial and c.kind in ("revolute", "weld"):
+            for xloc, yloc in _dot_pairs(c):
+                x, y, *_ = _dot_vectors(data, c, xloc, yloc)
+                M += lam[k] * np.cross(y, x)
+                k += 1
+        else:
+            if c.kind == "prismatic":
+                Ra = np.eye(3) if c.body_a < 0 else data.R[c.body_a]
+                F += lam[k] * np.cross(EZ, Ra @ c.axis)
+                k += 1
+                Pa = Pb
+            if c.kind in ("prismatic", "weld"):
+                M[2] = lam[k]
+                k += 1
         add(c.body_b, Pb, F, M)
-        add(c.body_a, Pb, -F, -M)
+        add(c.body_a, Pa, -F, -M)
     return fext
 
 
@@ -207,6 +244,9 @@ def row_labels(model):
     for c in model.cuts:
         comps = {"revolute": ("x", "y"), "spherical": ("x", "y", "z"), "weld": ("x", "y", "angle"),
                  "prismatic": ("normal", "angle")}[c.kind]
+        if c.spatial:
+            comps = {"revolute": ("x", "y", "z", "r1", "r2"), "weld": ("x", "y", "z", "rx", "ry", "rz"),
+                     "spherical": comps}[c.kind]
         out += [f"{c.name}[{s}]" for s in comps]
     return out
 

@@ -452,11 +452,56 @@ def _jac_add(ints, geom, anc, R, pos, body, P, sign, nvec, rowJ, kind):
         rowJ[k] += sign * (nvec[0] * cx + nvec[1] * cy + nvec[2] * cz)
 
 
+@njit(cache=True, inline="always")
+def _rotate(R, body, v, out):
+    """out = R_body v (the ground: v)."""
+    if body < 0:
+        out[0], out[1], out[2] = v[0], v[1], v[2]
+        return
+    for a in range(3):
+        out[a] = R[body, a, 0] * v[0] + R[body, a, 1] * v[1] + R[body, a, 2] * v[2]
+
+
+@njit(cache=True)
+def _dot_row(ints, geom, anc, R, pos, omega, alpha, ba, bb, xloc, yloc, k, phi, J, b, scratch):
+    """Row k: φ = x·y with x = R_a xloc, y = R_b yloc (body-fixed unit vectors held at right angles)."""
+    x, y, v, P = scratch[0], scratch[1], scratch[2], scratch[3]
+    _rotate(R, ba, xloc, x)
+    _rotate(R, bb, yloc, y)
+    wa0 = omega[ba, 0] if ba >= 0 else 0.0
+    wa1 = omega[ba, 1] if ba >= 0 else 0.0
+    wa2 = omega[ba, 2] if ba >= 0 else 0.0
+    wb0 = omega[bb, 0] if bb >= 0 else 0.0
+    wb1 = omega[bb, 1] if bb >= 0 else 0.0
+    wb2 = omega[bb, 2] if bb >= 0 else 0.0
+    aa0 = alpha[ba, 0] if ba >= 0 else 0.0
+    aa1 = alpha[ba, 1] if ba >= 0 else 0.0
+    aa2 = alpha[ba, 2] if ba >= 0 else 0.0
+    ab0 = alpha[bb, 0] if bb >= 0 else 0.0
+    ab1 = alpha[bb, 1] if bb >= 0 else 0.0
+    ab2 = alpha[bb, 2] if bb >= 0 else 0.0
+    v[0] = y[1] * x[2] - y[2] * x[1]  # y × x
+    v[1] = y[2] * x[0] - y[0] * x[2]
+    v[2] = y[0] * x[1] - y[1] * x[0]
+    phi[k] = x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
+    # ẋ = ω_a × x, ẏ = ω_b × y; b = (α_b − α_a)·(y × x) + (ω_b − ω_a)·(ẏ × x + y × ẋ)
+    xd0, xd1, xd2 = wa1 * x[2] - wa2 * x[1], wa2 * x[0] - wa0 * x[2], wa0 * x[1] - wa1 * x[0]
+    yd0, yd1, yd2 = wb1 * y[2] - wb2 * y[1], wb2 * y[0] - wb0 * y[2], wb0 * y[1] - wb1 * y[0]
+    c0 = (yd1 * x[2] - yd2 * x[1]) + (y[1] * xd2 - y[2] * xd1)
+    c1 = (yd2 * x[0] - yd0 * x[2]) + (y[2] * xd0 - y[0] * xd2)
+    c2 = (yd0 * x[1] - yd1 * x[0]) + (y[0] * xd1 - y[1] * xd0)
+    b[k] = (ab0 - aa0) * v[0] + (ab1 - aa1) * v[1] + (ab2 - aa2) * v[2] \
+        + (wb0 - wa0) * c0 + (wb1 - wa1) * c1 + (wb2 - wa2) * c2
+    _jac_add(ints, geom, anc, R, pos, bb, P, 1.0, v, J[k], 1)
+    _jac_add(ints, geom, anc, R, pos, ba, P, -1.0, v, J[k], 1)
+
+
 @njit(cache=True)
 def cut_terms(ints, geom, anc, q, qd, w, R, pos, omega, vel, alpha, acc, cint, cgeom, phi, J, b):
     """φ, J = ∂φ/∂q and b = φ̈ − J q̈ of the cut joints (see :func:`netdyn.recursive.closed.constraint_terms`).
 
-    cint rows: kind, body_a, body_b; cgeom rows: point_a 3, point_b 3, axis 3, angle.
+    cint rows: kind, body_a, body_b, spatial; cgeom rows: point_a 3, point_b 3, axis 3, angle, axis_b 3,
+    u1 3, u2 3 (normal to the axis), relative rotation 9.
     """
     nq = q.size
     qdd = np.zeros(nq)
@@ -464,16 +509,19 @@ def cut_terms(ints, geom, anc, q, qd, w, R, pos, omega, vel, alpha, acc, cint, c
     Pa = np.zeros(9)
     Pb = np.zeros(9)
     e = np.zeros(3)
+    scratch = np.zeros((4, 3))
+    ej = np.zeros(3)
     for a in range(J.shape[0]):
         for c in range(nq):
             J[a, c] = 0.0
     k = 0
     for c in range(cint.shape[0]):
-        kind, ba, bb = cint[c, 0], cint[c, 1], cint[c, 2]
-        _pt(R, pos, omega, vel, alpha, acc, ba, cgeom[c, 0:3], Pa)
-        _pt(R, pos, omega, vel, alpha, acc, bb, cgeom[c, 3:6], Pb)
+        kind, ba, bb, spatial = cint[c, 0], cint[c, 1], cint[c, 2], cint[c, 3]
+        g = cgeom[c]
+        _pt(R, pos, omega, vel, alpha, acc, ba, g[0:3], Pa)
+        _pt(R, pos, omega, vel, alpha, acc, bb, g[3:6], Pb)
         if kind != CUT_PRISMATIC:
-            rows = 3 if kind == CUT_SPHERICAL else 2
+            rows = 3 if (kind == CUT_SPHERICAL or spatial == 1) else 2
             for r in range(rows):
                 for a in range(3):
                     e[a] = 0.0
@@ -485,11 +533,11 @@ def cut_terms(ints, geom, anc, q, qd, w, R, pos, omega, vel, alpha, acc, cint, c
                 k += 1
         else:
             if ba >= 0:
-                ux = R[ba, 0, 0] * cgeom[c, 6] + R[ba, 0, 1] * cgeom[c, 7] + R[ba, 0, 2] * cgeom[c, 8]
-                uy = R[ba, 1, 0] * cgeom[c, 6] + R[ba, 1, 1] * cgeom[c, 7] + R[ba, 1, 2] * cgeom[c, 8]
+                ux = R[ba, 0, 0] * g[6] + R[ba, 0, 1] * g[7] + R[ba, 0, 2] * g[8]
+                uy = R[ba, 1, 0] * g[6] + R[ba, 1, 1] * g[7] + R[ba, 1, 2] * g[8]
                 wz, alz = omega[ba, 2], alpha[ba, 2]
             else:
-                ux, uy, wz, alz = cgeom[c, 6], cgeom[c, 7], 0.0, 0.0
+                ux, uy, wz, alz = g[6], g[7], 0.0, 0.0
             e[0], e[1], e[2] = -uy, ux, 0.0  # normal n = ez × u
             # ṅ = ω × n, n̈ = α × n + ω × (ω × n) (planar: ω along z)
             ndx, ndy = -wz * e[1], wz * e[0]
@@ -502,10 +550,22 @@ def cut_terms(ints, geom, anc, q, qd, w, R, pos, omega, vel, alpha, acc, cint, c
             _jac_add(ints, geom, anc, R, pos, bb, Pb, 1.0, e, J[k], 0)
             _jac_add(ints, geom, anc, R, pos, ba, Pb, -1.0, e, J[k], 0)  # body a's material point under Pb
             k += 1
-        if kind == CUT_PRISMATIC or kind == CUT_WELD:
+        if spatial == 1 and kind == CUT_REVOLUTE:
+            _dot_row(ints, geom, anc, R, pos, omega, alpha, ba, bb, g[13:16], g[10:13], k, phi, J, b, scratch)
+            _dot_row(ints, geom, anc, R, pos, omega, alpha, ba, bb, g[16:19], g[10:13], k + 1, phi, J, b, scratch)
+            k += 2
+        elif spatial == 1 and kind == CUT_WELD:
+            for i, j in ((0, 1), (1, 2), (2, 0)):
+                for a in range(3):
+                    e[a] = g[19 + 3 * a + i]  # column i of the relative rotation
+                    ej[a] = 0.0
+                ej[j] = 1.0
+                _dot_row(ints, geom, anc, R, pos, omega, alpha, ba, bb, e, ej, k, phi, J, b, scratch)
+                k += 1
+        elif kind == CUT_PRISMATIC or kind == CUT_WELD:
             tha = 0.0 if ba < 0 else math.atan2(R[ba, 1, 0], R[ba, 0, 0])
             thb = 0.0 if bb < 0 else math.atan2(R[bb, 1, 0], R[bb, 0, 0])
-            d = thb - tha - cgeom[c, 9]
+            d = thb - tha - g[9]
             phi[k] = math.atan2(math.sin(d), math.cos(d))
             b[k] = (0.0 if bb < 0 else alpha[bb, 2]) - (0.0 if ba < 0 else alpha[ba, 2])
             e[0], e[1], e[2] = 0.0, 0.0, 1.0

@@ -57,10 +57,13 @@ class CutJoint:
     """A joint left out of the spanning tree; it closes a loop with constraint equations.
 
     ``body_a``/``body_b`` are body indices (``−1``: ground); ``point_a``/``point_b`` the joint
-    points in those body frames. ``kind``: ``"revolute"`` (planar: the points coincide, 2 rows;
-    spatial: not offered), ``"spherical"`` (the points coincide, 3 rows), ``"prismatic"`` (planar:
-    ``point_b`` stays on the line of ``body_a`` through ``point_a`` along ``axis`` and the relative
-    angle stays ``angle``, 2 rows), ``"weld"`` (planar: points coincide and relative angle fixed, 3 rows).
+    points in those body frames. ``kind``: ``"revolute"`` (the points coincide — planar: 2 rows;
+    spatial: 3 rows, and ``axis`` (in body a) stays aligned with ``axis_b`` (in body b), 2 more rows),
+    ``"spherical"`` (the points coincide, 3 rows), ``"prismatic"`` (planar only: ``point_b`` stays on
+    the line of ``body_a`` through ``point_a`` along ``axis`` and the relative angle stays ``angle``,
+    2 rows), ``"weld"`` (points coincide and the relative orientation is fixed — planar: relative angle
+    ``angle``, 3 rows; spatial: body b's axes at ``rotation`` in body a's, 6 rows). Spatial angular
+    rows hold dot products of body-fixed unit vectors at zero.
     """
 
     name: str
@@ -71,10 +74,30 @@ class CutJoint:
     point_b: np.ndarray
     axis: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.0, 0.0]))
     angle: float = 0.0
+    axis_b: np.ndarray = None
+    rotation: np.ndarray = None
+    spatial: bool = False
 
     @property
     def rows(self):
+        if self.spatial:
+            return {"revolute": 5, "weld": 6, "spherical": 3}[self.kind]
         return {"revolute": 2, "prismatic": 2, "weld": 3, "spherical": 3}[self.kind]
+
+    def packed(self):
+        """``(ints, floats)`` rows for the compiled kernel: kind, bodies, spatial flag; points, axes,
+        angle, axis_b, two unit vectors normal to the axis, the relative rotation (row-major)."""
+        axis = np.asarray(self.axis, dtype=float)
+        axis = axis / np.linalg.norm(axis)
+        axis_b = axis if self.axis_b is None else np.asarray(self.axis_b, dtype=float)
+        axis_b = axis_b / np.linalg.norm(axis_b)
+        helper = np.eye(3)[int(np.argmin(np.abs(axis)))]
+        u1 = np.cross(axis, helper)
+        u1 /= np.linalg.norm(u1)
+        u2 = np.cross(axis, u1)
+        R0 = np.eye(3) if self.rotation is None else np.asarray(self.rotation, dtype=float)
+        ints = [CUT_KINDS.index(self.kind), self.body_a, self.body_b, int(self.spatial)]
+        return ints, [*self.point_a, *self.point_b, *axis, self.angle, *axis_b, *u1, *u2, *R0.ravel()]
 
 
 class TreeModel:
@@ -119,19 +142,19 @@ class TreeModel:
             self.ancestors[i, i] = True
         self.planar = self._is_planar()
         for c in self.cuts:
-            if c.kind != "spherical" and not self.planar:
-                raise ModelError(f"cut joint {c.name!r}: a {c.kind} cut joint is offered for planar trees only; "
-                                 "this tree moves in space (use kind='spherical', or keep the joint in the tree)")
+            c.spatial = not self.planar
+            if c.kind == "prismatic" and c.spatial:
+                raise ModelError(f"cut joint {c.name!r}: a prismatic cut joint is offered for planar trees only; "
+                                 "this tree moves in space (keep the slide in the tree and cut another joint)")
         self.spatial_inertias = np.array([spatial_inertia(self.mass[i], self.com[i], self.inertia[i])
                                           for i in range(n)]).reshape(n, 6, 6)
         self.ints = np.ascontiguousarray(np.column_stack([self.parent, self.jtype, self.qindex]).astype(np.int64))
         self.geom = np.ascontiguousarray(np.column_stack([
             self.rotation.reshape(n, 9), self.translation, self.axis, self.spatial_inertias.reshape(n, 36)]))
         self.m = int(sum(c.rows for c in self.cuts))
-        kinds = {k: i for i, k in enumerate(CUT_KINDS)}
-        self.cut_ints = np.array([[kinds[c.kind], c.body_a, c.body_b] for c in self.cuts], dtype=np.int64).reshape(-1, 3)
-        self.cut_geom = np.array([[*c.point_a, *c.point_b, *c.axis, c.angle] for c in self.cuts],
-                                 dtype=float).reshape(-1, 10)
+        packed = [c.packed() for c in self.cuts]
+        self.cut_ints = np.array([p[0] for p in packed], dtype=np.int64).reshape(-1, 4)
+        self.cut_geom = np.array([p[1] for p in packed], dtype=float).reshape(-1, 28)
 
     # ---------------------------------------------------------------- validation
     def _check(self):
@@ -187,7 +210,7 @@ class TreeModel:
         ``q = 0``; a number for ``rotation`` is an angle about z); ``mass``; ``com``; ``inertia``
         (3×3, or a number: the z component of a planar body). ``cuts`` lists dicts with ``name``,
         ``kind``, ``body_a``, ``point_a``, ``body_b``, ``point_b`` (bodies by name, ``None`` for the
-        ground), optional ``axis`` and ``angle``.
+        ground), optional ``axis``, ``angle``, ``axis_b`` and ``rotation`` (see :class:`CutJoint`).
 
         >>> m = TreeModel.from_bodies([dict(name="a", parent=None, mass=1, com=(0.5, 0, 0), inertia=0.1)])
         >>> m.inertia[0].diagonal().tolist()
@@ -231,7 +254,10 @@ class TreeModel:
 
         cut_list = [CutJoint(c["name"], c["kind"], body(c.get("body_a"), c["name"]), _vec3(c["point_a"]),
                              body(c.get("body_b"), c["name"]), _vec3(c["point_b"]),
-                             _vec3(c.get("axis", (1, 0, 0))), float(c.get("angle", 0.0))) for c in cuts]
+                             _vec3(c.get("axis", (1, 0, 0))), float(c.get("angle", 0.0)),
+                             None if c.get("axis_b") is None else _vec3(c["axis_b"]),
+                             None if c.get("rotation") is None else np.asarray(c["rotation"], dtype=float))
+                    for c in cuts]
         return cls(cols["parent"], cols["jtype"], np.array(cols["axis"]), np.array(cols["rotation"]),
                    np.array(cols["translation"]), cols["mass"], np.array(cols["com"]), np.array(cols["inertia"]),
                    gravity=gravity, body_names=names, joint_names=jnames, cuts=cut_list)
