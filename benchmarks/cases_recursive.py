@@ -43,10 +43,10 @@ def recursive_chain(n, simulate=True):
     return {"simulate": seconds, "nfev": out["nfev"], "energy_drift": float(np.max(np.abs(np.array(E) - E[0])))}
 
 
-@needs("netdyn.linkages_parallel")
+@needs("netdyn.linkages.parallel")
 def rrr_inverse(points=201):
     """Seconds for the 3-RRR's inverse dynamics over ``points`` times (kinematics + DeNOC)."""
-    from netdyn.linkages_parallel import circle, three_rrr
+    from netdyn.linkages.parallel import circle, three_rrr
 
     mech, traj = three_rrr(), circle()
     t = np.linspace(0.0, 2.0, points)

@@ -15,9 +15,9 @@ import matplotlib
 matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 
-from netdyn.inverse import multipliers_from_motion  # noqa: E402
-from netdyn.kinematics import with_drivers  # noqa: E402
-from netdyn.linkages_parallel import absolute_motion, circle, three_rrr  # noqa: E402
+from netdyn.analysis.inverse import multipliers_from_motion  # noqa: E402
+from netdyn.analysis.kinematics import with_drivers  # noqa: E402
+from netdyn.linkages.parallel import absolute_motion, circle, three_rrr  # noqa: E402
 
 mech, trajectory = three_rrr(), circle()
 t = np.linspace(0.0, 2.0, 201)

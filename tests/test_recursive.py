@@ -138,7 +138,7 @@ def _slider_weld_net():
 def test_tree_from_network_matches_the_symbolic_relative_formulation(which):
     """Mass matrix, bias, cut constraints, their Jacobian and bias against netdyn's relative model."""
     from netdyn import linkages
-    from netdyn.numeric import compile_model
+    from netdyn.numerics.compiled import compile_model
     from netdyn.recursive.closed import constraint_terms, constraint_terms_reference
     from netdyn.recursive.planar import tree_from_network
 
@@ -160,10 +160,10 @@ def test_tree_from_network_matches_the_symbolic_relative_formulation(which):
     assert np.allclose(rnea(m, d, q, qd, np.zeros(m.nq)), h[order], rtol=0, atol=1e-12)
     c = cm.constraints(0.0, Q, F, p)
     phi, J, b = constraint_terms(m, d, q, qd)
-    s = np.sign(phi) * np.sign(c["phi"])  # netdyn writes P_a − P_b where the tree writes P_b − P_a
-    assert np.allclose(s * c["phi"], phi, atol=1e-12)
-    assert np.allclose(s[:, None] * c["Phi_q"][:, order], J, atol=1e-12)
-    assert np.allclose(s * c["gamma_phi"], b, atol=1e-12)
+    s = np.sign(phi) * np.sign(c.phi)  # netdyn writes P_a − P_b where the tree writes P_b − P_a
+    assert np.allclose(s * c.phi, phi, atol=1e-12)
+    assert np.allclose(s[:, None] * c.Phi_q[:, order], J, atol=1e-12)
+    assert np.allclose(s * c.gamma_phi, b, atol=1e-12)
     for x, y in zip((phi, J, b), constraint_terms_reference(m, d, q, qd)):  # compiled vs numpy
         assert np.allclose(x, y, rtol=0, atol=1e-13)
     from netdyn.recursive.closed import cut_wrenches  # the reactions as body wrenches do the work Jᵀ λ
@@ -223,15 +223,15 @@ def test_inverse_dynamics_hook_on_a_tree_and_its_fallbacks():
 # ------------------------------------------------------------------------------ the 3-RRR of issue 14
 @pytest.fixture(scope="module")
 def rrr():
-    from netdyn.linkages_parallel import circle, three_rrr
+    from netdyn.linkages.parallel import circle, three_rrr
     mech, traj = three_rrr(), circle()
     return mech, traj, mech.inverse_dynamics(np.linspace(0, 2, 201), traj)
 
 
 def test_three_rrr_efforts_equal_least_squares_and_reactions(rrr):
-    from netdyn.inverse import multipliers_from_motion
-    from netdyn.kinematics import with_drivers
-    from netdyn.linkages_parallel import absolute_motion
+    from netdyn.analysis.inverse import multipliers_from_motion
+    from netdyn.analysis.kinematics import with_drivers
+    from netdyn.linkages.parallel import absolute_motion
     mech, traj, res = rrr
     assert res.efforts.shape == (3, 201) and not res.redundant
     model = with_drivers(mech.network().model(), {j: 0 for j in mech.actuated})
@@ -307,9 +307,9 @@ def test_redundant_actuation_gives_least_norm_efforts(rrr):
 
 @pytest.mark.parametrize("builder", ["three_rpr", "five_bar"])
 def test_other_parallel_manipulators_equal_least_squares(builder):
-    from netdyn import linkages_parallel as lp
-    from netdyn.inverse import multipliers_from_motion
-    from netdyn.kinematics import with_drivers
+    from netdyn.linkages import parallel as lp
+    from netdyn.analysis.inverse import multipliers_from_motion
+    from netdyn.analysis.kinematics import with_drivers
     mech = getattr(lp, builder)()
     traj = lp.circle(phi=0.6) if builder == "three_rpr" else lp.circle(centre=(0.25, 0.7), radius=0.1, omega=3)
     res = mech.inverse_dynamics(np.linspace(0, 1, 5), traj)

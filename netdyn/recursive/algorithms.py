@@ -17,7 +17,7 @@ import numpy as np
 
 from netdyn.errors import ModelError
 
-from . import kernels as K
+import netdyn.recursive.kernels as K
 
 
 def _vec(model, x, what):

@@ -40,7 +40,7 @@ import numpy as np
 
 from netdyn.errors import InitialConditionError, ModelError, SingularSystemError
 
-from . import kernels as K
+import netdyn.recursive.kernels as K
 from .algorithms import aba, crba, forward_kinematics, rnea
 from .model import PRISMATIC, REVOLUTE
 

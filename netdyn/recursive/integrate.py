@@ -22,7 +22,7 @@ from scipy.integrate import DOP853, solve_ivp
 
 from netdyn.errors import IntegrationError, ModelError
 
-from . import kernels as K
+import netdyn.recursive.kernels as K
 from .closed import constraint_terms, forward_dynamics
 from .model import TreeData
 

@@ -35,8 +35,9 @@ class JointSpaceSolution:
 
     method = "recursive"
 
-    def __init__(self, tree, t, q, f, nfev=None):
+    def __init__(self, tree, t, q, f, nfev=None, trajectory=None):
         self.tree, self.t, self.q, self.f, self.nfev = tree, t, q, f, nfev
+        self.trajectory = trajectory  # the integrator's record (accelerations, cut reactions) when given
         self.coordinate_names = list(tree.coordinate_names)
         self._data = TreeData(tree.model)
         self._poses = None
@@ -97,12 +98,9 @@ def _given(tree, values):
     return out
 
 
-def simulate_network(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e-8, atol=None,
-                     guess=None, max_step=np.inf):
-    """Integrate a planar network in joint coordinates (see the module docstring); q0/f0 map tree
-    coordinate names (or body angles) to values, the rest is completed on the constraints."""
-    net, _ = _network(system)
-    tree = tree_from_network(net, params)
+def initial_state(tree, q0=None, f0=None, guess=None):
+    """Tree coordinates and rates from ``q0``/``f0`` (tree-coordinate names or body angles, held) and a
+    ``guess``, completed on the cut joints' constraints."""
     m = tree.model
     data = TreeData(m)
     held = _given(tree, q0)
@@ -123,6 +121,18 @@ def simulate_network(system, t_span, q0=None, f0=None, params=None, t_eval=None,
         free = np.array([k for k in range(m.nq) if k not in rates], dtype=int)
         fixed = np.array(list(rates), dtype=int)
         qd[free] = np.linalg.lstsq(J[:, free], -J[:, fixed] @ qd[fixed], rcond=None)[0]
+    return q, qd
+
+
+def simulate_network(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e-8, atol=None,
+                     guess=None, max_step=np.inf):
+    """Integrate a planar network in joint coordinates (see the module docstring); q0/f0 map tree
+    coordinate names (or body angles) to values, the rest is completed on the constraints."""
+    net, _ = _network(system)
+    tree = tree_from_network(net, params)
+    m = tree.model
+    data = TreeData(m)
+    q, qd = initial_state(tree, q0, f0, guess)
     t_eval = None if t_eval is None else np.asarray(t_eval, dtype=float)
     out = integrate(m, t_span, q, qd, t_eval=t_eval, rtol=rtol, atol=rtol if atol is None else atol,
                     max_step=max_step, data=data)
