@@ -468,3 +468,44 @@ def test_spatial_cut_joint_terms_are_the_derivatives_of_the_constraints(kind):
     fext = cut_wrenches(model, data, lam)
     z = np.zeros(6)
     assert np.allclose(rnea(model, data, q, z, z) - rnea(model, data, q, z, z, fext), J.T @ lam, atol=1e-10)
+
+
+# ------------------------------------------------------------------------------ Stewart–Gough platform
+def test_stewart_gough_statics_equal_the_leg_force_balance():
+    """Light legs, platform at rest: the six leg forces balance the platform's weight (independent statics)."""
+    from netdyn.linkages.parallel import Trajectory, _rot, stewart_gough
+    sg = stewart_gough(mc=1e-9, mpist=1e-9)
+    pose = np.array([0.03, -0.02, 1.05, 0.1, -0.05, 0.08])
+    still = Trajectory(lambda t: (np.tile(pose[:, None], (1, np.size(t))), np.zeros((6, np.size(t))),
+                                  np.zeros((6, np.size(t)))))
+    res = sg.inverse_dynamics([0.0], still)
+    R = _rot(2, pose[3]) @ _rot(1, pose[4]) @ _rot(0, pose[5])
+    c = pose[:3]
+    rows = []
+    for i in range(6):
+        P = c + R @ sg.platform_points[i]
+        k = sg.tree.body_names.index(f"u{i + 1}")
+        u = P - sg.tree.translation[k]
+        u /= np.linalg.norm(u)
+        rows.append(np.concatenate([u, np.cross(P - c, u)]))
+    weight = np.array([0, 0, 10.0 * 9.81, 0, 0, 0])  # the legs push the platform up along their axes
+    forces = np.linalg.solve(np.array(rows).T, weight)
+    assert np.allclose(res.efforts[:, 0], forces, rtol=0, atol=1e-6)
+
+
+def test_stewart_gough_dynamics_power_balance_and_kkt():
+    from netdyn.linkages.parallel import hover, stewart_gough
+    from netdyn.recursive.closed import forward_dynamics
+    sg, traj = stewart_gough(), hover()
+    res = sg.inverse_dynamics(np.linspace(0, 1, 11), traj)
+    act = [sg.coordinate[j] for j in sg.actuated]
+    for k in (0, 7):
+        tau = np.zeros(sg.tree.nq)
+        tau[act] = res.efforts[:, k]
+        qdd, lam = forward_dynamics(sg.tree, sg.data, res.q[:, k], res.qd[:, k], tau)
+        assert np.max(np.abs(qdd - res.qdd[:, k])) < 1e-9 and np.max(np.abs(lam - res.lam[:, k])) < 1e-9
+    h, weights = 1e-4, np.array([1, -8, 8, -1]) / 12e-4
+    for t0 in (0.3, 0.8):
+        r = sg.inverse_dynamics(t0 + np.array([-2, -1, 1, 2]) * h, traj)
+        E = np.array([sg.energy(r.q[:, k], r.qd[:, k]) for k in range(4)])
+        assert abs(weights @ E - sg.inverse_dynamics([t0], traj).power()[0]) < 1e-8

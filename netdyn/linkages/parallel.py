@@ -110,13 +110,16 @@ class ParallelResult:
 class ParallelManipulator:
     """A planar parallel manipulator: tree (DeNOC view), actuated joints, inverse kinematics.
 
-    Built by :func:`three_rrr`, :func:`three_rpr` or :func:`five_bar`; ``platform`` is the number of
-    prescribed platform coordinates (3: x, y, phi; 2: x, y of the five-bar's end point).
+    Built by :func:`three_rrr`, :func:`three_rpr`, :func:`five_bar` or :func:`stewart_gough`;
+    ``platform_coords`` names the prescribed platform coordinates (x, y, phi; x, y for the five-bar's end
+    point; x, y, z, yaw, pitch, roll for the Stewart–Gough platform), ``platform`` counts them.
     """
 
-    def __init__(self, name, bodies, cuts, actuated, legs, platform_points, gravity, network_builder, ik):
+    def __init__(self, name, bodies, cuts, actuated, legs, platform_points, gravity, network_builder, ik,
+                 platform_coords=None, gravity_vector=None):
         self.name = name
-        self.tree = TreeModel.from_bodies(bodies, gravity=(0.0, -gravity, 0.0), cuts=cuts)
+        self.tree = TreeModel.from_bodies(bodies, gravity=(0.0, -gravity, 0.0) if gravity_vector is None
+                                          else gravity_vector, cuts=cuts)
         self.data = TreeData(self.tree)
         self.coordinate = {j: k for k, j in enumerate(self.tree.coordinate_joints)}
         self.joint_kind = {self.tree.joint_names[i]: ("revolute" if self.tree.jtype[i] == 0 else "prismatic")
@@ -124,7 +127,8 @@ class ParallelManipulator:
         self.actuated = list(actuated)
         self.legs, self.platform_points, self.gravity = legs, platform_points, gravity
         self._network_builder, self._ik = network_builder, ik
-        self.platform = 3 if "phi" in self.coordinate else 2
+        self.platform_coords = platform_coords or (["x", "y", "phi"] if "phi" in self.coordinate else ["x", "y"])
+        self.platform = len(self.platform_coords)
 
     def inverse_kinematics(self, pose):
         """Every tree coordinate (closed form, the mechanism's assembly branch) for platform poses
@@ -137,8 +141,7 @@ class ParallelManipulator:
         accelerations from the loop-closure equations)."""
         t = np.atleast_1d(np.asarray(t, dtype=float))
         P, V, A = trajectory.pose(t)
-        names = ["x", "y", "phi"][:self.platform]
-        prescribed = {self.coordinate[n]: (P[k], V[k], A[k]) for k, n in enumerate(names)}
+        prescribed = {self.coordinate[n]: (P[k], V[k], A[k]) for k, n in enumerate(self.platform_coords)}
         return closed_kinematics(self.tree, self.data, prescribed, self.inverse_kinematics(P[:self.platform]))
 
     def inverse_dynamics(self, t, trajectory):
@@ -154,8 +157,10 @@ class ParallelManipulator:
         return T + V
 
     def network(self):
-        """The same mechanism as a netdyn planar network (no virtual joints) and a ``guess`` of its
-        absolute coordinates at the first pose of :func:`circle`."""
+        """The same mechanism as a netdyn planar network (no virtual joints), for the symbolic path."""
+        if self._network_builder is None:
+            raise ModelError(f"{self.name} has no netdyn network yet: it needs spatial bodies and joints "
+                             "(netdyn.components.spatial); its tree is complete")
         return self._network_builder(self)
 
     def __repr__(self):
@@ -365,3 +370,97 @@ def absolute_motion(mech, result, names):
     q, f, acc = (np.array([np.unwrap(out[n][j]) if n.startswith("theta") and j == 0 else out[n][j] for n in names])
                  for j in range(3))
     return q, f, acc
+
+
+# ------------------------------------------------------------------------------ Stewart–Gough (6-UPS)
+def _rot(axis, angle):
+    c, s = np.cos(angle), np.sin(angle)
+    if axis == 0:
+        return np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
+    if axis == 1:
+        return np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]])
+    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+
+
+def stewart_gough(base_radius=1.0, platform_radius=0.5, spread=np.deg2rad(15.0), lc=0.6, lp=0.6, mc=2.0,
+                  mpist=1.0, mp=10.0, Ip=(0.6, 0.6, 1.2), g=9.81):
+    """Stewart–Gough platform, 6-UPS: each leg a universal joint on the base (``U<i>x`` then ``U<i>y``), an
+    actuated slide ``P<i>`` (the leg length) and a ball joint on the platform (cut ``S<i>``). Base pins at
+    ``base_radius``, angles 120°k ± ``spread``; platform balls at ``platform_radius``, 120°k + 60° ∓
+    ``spread`` (the two legs from a pair of base pins go to neighbouring pairs of balls). Each leg: a cylinder (length ``lc``, mass ``mc``, from the base
+    pin along the leg) and a piston (length ``lp``, mass ``mpist``, ending at the ball). The platform (mass
+    ``mp``, principal inertias ``Ip``) is on virtual joints ``x, y, z`` (slides) and ``yaw, pitch, roll``
+    (turns about z, then y, then x); gravity along −z. Built on the tree only: its netdyn network waits for
+    spatial bodies.
+
+    >>> sg = stewart_gough()
+    >>> sg.tree.nq, sg.tree.m, sg.actuated[:2]
+    (24, 18, ['P1', 'P2'])
+    """
+    angles_b = np.deg2rad(np.array([0, 120, 120, 240, 240, 360], dtype=float)) + np.array([1, -1] * 3) * spread
+    angles_p = np.deg2rad(np.array([60, 60, 180, 180, 300, 300], dtype=float)) + np.array([-1, 1] * 3) * spread
+    # leg i: base pin i to platform ball i, so the two legs from a base pair go to neighbouring platform pairs
+    base = [base_radius * np.array([np.cos(a), np.sin(a), 0.0]) for a in angles_b]
+    local = [platform_radius * np.array([np.cos(a), np.sin(a), 0.0]) for a in angles_p]
+    bodies = [dict(name="slide_x", parent=None, joint="prismatic", axis=(1, 0, 0), joint_name="x"),
+              dict(name="slide_y", parent="slide_x", joint="prismatic", axis=(0, 1, 0), joint_name="y"),
+              dict(name="slide_z", parent="slide_y", joint="prismatic", axis=(0, 0, 1), joint_name="z"),
+              dict(name="turn_yaw", parent="slide_z", axis=(0, 0, 1), joint_name="yaw"),
+              dict(name="turn_pitch", parent="turn_yaw", axis=(0, 1, 0), joint_name="pitch"),
+              dict(name="platform", parent="turn_pitch", axis=(1, 0, 0), joint_name="roll", mass=mp,
+                   inertia=np.diag(Ip))]
+    cuts = []
+    for i in range(6):
+        k = i + 1
+        Ic = mc * lc ** 2 / 12
+        Iq = mpist * lp ** 2 / 12
+        bodies += [dict(name=f"u{k}", parent=None, axis=(1, 0, 0), joint_name=f"U{k}x", translation=base[i]),
+                   dict(name=f"c{k}", parent=f"u{k}", axis=(0, 1, 0), joint_name=f"U{k}y", mass=mc,
+                        com=(0, 0, lc / 2), inertia=np.diag([Ic, Ic, 0.01 * Ic])),
+                   dict(name=f"s{k}", parent=f"c{k}", joint="prismatic", axis=(0, 0, 1), joint_name=f"P{k}",
+                        mass=mpist, com=(0, 0, -lp / 2), inertia=np.diag([Iq, Iq, 0.01 * Iq]))]
+        cuts.append(dict(name=f"S{k}", kind="spherical", body_a=f"s{k}", point_a=(0, 0, 0), body_b="platform",
+                         point_b=local[i]))
+
+    def ik(mech, pose):
+        q = np.zeros((mech.tree.nq, pose.shape[1]))
+        for k, name in enumerate(mech.platform_coords):
+            q[mech.coordinate[name]] = pose[k]
+        for j in range(pose.shape[1]):
+            x, y, z, yaw, pitch, roll = pose[:, j]
+            R = _rot(2, yaw) @ _rot(1, pitch) @ _rot(0, roll)
+            for i in range(6):
+                d = np.array([x, y, z]) + R @ local[i] - base[i]
+                L = np.linalg.norm(d)
+                u = d / L  # = R_x(a) R_y(b) e_z = (sin b, −sin a cos b, cos a cos b)
+                q[mech.coordinate[f"U{i + 1}y"], j] = np.arcsin(u[0])
+                q[mech.coordinate[f"U{i + 1}x"], j] = np.arctan2(-u[1], u[2])
+                q[mech.coordinate[f"P{i + 1}"], j] = L
+        return q
+
+    return ParallelManipulator("Stewart-Gough", bodies, cuts, [f"P{k}" for k in range(1, 7)], 6, local, g, None,
+                               ik, platform_coords=["x", "y", "z", "yaw", "pitch", "roll"],
+                               gravity_vector=(0.0, 0.0, -g))
+
+
+def hover(height=1.0, amplitude=(0.05, 0.04, 0.03), tilt=(0.05, 0.08, 0.06), omega=2.0):
+    """A 6-D platform motion about ``(0, 0, height)``: sinusoidal x, y, z and yaw, pitch, roll.
+
+    >>> P, V, A = hover().pose(np.array([0.0]))
+    >>> P.shape, float(P[2, 0])
+    ((6, 1), 1.0)
+    """
+    amp = np.array([*amplitude, *tilt])
+    freq = omega * np.array([1.0, 1.3, 2.0, 0.7, 1.1, 1.7])
+    phase = np.array([0.0, 0.5, 0.0, 0.3, 0.0, 0.9])
+    offset = np.array([0.0, 0.0, height, 0.0, 0.0, 0.0])
+
+    def pose(t):
+        t = np.atleast_1d(np.asarray(t, dtype=float))
+        arg = freq[:, None] * t + phase[:, None]
+        P = offset[:, None] + amp[:, None] * (np.sin(arg) - np.sin(phase)[:, None])
+        V = amp[:, None] * freq[:, None] * np.cos(arg)
+        A = -amp[:, None] * freq[:, None] ** 2 * np.sin(arg)
+        return P, V, A
+
+    return Trajectory(pose, f"hover about height {height}")
