@@ -256,6 +256,9 @@ def three_rpr(base=ISSUE_BASE, side=0.4, lc=0.5, lp=0.5, mc=2.0, mpist=1.0, mp=8
     """3-RPR manipulator: a passive base pin ``A_i``, an actuated slide ``P_i`` (the leg length, from
     ``A_i`` to the platform pin), a passive platform pin ``B_i``. Each leg: a cylinder (length ``lc``,
     mass ``mc``, from the base pin) and a piston (length ``lp``, mass ``mpist``, ending at the pin).
+    With the default base and the platform turned like it (``phi = 0``) the three leg lines meet at the
+    centre of the workspace, a singular configuration (efforts grow without bound near it): prescribe a
+    turned platform, e.g. ``circle(phi=0.6)``.
 
     >>> three_rpr().actuated
     ['P1', 'P2', 'P3']
