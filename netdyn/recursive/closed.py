@@ -404,13 +404,37 @@ def joint_wrenches(model, data, q, qd, qdd, lam, tau=None):
     return out
 
 
-def forward_dynamics(model, data, q, qd, tau):
-    """``(q̈, λ)``: ABA for a tree; the KKT system ``[M −Jᵀ; J 0][q̈; λ] = [τ − h; −b]`` with cut joints."""
+DENSE_LIMIT = 40  # up to this many coordinates the KKT system is formed (CRBA) and solved densely
+
+
+def forward_dynamics(model, data, q, qd, tau, method=None):
+    """``(q̈, λ)``: ABA for a tree; with cut joints ``[M −Jᵀ; J 0][q̈; λ] = [τ − h; −b]``.
+
+    ``method="dense"`` forms M by CRBA and solves the KKT matrix (the default up to ``DENSE_LIMIT``
+    coordinates, or with many constraint rows); ``"aba"`` never forms M: ``q̈ = q̈₀ + M⁻¹Jᵀλ`` with ``q̈₀`` the tree's ABA and the
+    columns of ``M⁻¹Jᵀ`` from m more ABA solves (no gravity, no velocity), then ``(J M⁻¹Jᵀ) λ = −b − J q̈₀``
+    — O(n·m) instead of O(n²) + O(n³).
+    """
     if model.m == 0:
         return aba(model, data, q, qd, tau), np.zeros(0)
+    if method is None:  # measured: dense wins for the 3-RRR (110 vs 140 µs) and the Stewart platform (160 vs
+        # 510 µs, m = 18), the ABA solves for a 200-link loop (0.54 vs 21 ms)
+        method = "aba" if model.nq > DENSE_LIMIT and 2 * model.m < model.nq else "dense"
+    if method == "aba":
+        _, J, b = constraint_terms(model, data, q, qd)
+        q = np.ascontiguousarray(q, dtype=float)
+        qdd0 = aba(model, data, q, qd, tau)
+        zero_g, zero_v = np.zeros(3), np.zeros(model.nq)
+        G = np.empty((model.nq, model.m))
+        out = np.empty(model.nq)
+        for j in range(model.m):
+            G[:, j] = K.aba(model.ints, model.geom, zero_g, q, zero_v, np.ascontiguousarray(J[j]), data.fext,
+                            data.work, out)
+        lam = np.linalg.solve(J @ G, -b - J @ qdd0)
+        return qdd0 + G @ lam, lam
     M = crba(model, data, q)
     h = rnea(model, data, q, qd, np.zeros(model.nq))
     _, J, b = constraint_terms(model, data, q, qd)
-    K = np.block([[M, -J.T], [J, np.zeros((model.m, model.m))]])
-    sol = np.linalg.solve(K, np.concatenate([np.asarray(tau, dtype=float) - h, -b]))
+    kkt = np.block([[M, -J.T], [J, np.zeros((model.m, model.m))]])
+    sol = np.linalg.solve(kkt, np.concatenate([np.asarray(tau, dtype=float) - h, -b]))
     return sol[:model.nq], sol[model.nq:]
