@@ -139,7 +139,7 @@ def test_tree_from_network_matches_the_symbolic_relative_formulation(which):
     """Mass matrix, bias, cut constraints, their Jacobian and bias against netdyn's relative model."""
     from netdyn import linkages
     from netdyn.numerics.compiled import compile_model
-    from netdyn.recursive.closed import constraint_terms, constraint_terms_reference
+    from netdyn.recursive.constraints import constraint_terms, constraint_terms_reference
     from netdyn.recursive.planar import tree_from_network
 
     net = {"five_bar": lambda: linkages.five_bar()[0], "three_rrr": lambda: linkages.three_rrr()[0],
@@ -432,7 +432,7 @@ def test_planar_cut_kinds_refused_in_a_spatial_tree():
 @pytest.mark.parametrize("kind", ["revolute", "weld", "spherical"])
 def test_spatial_cut_joint_terms_are_the_derivatives_of_the_constraints(kind):
     """J = ∂φ/∂q and b = φ̈ − J q̈ by finite differences of φ along a motion; compiled = numpy reference."""
-    from netdyn.recursive.closed import constraint_terms, constraint_terms_reference
+    from netdyn.recursive.constraints import constraint_terms, constraint_terms_reference
     rng = np.random.default_rng(4)
     bodies = []
     for leg, base in (("a", (0, 0, 0)), ("b", (1.0, 0.2, 0))):

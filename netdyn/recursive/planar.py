@@ -73,7 +73,7 @@ class PlanarTree:
 def tree_from_network(net, params=None):
     """The :class:`PlanarTree` of a planar network (bodies, Revolute/Prismatic/Weld joints, Gravity)."""
     from netdyn.components.planar import Prismatic, Revolute, Weld
-    from netdyn.graph.planar import check_structure, joints, planar_elements, spanning_tree
+    from netdyn.graph.planar import check_structure, planar_elements, spanning_tree
 
     if not net.bodies:
         raise NotRecursive("the network has no planar bodies")
