@@ -60,8 +60,9 @@ def test_rnea_aba_crba_equal_pinocchio_on_random_spatial_trees(n):
         scale = 1 + np.max(np.abs(tau_pin))
         assert np.max(np.abs(rnea(model, data, q, qd, qdd) - tau_pin)) < 1e-10 * scale
         assert np.max(np.abs(aba(model, data, q, qd, tau) - qdd_pin)) < 1e-10 * (1 + np.max(np.abs(qdd_pin)))
-        # the mass matrix from Pinocchio's rnea columns: its crba (4.1, either convention) leaves some
-        # entries of ancestor pairs zero on these trees, entries its own rnea says are not zero
+        # the mass matrix from Pinocchio's rnea columns: its crba fills M by subtree blocks and so expects
+        # every subtree's joints numbered contiguously (depth first); these random trees number bodies in
+        # any parent-before-child order, which netdyn allows, and Pinocchio's crba then leaves entries zero
         z = np.zeros(n)
         M_pin = np.array([pin.rnea(pm, pd, q, z, e) for e in np.eye(n)]).T - pin.rnea(pm, pd, q, z, z)[:, None]
         assert np.max(np.abs(crba(model, data, q) - M_pin)) < 1e-10 * (1 + np.max(np.abs(M_pin)))
