@@ -92,7 +92,8 @@ class RecursiveInverse:
     the force ``body_a`` exerts on ``body_b`` and its moment about ``point_b``, global frame, as in
     :mod:`netdyn.inverse`); ``sol[name]`` for ``x_<body>``, ``y_<body>``, ``theta_<body>``, the tree
     coordinates ``theta_<joint>``/``s_<joint>``, with ``_dot``/``_ddot``; ``joint_q``, ``joint_qd``,
-    ``joint_qdd`` (tree coordinates × times); ``lam`` (cut-joint reactions); ``redundant``.
+    ``joint_qdd`` (tree coordinates × times); ``cut_lam`` (cut-joint reactions); ``redundant``; ``model``,
+    ``q``, ``f``, ``acc`` (the model's coordinates) and ``energy()``.
     """
 
     method = "recursive"
@@ -212,6 +213,35 @@ class RecursiveInverse:
             out[2] = lam[1]
         return out
 
+    # ------------------------------------------------------------------ the model's view
+    @property
+    def model(self):
+        """The netdyn model the drivers were given for (assembled from the network when a network was given)."""
+        if self._model is None:
+            from netdyn.graph.network import as_model
+            self._model = as_model(self.tree.network)
+        return self._model
+
+    @property
+    def q(self):
+        """The model's coordinates along the motion (rows in ``model.coordinate_names`` order)."""
+        return self.model_motion(self.model.coordinate_names)[0]
+
+    @property
+    def f(self):
+        return self.model_motion(self.model.coordinate_names)[1]
+
+    @property
+    def acc(self):
+        return self.model_motion(self.model.coordinate_names)[2]
+
+    def energy(self):
+        """Kinetic plus gravitational energy along the motion (the network holds nothing else)."""
+        from .algorithms import energy
+        m = self.tree.model
+        return np.array([sum(energy(m, self._data, self.joint_q[:, k], self.joint_qd[:, k]))
+                         for k in range(self.t.size)])
+
     # ------------------------------------------------------------------ the reference solution
     @property
     def reference(self):
@@ -224,7 +254,11 @@ class RecursiveInverse:
 
     def model_motion(self, names):
         """``(q, f, acc)`` arrays of the named coordinates (model coordinates) along the motion."""
-        return tuple(np.array([self[n + suffix] for n in names]) for suffix in ("", "_dot", "_ddot"))
+        missing = [n for n in names if n not in self._values]
+        if missing:
+            raise ModelError(f"the recursive motion does not give the coordinates {missing}")
+        return tuple(np.array([self._values[n + suffix] for n in names]).reshape(len(names), -1)
+                     for suffix in ("", "_dot", "_ddot"))
 
     def __getattr__(self, name):
         if name.startswith("_") or name in ("tree", "reference"):
