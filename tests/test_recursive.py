@@ -528,3 +528,20 @@ def test_closed_chain_forward_dynamics_by_aba_solves_equals_the_dense_kkt():
     a1, l1 = forward_dynamics(model, data, q, qd, tau, method="dense")
     a2, l2 = forward_dynamics(model, data, q, qd, tau, method="aba")
     assert np.allclose(a1, a2, rtol=0, atol=1e-8 * np.max(np.abs(a1))) and np.allclose(l1, l2, atol=1e-8 * np.max(np.abs(l1)))
+
+
+def test_closed_chain_errors_name_the_culprit():
+    from netdyn.errors import InitialConditionError, SingularSystemError
+    from netdyn.linkages.parallel import circle, three_rrr
+    from netdyn.recursive.closed import denoc_inverse_dynamics
+    mech = three_rrr()
+    with pytest.raises(InitialConditionError, match="leg A.*out of reach"):
+        mech.inverse_dynamics([0.0], circle(centre=(0.5, 0.2887), radius=2.0))
+    res = mech.inverse_dynamics([0.0], circle())
+    with pytest.raises(SingularSystemError, match=r"\['A1', 'A2'\] cannot produce the motion"):
+        denoc_inverse_dynamics(mech.tree, mech.data, res.q, res.qd, res.qdd,
+                               [mech.coordinate["A1"], mech.coordinate["A2"]])
+    with pytest.raises(ModelError, match="leave 1 degree"):
+        from netdyn.recursive.closed import closed_kinematics
+        closed_kinematics(mech.tree, mech.data, {mech.coordinate["x"]: (0.5, 0.0, 0.0),
+                                                 mech.coordinate["y"]: (0.3, 0.0, 0.0)}, res.q[:, 0])
