@@ -81,6 +81,12 @@ def test_planar_trees_equal_pinocchio_and_energy_matches(n):
     q, qd, tau = (rng.normal(size=n) for _ in range(3))
     qdd_pin = pin.aba(pm, pd, q, qd, tau)
     assert np.max(np.abs(aba(model, data, q, qd, tau) - qdd_pin)) < 1e-10 * (1 + np.max(np.abs(qdd_pin)))
+    # aba() took the 3-D planar kernel; the 6-D kernel on the same tree agrees too
+    from netdyn.recursive import kernels
+    qdd6 = kernels.aba(model.ints, model.geom, model.gravity, q, qd, tau, data.fext, data.work, np.zeros(n))
+    assert np.max(np.abs(qdd6 - qdd_pin)) < 1e-10 * (1 + np.max(np.abs(qdd_pin)))
+    fext = np.random.default_rng(1).normal(size=(n, 6))
+    assert np.allclose(aba(model, data, q, qd, tau, fext), ref.aba(model, q, qd, tau, fext), atol=1e-9)
     T, V = energy(model, data, q, qd)
     assert abs(T - pin.computeKineticEnergy(pm, pd, q, qd)) < 1e-10 * (1 + T)
     assert abs(V - pin.computePotentialEnergy(pm, pd, q)) < 1e-10 * (1 + abs(V))

@@ -18,6 +18,7 @@ import numpy as np
 from netdyn.errors import ModelError
 
 import netdyn.recursive.kernels as K
+import netdyn.recursive.planar_kernels as P
 
 
 def _vec(model, x, what):
@@ -50,11 +51,23 @@ def rnea(model, data, q, qd, qdd, fext=None):
                   data.tau).copy()
 
 
+def planar_geometry(model):
+    """The packed geometry of a planar tree for :mod:`netdyn.recursive.planar_kernels` (cached on the model)."""
+    pg = getattr(model, "_pgeom", None)
+    if pg is None:
+        pg = model._pgeom = P.pack(model)
+    return pg
+
+
 def aba(model, data, q, qd, tau, fext=None):
-    """Joint accelerations from the joint efforts (articulated-body algorithm)."""
+    """Joint accelerations from the joint efforts (articulated-body algorithm; the 3-D planar kernel
+    for a planar tree, the 6-D one otherwise)."""
     q, qd, tau = _vec(model, q, "q"), _vec(model, qd, "qd"), _vec(model, tau, "tau")
-    return K.aba(model.ints, model.geom, model.gravity, q, qd, tau, _fext(model, data, fext), data.work,
-                 data.qdd).copy()
+    f = _fext(model, data, fext)
+    if model.planar:
+        return P.aba_planar(model.ints, planar_geometry(model), model.gravity, q, qd, tau, f, data.pwork,
+                            data.qdd).copy()
+    return K.aba(model.ints, model.geom, model.gravity, q, qd, tau, f, data.work, data.qdd).copy()
 
 
 def crba(model, data, q):

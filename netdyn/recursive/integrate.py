@@ -23,6 +23,9 @@ from scipy.integrate import DOP853, solve_ivp
 from netdyn.errors import IntegrationError, ModelError
 
 import netdyn.recursive.kernels as K
+import netdyn.recursive.planar_kernels as P
+
+from .algorithms import planar_geometry
 from .closed import constraint_terms, forward_dynamics
 from .model import TreeData
 
@@ -46,15 +49,19 @@ def tree_rhs(model, data=None, tau=None):
         raise ModelError(f"{model} has cut joints; use closed_rhs")
     data = data or TreeData(model)
     fn, const = _efforts(model, tau)
-    ints, geom, grav, fext, work = model.ints, model.geom, model.gravity, data.fext, data.work
+    ints, grav, fext = model.ints, model.gravity, data.fext
+    if model.planar:  # the 3-D planar kernel (netdyn.recursive.planar_kernels)
+        kernel, geom, work = P.chain_rhs_planar, planar_geometry(model), data.pwork
+    else:
+        kernel, geom, work = K.chain_rhs, model.geom, data.work
     nq = model.nq
     if fn is None:
         def rhs(t, y):
-            return K.chain_rhs(ints, geom, grav, y, const, fext, work, np.empty(2 * nq))
+            return kernel(ints, geom, grav, y, const, fext, work, np.empty(2 * nq))
     else:
         def rhs(t, y):
-            return K.chain_rhs(ints, geom, grav, y, np.ascontiguousarray(fn(t, y[:nq], y[nq:]), dtype=float),
-                               fext, work, np.empty(2 * nq))
+            return kernel(ints, geom, grav, y, np.ascontiguousarray(fn(t, y[:nq], y[nq:]), dtype=float),
+                          fext, work, np.empty(2 * nq))
     return rhs
 
 

@@ -301,6 +301,7 @@ class TreeData:
         n = model.n
         self.work = np.zeros((n, self.WORK))
         self.fext = np.zeros((n, 6))
+        self.pwork = np.zeros((n, 30))  # the planar kernels' workspace (netdyn.recursive.planar_kernels)
         self.tau = np.zeros(model.nq)
         self.qdd = np.zeros(model.nq)
         self.M = np.zeros((model.nq, model.nq))
