@@ -376,6 +376,18 @@ def main(argv=None):
     except OSError as exc:
         print(f"netdyn: error: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("netdyn: interrupted", file=sys.stderr)
+        return 130
+    except RecursionError:
+        print(f"netdyn: error: {getattr(args, 'file', '')}: the input is nested too deeply to process", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - the promise: one line and exit code 2, never a traceback
+        where = getattr(args, "file", None)
+        text = " ".join(str(exc).split())[:300]
+        print(f"netdyn: error: {where + ': ' if where else ''}{type(exc).__name__}: {text} (netdyn could not "
+              "process this input; please report it with the file)", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -19,6 +19,7 @@ import numpy as np
 import sympy as sp
 
 from netdyn.errors import ParameterError
+from netdyn.validate import real
 from netdyn.symbols import t
 
 
@@ -131,10 +132,7 @@ class CompiledModel:
             raise ParameterError(f"no value for parameter(s) {missing}; pass params={{{missing[0]!r}: ...}}")
         vec = np.empty(len(self.parameters))
         for i, s in enumerate(self.parameters):
-            try:
-                vec[i] = float(sp.sympify(values[s]))
-            except (TypeError, ValueError):
-                raise ParameterError(f"parameter {s} = {values[s]!r} is not a number") from None
+            vec[i] = real(values[s], parameter=f"parameter {s}")  # never sympify a string: "1k" is 1000
         return Params(vec, fns)
 
     # --------------------------------------------------------------- evaluation

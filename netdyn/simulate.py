@@ -63,7 +63,9 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     advances (for progress bars; ``netdyn simulate`` draws one).
     """
     from netdyn.solution import Solution
+    from netdyn.validate import model_arguments, simulation_arguments
 
+    t_span, t_eval = simulation_arguments(t_span, t_eval, rtol)  # NaN, reversed or empty span, t_eval outside
     if method in ("auto", "linear") and not params:
         from netdyn.linearsim import simulate_linear, try_linear
         lin = try_linear(system, formulation)
@@ -75,6 +77,7 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         explain_not_linear(system, formulation, params)
     model = as_model(system, formulation)
     cm = compile_model(model)
+    model_arguments(model, cm.n, params, rtol, atol)  # params against the elements' sign rules, atol's length
     p = cm.parameter_vector(params)
     if t_span is None:
         tran = getattr(model.metadata.get("network"), "tran", None)
