@@ -19,6 +19,7 @@ import numpy as np
 import sympy as sp
 
 from netdyn.errors import ParameterError
+from netdyn.pwtable import tabulate
 from netdyn.validate import real
 from netdyn.symbols import t
 
@@ -30,7 +31,8 @@ def _lambdify(args, exprs):
     exprs = [sp.sympify(e) for e in exprs]
     if not exprs:
         return lambda *a: []
-    fn = sp.lambdify(args, exprs, modules=_MODULES, cse=True)
+    exprs, tables = tabulate(exprs)  # PWL sources by table lookup: O(log n) a call, not O(n)
+    fn = sp.lambdify(args, exprs, modules=[tables] + _MODULES, cse=True)
     return fn
 
 
@@ -58,7 +60,8 @@ def time_function(expr):
     >>> time_function(2 * t)(np.array([0.0, 1.5])).tolist()
     [0.0, 3.0]
     """
-    return sp.lambdify(t, sp.sympify(expr), modules=_MODULES)
+    [expr], tables = tabulate([sp.sympify(expr)])
+    return sp.lambdify(t, expr, modules=[tables] + _MODULES)
 
 
 def _input_function(value, name):
@@ -69,7 +72,8 @@ def _input_function(value, name):
     if extra:
         raise ParameterError(f"input {name} = {value} contains {sorted(map(str, extra))}; give a number, an "
                              "expression of netdyn.t or a callable of t")
-    fn = sp.lambdify(t, expr, modules="numpy")
+    [expr], tables = tabulate([expr])
+    fn = sp.lambdify(t, expr, modules=[tables, "numpy"])
     return lambda tt: float(fn(tt))
 
 
@@ -171,9 +175,9 @@ class CompiledModel:
         if self._power is None:
             from netdyn.energy import dissipated_power, supplied_power
             eq = self.eq
-            self._power = sp.lambdify([t, eq.q, eq.f, eq.lam, eq.mu, self.parameters, self.inputs],
-                                      [dissipated_power(self.model), supplied_power(self.model)],
-                                      modules="numpy", cse=True)
+            exprs, tables = tabulate([dissipated_power(self.model), supplied_power(self.model)])
+            self._power = sp.lambdify([t, eq.q, eq.f, eq.lam, eq.mu, self.parameters, self.inputs], exprs,
+                                      modules=[tables, "numpy"], cse=True)
         pd, ps = self._power(tt, q, f, lam, mu, p.vector, p.inputs(tt))
         return float(pd), float(ps)
 

@@ -437,7 +437,9 @@ def _ida(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, max_step, progress=None):
     at[sq] = base[:n]
     at[sf] = base[n + inertial]
     at[n + nI:N - 2] = 1e6  # multipliers and GGL terms out of the error test, solved exactly afterwards
-    at[sw] = 1e-14  # work integrals (joules): nearly relative error control
+    # work integrals (joules): nearly relative error control, unless the power involves multipliers
+    # (sources as constraints), which are out of the error test: their noise would collapse the steps
+    at[sw] = 1e-14 if not cm.has_constraints else 1e6
     te = _ida_grid(t0, t1, t_eval)
     y0, yp0 = _consistent_ida_start(residual, t0, y0, yp0, algebraic)
     # BDF's global error runs ~10x its local tolerance: tighten so both integrators honour rtol alike

@@ -86,6 +86,19 @@ def parse_value(token, line=None):
     return float(f"{result:.15g}")
 
 
+_FLOATS = {}
+
+
+def _float(x):
+    """``sympy.Float(x)``, shared for repeated values (netlists repeat theirs: 1k, 100n, ...)."""
+    f = _FLOATS.get(x) if x != 0 else None  # 0.0 == -0.0: keep the sign of zero
+    if f is None:
+        if len(_FLOATS) > 4096:
+            _FLOATS.clear()
+        f = _FLOATS[x] = sp.Float(x)
+    return f
+
+
 def _who(element, parameter):
     if element and parameter:
         return f"{element}: {parameter} = "
@@ -100,6 +113,11 @@ def value(x, element=None, parameter=None):
     Sympy expressions of symbols pass (their values are checked when they are
     given); number-valued ones must be finite and real.
     """
+    if type(x) is float:  # the common case first
+        if math.isfinite(x):
+            return _float(x)
+    elif type(x) is int:
+        return sp.Integer(x)
     who = _who(element, parameter)
     if isinstance(x, sp.Basic):
         if isinstance(x, sp.logic.boolalg.Boolean) and not isinstance(x, sp.Expr):
@@ -172,6 +190,10 @@ def positive(x, element, parameter, allow_zero=False):
     ...
     netdyn.errors.InvalidValueError: L1: L = -1 is not physical; give a positive value
     """
+    if type(x) in (float, int):  # the common case, without sympy's assumption machinery
+        if x < 0 or (x == 0 and not allow_zero):
+            raise InvalidValueError(f"{element}: {parameter} = {x} is not physical; give a positive value")
+        return value(x, element, parameter)
     e = value(x, element, parameter)
     if e.is_number and e.is_real:
         if e.is_negative or (e.is_zero and not allow_zero):

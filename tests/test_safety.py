@@ -369,3 +369,69 @@ def test_exporter_subprocess_cli_equations(tmp_path, marker):
         out = tmp_path / f"eq.{fmt}"
         assert main(["equations", str(cir), "--format", fmt, "-o", str(out)]) == 0
     subprocess.run([sys.executable, str(tmp_path / "eq.python")], check=True)
+
+
+# ------------------------------------------------------------------ netlists: bounded work
+
+def _fanout(levels, width=10):
+    lines = ["fan-out bomb"]
+    for k in range(levels):
+        inner = [f"X{j} a b s{k + 1}" for j in range(width)] if k + 1 < levels else \
+            [f"R{j} a b 1k" for j in range(width)]
+        lines += [f".subckt s{k} a b"] + inner + [".ends"]
+    lines += ["X1 1 0 s0", "V1 1 0 1"]
+    return "\n".join(lines) + "\n"
+
+
+def test_fanout_bomb_is_refused_before_expansion():
+    import time
+    from netdyn.io.netlist import read_netlist
+    start = time.perf_counter()
+    with pytest.raises(ParseError, match="more than 250000 elements.*max_elements"):
+        read_netlist(_fanout(6))  # 10**6 resistors
+    assert time.perf_counter() - start < 2.0
+    with pytest.raises(ParseError, match="more than 500 elements"):
+        read_netlist(_fanout(3), max_elements=500)
+    assert len(read_netlist(_fanout(3), max_elements=2000).elements) == 1001
+
+
+def test_recursive_and_deep_subcircuits_are_clear_errors():
+    from netdyn.io.netlist import read_netlist
+    with pytest.raises(ParseError, match="instantiates itself"):
+        read_netlist("t\n.subckt a n\nX1 n a\n.ends\nX1 1 a\nV1 1 0 1\n")
+    with pytest.raises(ParseError, match=r"instantiates itself \(a -> b -> a\)"):
+        read_netlist("t\n.subckt a n\nX1 n b\n.ends\n.subckt b n\nX1 n a\n.ends\nX1 1 a\nV1 1 0 1\n")
+    chain = ["deep"] + [f".subckt s{k} n\nX1 n s{k + 1}\n.ends" for k in range(100)] + \
+        [".subckt s100 n\nR1 n 0 1k\n.ends", "X1 1 s0", "V1 1 0 1"]
+    with pytest.raises(ParseError, match="nested more than 64 deep"):
+        read_netlist("\n".join(chain) + "\n")
+    assert any(n.startswith("X1.X1.X1") for n in read_netlist("\n".join(chain) + "\n", max_depth=200).elements)
+    nested = ["deep"] + [f".subckt d{k} n" for k in range(100)] + [".ends"] * 100 + ["R1 1 0 1", "V1 1 0 1"]
+    with pytest.raises(ParseError, match="definitions nested more than 64 deep"):
+        read_netlist("\n".join(nested) + "\n")
+
+
+def test_pwl_sources_are_evaluated_by_table_lookup():
+    from netdyn.numeric import time_function
+    from netdyn.sources import pwl
+    rng = np.random.default_rng(1)
+    times = np.cumsum(rng.uniform(1e-4, 1e-3, 2000))
+    values = rng.normal(size=times.size)
+    f = time_function(3 * pwl(list(zip(times, values))) + netdyn.t)
+    probe = np.concatenate([rng.uniform(times[0] - 1, times[-1] + 1, 500), times])
+    assert np.allclose(f(probe), 3 * np.interp(probe, times, values) + probe, rtol=1e-10, atol=1e-9)
+    import inspect
+    assert "select" not in inspect.getsource(f)  # O(log n) a call, not numpy.select over 2000 pieces
+
+
+def test_current_driven_pwl_into_ida_finishes():
+    from netdyn.sources import pwl
+    pts = []
+    for k in range(2):
+        T = 1e-3 * k
+        pts += [(T, 0.0), (T + 1e-6, 1.0), (T + 0.5e-3, 1.0), (T + 0.5e-3 + 1e-6, 0.0)]
+    net = netdyn.Network("pwl")
+    net.add(CurrentSource("I1", "0", "a", pwl(pts)), Resistor("R1", "a", "0", 1e3), Capacitor("C1", "a", "0", 1e-7))
+    sol = netdyn.simulate(net, (0, 2e-3), method="ida", t_eval=np.linspace(0, 2e-3, 201))
+    ref = netdyn.simulate(net, (0, 2e-3), t_eval=np.linspace(0, 2e-3, 201))  # the linear path
+    assert np.max(np.abs(sol.voltage("a") - ref.voltage("a"))) < 1e-5 * np.max(np.abs(ref.voltage("a")))

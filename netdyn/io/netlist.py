@@ -48,6 +48,7 @@ or None), ``net.initial_voltages`` (``.ic``: node -> volts),
 from __future__ import annotations
 
 import ast
+import gc
 import math
 import os
 import pathlib
@@ -209,6 +210,8 @@ class Card:
 
 
 def _strip_comment(raw):
+    if not any(c in raw for c in ";$/{"):  # the common line: nothing to strip
+        return raw
     out = []
     i = 0
     depth = 0
@@ -236,6 +239,8 @@ def tokenize(text, line=None):
     >>> tokenize("V1 in 0 SIN(0, 1 {f0*2}) ac=1")
     ['V1', 'in', '0', 'SIN', '(', '0', '1', '{f0*2}', ')', 'ac', '=', '1']
     """
+    if not any(c in text for c in "{}'()=,"):  # the common card: words only
+        return text.split()
     tokens, cur = [], []
     i, n = 0, len(text)
 
@@ -898,8 +903,16 @@ def read_netlist(source, max_elements=None, max_depth=None):
     netdyn.errors.ParseError: line 3: D1: diode elements are not supported (netdyn reads R, L, C, V, I, K and X)
     """
     text, _origin = _read_source(source)
-    reader = _Reader(text, max_elements, max_depth)
-    note = _title_note(reader.title)
-    if note:
-        reader.notes.insert(0, note)
-    return reader.read()
+    # the reader allocates many small objects that all stay alive: the cyclic garbage collector's
+    # full passes make reading superlinear (100,000 elements: 3.7 s with them, 2.0 s without, here)
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        reader = _Reader(text, max_elements, max_depth)
+        note = _title_note(reader.title)
+        if note:
+            reader.notes.insert(0, note)
+        return reader.read()
+    finally:
+        if paused:
+            gc.enable()
