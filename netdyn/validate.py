@@ -1,8 +1,8 @@
 """Checked input values: one place that says what a parameter, a time span or a name may be.
 
 Used by the element constructors (through :func:`netdyn.symbols.as_expr` and
-``require_positive``), by ``params=`` overrides at simulation time and by
-:func:`netdyn.simulate`'s arguments. Every refusal is a
+``require_positive``), by ``params=`` overrides and initial values at simulation
+time. Every refusal is a
 :class:`~netdyn.errors.InvalidValueError` (an ``ElementError`` and a
 ``ParameterError``) naming the element and the parameter and saying what to give.
 
@@ -18,10 +18,6 @@ strings — is refused:
 Traceback (most recent call last):
 ...
 netdyn.errors.InvalidValueError: L1: L = nan is not a finite number; give a finite real value
->>> time_span((1.0, 0.0))
-Traceback (most recent call last):
-...
-netdyn.errors.InvalidValueError: t_span = (1.0, 0.0) runs backwards; give (t0, t1) with t1 > t0
 """
 from __future__ import annotations
 
@@ -34,8 +30,7 @@ import sympy as sp
 
 from netdyn.errors import InvalidValueError, ParseError
 
-__all__ = ["parse_value", "value", "time_span", "output_times", "tolerance", "known_names", "parameter_values",
-           "SCALE", "UNIT_WORDS"]
+__all__ = ["parse_value", "value", "real", "positive", "parameter_values", "requirements", "SCALE", "UNIT_WORDS"]
 
 SCALE = {"f": 1e-15, "p": 1e-12, "n": 1e-9, "u": 1e-6, "µ": 1e-6, "μ": 1e-6, "m": 1e-3,
          "k": 1e3, "g": 1e9, "t": 1e12}
@@ -201,96 +196,6 @@ def positive(x, element, parameter, allow_zero=False):
     return e
 
 
-def time_span(t_span):
-    """``(t0, t1)`` as finite floats with ``t1 > t0``.
-
-    >>> time_span([0, "1m"])
-    (0.0, 0.001)
-    """
-    try:
-        t0, t1 = t_span
-    except (TypeError, ValueError):
-        raise InvalidValueError(f"t_span = {t_span!r:.60} is not a pair (t0, t1)") from None
-    t0, t1 = real(t0, parameter="t_span[0]"), real(t1, parameter="t_span[1]")
-    if t1 == t0:
-        raise InvalidValueError(f"t_span = {tuple(t_span)!r} has zero length; give (t0, t1) with t1 > t0")
-    if t1 < t0:
-        raise InvalidValueError(f"t_span = {tuple(t_span)!r} runs backwards; give (t0, t1) with t1 > t0")
-    return t0, t1
-
-
-def output_times(t_eval, t0, t1):
-    """``t_eval`` as a sorted 1-D float array inside ``[t0, t1]`` (scipy ``solve_ivp``'s rule).
-
-    >>> output_times([0, 0.5, 1], 0, 1).tolist()
-    [0.0, 0.5, 1.0]
-    >>> output_times([0, 2], 0, 1)
-    Traceback (most recent call last):
-    ...
-    netdyn.errors.InvalidValueError: t_eval = 2.0 lies outside t_span (0, 1); output times must lie within the span
-    """
-    try:
-        te = np.asarray(t_eval, dtype=float)
-    except (TypeError, ValueError):
-        raise InvalidValueError(f"t_eval = {t_eval!r:.60} is not an array of times") from None
-    if te.ndim != 1:
-        raise InvalidValueError(f"t_eval must be one-dimensional, got shape {te.shape}")
-    if te.size == 0:
-        raise InvalidValueError("t_eval is empty; give at least one output time or leave it None")
-    if not np.all(np.isfinite(te)):
-        raise InvalidValueError("t_eval holds NaN or infinite times")
-    span = t1 - t0
-    outside = te[(te < t0 - 1e-12 * span) | (te > t1 + 1e-12 * span)]
-    if outside.size:
-        raise InvalidValueError(f"t_eval = {float(outside[0])!r} lies outside t_span ({t0:g}, {t1:g}); output times must "
-                                "lie within the span")
-    if np.any(np.diff(te) <= 0):
-        raise InvalidValueError("t_eval must be strictly increasing (sort it and drop duplicates)")
-    return np.clip(te, t0, t1)
-
-
-def tolerance(rtol, atol, n):
-    """Checked ``rtol`` (a positive float) and ``atol`` (None, a positive float or ``n`` positive values).
-
-    ``n`` is the number of states an ``atol`` vector covers (displacements and flows: ``2 × coordinates``).
-    """
-    r = real(rtol, parameter="rtol")
-    if not 0 < r < 1:
-        raise InvalidValueError(f"rtol = {rtol!r} must lie in (0, 1)")
-    if atol is None:
-        return r, None
-    try:
-        a = np.asarray(atol, dtype=float)
-    except (TypeError, ValueError):
-        raise InvalidValueError(f"atol = {atol!r:.60} is not a number or an array of numbers") from None
-    if not np.all(np.isfinite(a)) or np.any(a <= 0):
-        raise InvalidValueError("atol must be positive and finite")
-    if a.ndim > 1 or (a.ndim == 1 and a.size != n):
-        raise InvalidValueError(f"atol has {a.size} entries; give one number or {n} (one per displacement and "
-                                "flow, in coordinate order)")
-    return r, (float(a) if a.ndim == 0 else a)
-
-
-def known_names(mapping, known, what, hint=""):
-    """Refuse keys of ``mapping`` that are not among ``known`` (names or objects whose ``str`` is a name).
-
-    >>> known_names({"x": 1, "y": 2}, ["x"], "q0")
-    Traceback (most recent call last):
-    ...
-    netdyn.errors.InvalidValueError: q0 names 'y', which is not a coordinate of the model; the model has ['x']
-    """
-    if mapping is None:
-        return
-    if not isinstance(mapping, dict):
-        raise InvalidValueError(f"{what} must be a dict of names to values, got {type(mapping).__name__}")
-    names = {str(k) for k in known}
-    for k in mapping:
-        if str(k) not in names:
-            kind = {"q0": "coordinate", "f0": "coordinate", "guess": "coordinate"}.get(what, "name")
-            raise InvalidValueError(f"{what} names {str(k)!r}, which is not a {kind} of the model; the model has "
-                                    f"{sorted(names)[:20]}{hint}")
-
-
 def parameter_values(params, requirements):
     """Check ``params=`` overrides: finite real numbers, and the sign rules the elements declare.
 
@@ -342,23 +247,3 @@ def requirements(model):
         for obj in (getattr(net, group, None) or {}).values():
             out.extend(getattr(obj, "requirements", ()))
     return out
-
-
-def simulation_arguments(t_span, t_eval, rtol):
-    """``simulate``'s time arguments, checked before any work: ``(t_span, t_eval)``.
-
-    ``t_span`` must be finite and increasing (None: the network's ``.tran``);
-    ``t_eval`` sorted and inside the span (None: 1001 points).
-    """
-    real(rtol, parameter="rtol")
-    if t_span is None:
-        return None, (None if t_eval is None else np.asarray(t_eval, dtype=float))
-    t0, t1 = time_span(t_span)
-    return (t0, t1), (None if t_eval is None else output_times(t_eval, t0, t1))
-
-
-def model_arguments(model, n, params, rtol, atol):
-    """``simulate``'s model-dependent arguments: ``params`` overrides against the elements' sign rules,
-    ``atol`` of one value or ``2 n`` values."""
-    parameter_values(params, requirements(model))
-    tolerance(rtol, atol, 2 * n)

@@ -4,7 +4,7 @@ Every expression is a string in the model's internal
 symbols (``x``, ``x_dot``, ``x_ddot``, ``lambda_1``, ``mu_1``, parameters, ``t``;
 an input ``v(t)`` is the symbol ``v``). ``symbols`` records each symbol's
 assumptions so that :func:`from_json` gives back *equal* expressions (it parses them with the
-restricted reader of :mod:`netdyn.exprtext`, never ``eval``; every name must be one the file declares):
+restricted reader of :mod:`netdyn.lagrange.exprtext`, never ``eval``; every name must be one the file declares):
 ``equations`` (the Lagrange rows ``M q̈ + h + Φ_qᵀλ + Aᵀμ``, then ``φ``, then
 ``A f + a``, each ``= 0``) and the pieces ``M``, ``h``, ``phi``, ``Phi_q``, ...
 (matrices as ``[row, column, expression]`` triples).
@@ -27,7 +27,7 @@ import json
 
 from netdyn.errors import ParseError
 from netdyn.export._program import parameter_defaults
-from netdyn.exprtext import from_text, symbol_table, to_text
+from netdyn.lagrange.exprtext import from_text, symbol_table, to_text
 
 FORMAT = "netdyn-equations"
 FORMAT_VERSION = 1

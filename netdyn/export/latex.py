@@ -23,8 +23,10 @@ import re
 
 import sympy as sp
 from sympy.printing.conventions import split_super_sub
+from sympy.printing.latex import LatexPrinter
 
-from netdyn.equations import internalize
+from netdyn.lagrange.equations import internalize
+from netdyn.symbols import engineering
 from netdyn.errors import ExportError
 
 
@@ -66,6 +68,13 @@ _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "~": r"\tex
 _SAFE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
 
+class _LatexPrinter(LatexPrinter):
+    """sympy's LaTeX with numbers as engineers write them (``1.0e6 q_{L1} + 0.001 \\ddot{q}_{L1}``)."""
+
+    def _print_Float(self, expr):
+        return engineering(expr)
+
+
 def _escape(text):
     r"""Text safe in LaTeX: the special characters as commands, line breaks as spaces, only printable
     characters (``\input``, ``\write18`` cannot appear).
@@ -95,7 +104,7 @@ def to_latex(model, standalone=False, efforts="left", environment="align"):
     shown = [sp.sympify(e).xreplace(show) for pair in rows for e in pair] + \
         [sp.sympify(e).xreplace(show) for e in list(eq.phi) + list(eq.flow_constraint_rows())]
     names = _symbol_names(shown)
-    tex = lambda e: sp.latex(sp.sympify(e).xreplace(show), symbol_names=names)  # noqa: E731
+    tex = lambda e: _LatexPrinter(dict(symbol_names=names)).doprint(sp.sympify(e).xreplace(show))  # noqa: E731
     lines = [f"{tex(lhs)} &= {tex(rhs)}" for lhs, rhs in rows]
     lines += [f"{tex(p)} &= 0" for p in eq.phi]
     lines += [f"{tex(r)} &= 0" for r in eq.flow_constraint_rows()]

@@ -28,7 +28,7 @@ network). ``class`` may be shortened to the class name when it is unique
 
 Loading never runs code from the file: YAML is read with PyYAML's safe loader
 (aliases refused too), expressions are parsed by the restricted reader of
-:mod:`netdyn.exprtext` (a whitelist of operators and functions, never ``eval``),
+:mod:`netdyn.lagrange.exprtext` (a whitelist of operators and functions, never ``eval``),
 energy functions are expressions in ``arg``, never Python source, plain string
 values are SPICE numbers (``"1k"``) or parameter names, and ``class`` must name a
 registered element class. Anything else is a :class:`~netdyn.errors.ParseError`
@@ -64,7 +64,8 @@ import sympy as sp
 
 from netdyn.components.base import REGISTRY, Port
 from netdyn.errors import NetdynError, ParseError
-from netdyn.exprtext import from_text, symbol_table, to_text
+from netdyn.lagrange.exprtext import from_text, symbol_table, to_text
+from netdyn.graph.network import Network
 
 FORMAT = "netdyn-model"
 _CLASS_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*$")
@@ -274,7 +275,6 @@ def _build(entry, index, built):
 
 def model_from_dict(doc):
     """A ``Network`` from model-file content (see :func:`model_to_dict`)."""
-    from netdyn.network import Network
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ParseError(f"not a netdyn model file: expected 'format: {FORMAT}' at the top")
     version = doc.get("format_version")
