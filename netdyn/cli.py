@@ -226,6 +226,9 @@ def cmd_simulate(args):
         _write_table(cols, sys.stdout)
     if args.plot:
         _plot(cols, args.plot, f"{net.name} ({os.path.basename(args.file)})", sol.model)
+    if getattr(sol, "status", 0) == -2:  # Ctrl-C: the table holds the times reached
+        print(f"netdyn: {sol.message}", file=sys.stderr)
+        return 130
     return 0
 
 

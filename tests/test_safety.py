@@ -436,3 +436,37 @@ def test_current_driven_pwl_into_ida_finishes():
     sol = netdyn.simulate(net, (0, 2e-3), method="ida", t_eval=np.linspace(0, 2e-3, 201))
     ref = netdyn.simulate(net, (0, 2e-3), t_eval=np.linspace(0, 2e-3, 201))  # the linear path
     assert np.max(np.abs(sol.voltage("a") - ref.voltage("a"))) < 1e-5 * np.max(np.abs(ref.voltage("a")))
+
+
+# ------------------------------------------------------------------ long runs: Ctrl-C keeps what was computed
+
+class _CtrlC:
+    """A progress callback that raises KeyboardInterrupt (what Ctrl-C does) once time passes ``at``."""
+
+    def __init__(self, at):
+        self.at, self.fired = at, False
+
+    def __call__(self, tt):
+        if tt > self.at and not self.fired:
+            self.fired = True
+            raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("system", ["oscillator", "rc-linear"])
+def test_ctrl_c_returns_a_partial_solution_with_a_status(system):
+    if system == "oscillator":
+        x, = netdyn.coordinates("x,")
+        model = netdyn.LagrangianModel([x], T=x.diff(netdyn.t) ** 2 / 2, V=x**2 / 2)
+        kwargs = dict(q0={"x": 1.0})
+    else:
+        model = _rc(None)
+        kwargs = {}
+    stop = _CtrlC(at=0.4 if system == "oscillator" else 0.4e-3)
+    t1 = 1.0 if system == "oscillator" else 1e-3
+    sol = netdyn.simulate(model, (0.0, t1), t_eval=np.linspace(0, t1, 101), progress=stop, **kwargs)
+    assert stop.fired and sol.status == -2 and not sol.success and "Interrupted" in sol.message
+    assert 0.3 * t1 <= sol.t[-1] < t1 and sol.t.size < 101
+    if system == "oscillator":
+        assert np.allclose(sol["x"], np.cos(sol.t), atol=1e-6)  # what was computed is right
+    else:
+        assert np.allclose(sol.voltage("out"), 1 - np.exp(-sol.t / 1e-3), atol=1e-5)

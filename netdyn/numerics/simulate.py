@@ -28,7 +28,7 @@ from netdyn.numerics.integrators.projection import SOLVERS
 from netdyn.numerics.linearsim import explain_not_linear, simulate_linear, try_linear
 from netdyn.numerics.solution import Solution
 from netdyn.numerics.structure import prepare
-from netdyn.numerics.trajectory import Trajectory
+from netdyn.numerics.trajectory import INTERRUPTED, Trajectory
 from netdyn.symbols import t
 from netdyn.validate import parameter_values, requirements
 
@@ -113,7 +113,10 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         # magnitudes from a first pass under (nearly) pure relative error control; a small fixed atol:
         # pure relative control fails on variables held at 0 by constraints (roundoff noise) and in
         # IDA's first steps from exact zeros; magnitudes are all this pass is for
-        atol = scaled_atol(run(1e-6, 1e-12, np.linspace(t0, t1, 201)), rtol)
+        coarse = run(1e-6, 1e-12, np.linspace(t0, t1, 201))
+        if coarse.status == INTERRUPTED:  # Ctrl-C during the first pass: return what it reached
+            return Solution(model, cm, p, coarse, method=method)
+        atol = scaled_atol(coarse, rtol)
     trajectory = run(rtol, atol, t_eval, progress)
     if trajectory.t.shape == requested.shape:
         trajectory.t = requested  # report the times asked for (a snapped one differs by < 1e-9 of the span)
@@ -189,6 +192,8 @@ def integrate_segments(integrator, edges, q, f, t_eval, rtol, atol, progress=Non
         if piece.dissipated is not None:
             w = (piece.dissipated[-1], piece.supplied[-1])
         parts.append(piece.take(np.isin(piece.t, t_eval)))
+        if piece.status == INTERRUPTED:  # Ctrl-C: the segments done so far
+            break
     return Trajectory.join(parts)
 
 
