@@ -247,3 +247,36 @@ def requirements(model):
         for obj in (getattr(net, group, None) or {}).values():
             out.extend(getattr(obj, "requirements", ()))
     return out
+
+
+def extreme_values(model, decades=15):
+    """``[(element, parameter, value)]``: numeric element values beyond ``10**±decades`` in SI units
+    (``model``: a model assembled from a network, or the network).
+
+    Such a value (``R = 1e-30``) makes a time constant far below any step an integrator can take, or
+    far beyond the span; when an integration fails, the message names these elements.
+
+    >>> extreme_values(None)
+    []
+    """
+    net = model if hasattr(model, "elements") else (getattr(model, "metadata", None) or {}).get("network")
+    out = []
+    for group in ("elements", "bodies"):
+        for obj in (getattr(net, group, None) or {}).values():
+            for parameter, v in (getattr(obj, "values", None) or {}).items():
+                if isinstance(v, sp.Basic) and v.is_number and v.is_real and not v.is_zero:
+                    x = abs(float(v))
+                    if x < 10.0 ** -decades or x > 10.0 ** decades:
+                        out.append((obj.name, parameter, float(v)))
+    return out
+
+
+def conditioning_hint(model):
+    """A sentence naming the elements with extreme values (see :func:`extreme_values`), or ``""``."""
+    found = extreme_values(model)
+    if not found:
+        return ""
+    listed = ", ".join(f"{name}: {parameter} = {value:g}" for name, parameter, value in found[:5])
+    return (f"; the problem is badly conditioned by {listed} (values beyond 1e±15 in SI units make time "
+            "constants no integrator can resolve); check the units or replace the element by an ideal one "
+            "(a short, an open circuit, a rigid link)")

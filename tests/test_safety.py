@@ -470,3 +470,15 @@ def test_ctrl_c_returns_a_partial_solution_with_a_status(system):
         assert np.allclose(sol["x"], np.cos(sol.t), atol=1e-6)  # what was computed is right
     else:
         assert np.allclose(sol.voltage("out"), 1 - np.exp(-sol.t / 1e-3), atol=1e-5)
+
+
+def test_ill_conditioned_values_are_named_when_the_integration_fails():
+    net = netdyn.Network("x")
+    net.add(VoltageSource("V1", "in", "0", 1.0), Resistor("R1", "in", "out", 1e-30), Capacitor("C1", "out", "0", 1e-6),
+            Inductor("L1", "out", "0", 1e-3))
+    try:
+        sol = netdyn.simulate(net, (0, 1e-3))
+    except netdyn.errors.IntegrationError as exc:
+        assert "R1: R = 1e-30" in str(exc)
+    else:  # a path that copes is fine too, if its answer is right: R1 shorts the source onto C1 || L1
+        assert np.allclose(sol.voltage("out"), 1.0, atol=1e-6)
