@@ -482,3 +482,14 @@ def test_ill_conditioned_values_are_named_when_the_integration_fails():
         assert "R1: R = 1e-30" in str(exc)
     else:  # a path that copes is fine too, if its answer is right: R1 shorts the source onto C1 || L1
         assert np.allclose(sol.voltage("out"), 1.0, atol=1e-6)
+
+
+def test_element_and_node_names_never_reach_generated_code(marker):
+    bad = f"x') or __import__('os').system('touch {marker}') or ('"
+    net = netdyn.Network(bad)
+    net.add(VoltageSource("V1", "in", "0", 1.0), Resistor(bad, "in", bad + "n", 1e3),
+            Capacitor("C" + bad, bad + "n", "0", 1e-6), Inductor("L1", bad + "n", "0", 1e-3))
+    sol = netdyn.simulate(net, (0, 1e-4), method="ida", formulation="branch", t_eval=[0, 1e-4])
+    assert np.all(np.isfinite(sol.q))
+    for fmt in ("python", "latex", "json"):
+        netdyn.export.export(net, fmt, formulation="branch")
