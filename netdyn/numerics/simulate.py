@@ -28,8 +28,9 @@ from netdyn.numerics.integrators.projection import SOLVERS
 from netdyn.numerics.linearsim import explain_not_linear, simulate_linear, try_linear
 from netdyn.numerics.solution import Solution
 from netdyn.numerics.structure import prepare
-from netdyn.numerics.trajectory import Trajectory
+from netdyn.numerics.trajectory import INTERRUPTED, Trajectory
 from netdyn.symbols import t
+from netdyn.validate import conditioning_hint, parameter_values, requirements
 
 METHODS = ("auto", "linear", "projection", "ida", "recursive")
 
@@ -94,12 +95,13 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     if method in ("auto", "linear") and not params:
         lin = try_linear(system, formulation)
         if lin is not None:
-            return simulate_linear(system, t_span, q0, f0, _output_times(t_span, t_eval), rtol, atol, max_step,
-                                   formulation, lin=lin, progress=progress)
+            return _explained(simulate_linear, system, system, t_span, q0, f0, _output_times(t_span, t_eval), rtol,
+                              atol, max_step, formulation, lin, progress)
     if method == "linear":
         explain_not_linear(system, formulation, params)
     model = as_model(system, formulation)
     cm = compile_model(model)
+    parameter_values(params, requirements(model))  # params= overrides get the constructors' sign checks
     p = cm.parameter_vector(params)
     t0, t1 = t_span
     requested = _output_times(t_span, t_eval)
@@ -118,11 +120,25 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         # magnitudes from a first pass under (nearly) pure relative error control; a small fixed atol:
         # pure relative control fails on variables held at 0 by constraints (roundoff noise) and in
         # IDA's first steps from exact zeros; magnitudes are all this pass is for
-        atol = scaled_atol(run(1e-6, 1e-12, np.linspace(t0, t1, 201)), rtol)
-    trajectory = run(rtol, atol, t_eval, progress)
+        coarse = _explained(run, model, 1e-6, 1e-12, np.linspace(t0, t1, 201))
+        if coarse.status == INTERRUPTED:  # Ctrl-C during the first pass: return what it reached
+            return Solution(model, cm, p, coarse, method=method)
+        atol = scaled_atol(coarse, rtol)
+    trajectory = _explained(run, model, rtol, atol, t_eval, progress)
     if trajectory.t.shape == requested.shape:
         trajectory.t = requested  # report the times asked for (a snapped one differs by < 1e-9 of the span)
     return Solution(model, cm, p, trajectory, method=method)
+
+
+def _explained(run, model, *args):
+    """``run(*args)``; a failed integration names the elements whose extreme values make it ill-conditioned."""
+    try:
+        return run(*args)
+    except IntegrationError as exc:
+        hint = conditioning_hint(model)
+        if not hint:
+            raise
+        raise IntegrationError(str(exc) + hint) from None
 
 
 def _span(system, t_span, formulation):
@@ -194,6 +210,8 @@ def integrate_segments(integrator, edges, q, f, t_eval, rtol, atol, progress=Non
         if piece.dissipated is not None:
             w = (piece.dissipated[-1], piece.supplied[-1])
         parts.append(piece.take(np.isin(piece.t, t_eval)))
+        if piece.status == INTERRUPTED:  # Ctrl-C: the segments done so far
+            break
     return Trajectory.join(parts)
 
 
