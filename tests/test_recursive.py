@@ -583,7 +583,7 @@ def test_tree_from_spatial_network_matches_the_symbolic_relative_formulation(whi
     from netdyn.recursive import forward_kinematics
     from netdyn.recursive.constraints import constraint_terms
     from netdyn.recursive.spatial import tree_from_spatial_network
-    net = spatial_chain(5) if which == "chain" else _spatial_mix()
+    net = spatial_chain(3) if which == "chain" else _spatial_mix()
     tree = tree_from_spatial_network(net)
     m, d = tree.model, TreeData(tree.model)
     rel = net.model(formulation="relative")
