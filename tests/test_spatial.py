@@ -524,3 +524,29 @@ def test_reaction_force_is_newtons_second_law_for_a_swinging_body():
     F = sol.reaction("S")[:3]                     # frame a of a ball joint about z is the global frame
     assert np.max(np.abs(3.0 * acc - F - 3.0 * np.array([[0], [0], [-9.81]]))) < 1e-7 * np.max(np.abs(F))
     assert np.ptp(acc[0]) > 0.1
+
+
+@pytest.mark.parametrize("formulation", ["absolute", "relative"])
+def test_cardan_joint_follows_the_closed_form_transmission(formulation):
+    """Two shafts at an angle β joined by a Universal joint: tan φ_out = tan φ_in / cos β. In the relative
+    formulation the Universal joint is a tree joint (coordinates alpha_U, beta_U) and the output bearing the cut."""
+    beta = 0.5
+    u = (np.cos(beta), np.sin(beta), 0.0)
+    net = netdyn.Network("Cardan shaft")
+    net.add(RigidBody("in", 1.0, (0.01, 0.02, 0.02)), RigidBody("out", 1.0, (0.01, 0.02, 0.02)),
+            RigidBody("bracket", 1.0, (1, 1, 1)),
+            Revolute("R_in", "ground", (0, 0, 0), "in", (0, 0, 0), axis=(1, 0, 0)),
+            Universal("U", "in", (0, 0, 0), "out", (0, 0, 0), axis_a=(0, 1, 0), axis_b=(0, 0, 1)),
+            Fixed("W", "ground", (0, 0, 0), "bracket", (0, 0, 0)),
+            Revolute("R_out", "bracket", (0, 0, 0), "out", (0, 0, 0), axis=u))
+    model = net.model(formulation=formulation)
+    if formulation == "relative":
+        assert model.metadata["spatial"]["cuts"] == ["R_out"]
+        assert {"alpha_U", "beta_U"} <= set(model.coordinate_names)
+    te = np.linspace(0, 1.2, 13)
+    guess = {"e0_in": 1.0, "e0_out": 1.0, "e0_bracket": 1.0}
+    k = netdyn.kinematics(model, {"R_in": t}, te, guess=guess if formulation == "absolute" else None)
+    pose = model.metadata["spatial"]["poses"]["out"]
+    e = np.array([k.evaluate(k._internal(sp.sympify(v))) for v in pose.q])
+    phi_out = 2 * np.arctan2(e[1:].T @ np.array(u), e[0])
+    assert np.max(np.abs(np.tan(phi_out) - np.tan(te) / np.cos(beta))) < 1e-9
