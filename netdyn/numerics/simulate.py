@@ -120,7 +120,8 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         # magnitudes from a first pass under (nearly) pure relative error control; a small fixed atol:
         # pure relative control fails on variables held at 0 by constraints (roundoff noise) and in
         # IDA's first steps from exact zeros; magnitudes are all this pass is for
-        coarse = _explained(run, model, 1e-6, 1e-12, np.linspace(t0, t1, 201))
+        # (the work integrals out of its error test: their scale is what it finds out)
+        coarse = _explained(run, model, 1e-6, np.r_[np.full(2 * cm.n, 1e-12), 1e6, 1e6], np.linspace(t0, t1, 201))
         if coarse.status == INTERRUPTED:  # Ctrl-C during the first pass: return what it reached
             return Solution(model, cm, p, coarse, method=method)
         atol = scaled_atol(coarse, rtol)
@@ -216,9 +217,14 @@ def integrate_segments(integrator, edges, q, f, t_eval, rtol, atol, progress=Non
 
 
 def scaled_atol(trajectory, rtol):
-    """Absolute tolerances of ``[q, f]`` from a first pass's magnitudes (``rtol``/100 of each)."""
-    y = np.vstack([trajectory.q, trajectory.f])  # the work integrals keep their relative control
+    """Absolute tolerances of ``[q, f, W_dissipated, W_supplied]`` from a first pass's magnitudes
+    (``rtol``/100 of each; the work integrals at ``rtol``/100 of the largest energy that went through)."""
+    y = np.vstack([trajectory.q, trajectory.f])
     scale = np.max(np.abs(y), axis=1)
     # variables held at ~0 (by a constraint) get a usable atol; a system at rest keeps 1e-12
     floor = np.max(scale) * 1e-6 if np.max(scale) > 0 else 1e-12 / max(rtol * 1e-2, 1e-300)
-    return np.maximum(scale, floor) * rtol * 1e-2
+    atol = np.maximum(scale, floor) * rtol * 1e-2
+    if trajectory.dissipated is None or not trajectory.t.size:
+        return atol
+    energy = max(np.max(np.abs(trajectory.dissipated)), np.max(np.abs(trajectory.supplied)))
+    return np.r_[atol, np.full(2, max(energy * rtol * 1e-2, 1e-14))]

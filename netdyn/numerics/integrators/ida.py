@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from netdyn.errors import IntegrationError
-from netdyn.numerics.integrators.base import Integrator, split_atol
+from netdyn.numerics.integrators.base import Integrator, split_atol, work_atol
 from netdyn.numerics.trajectory import Trajectory
 
 
@@ -98,7 +98,7 @@ class IDA(Integrator):
         at[n + nI:N - 2] = 1e6  # multipliers and GGL terms out of the error test, solved exactly afterwards
         # work integrals (joules): nearly relative error control, unless the power involves multipliers
         # (sources given as constraints), which are out of the error test: their noise collapsed the steps
-        at[self.sw] = 1e-14 if not self.cm.has_constraints else 1e6
+        at[self.sw] = work_atol(atol, n)  # joules: scaled to the run's energies by simulate's first pass
         te = ida_grid(t0, t1, t_eval)
         y0, yp0 = consistent_start(residual, t0, y0, yp0, self.algebraic)
         # BDF's global error runs ~10x its local tolerance: tighten so both integrators honour rtol alike

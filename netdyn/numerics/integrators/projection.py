@@ -25,7 +25,7 @@ import scipy.linalg as sla
 from scipy.integrate import DOP853, RK45, Radau
 
 from netdyn.errors import IntegrationError, SingularSystemError
-from netdyn.numerics.integrators.base import Integrator, split_atol
+from netdyn.numerics.integrators.base import Integrator, split_atol, work_atol
 from netdyn.numerics.structure import SingularityWatch, integration_failure
 from netdyn.numerics.trajectory import INTERRUPTED, SUCCESS, Trajectory, interrupted_message
 
@@ -74,7 +74,7 @@ class Projection(Integrator):
         y0 = np.concatenate([q0, f0, [0.0, 0.0]])
         at = split_atol(atol, n)
         if np.ndim(at):
-            at = np.concatenate([at, [1e-14, 1e-14]])
+            at = np.concatenate([at, work_atol(atol, n)])
         solver = self.solver_cls(self.rhs, t0, y0, t1, rtol=rtol, atol=at, max_step=self.max_step)
         ts, ys = [], []
         i = 0
