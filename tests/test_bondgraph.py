@@ -531,3 +531,20 @@ def test_round_trip_through_transducers_keeps_signs():
         for n in names:
             a, b = s1.across(n), s2.across(n)
             assert np.max(np.abs(a - b)) <= 1e-8 * max(np.max(np.abs(a)), 1e-12), (net.name, n)
+
+
+def test_modulated_gyrator_is_workless():
+    # I1 -> MGY(r = 1 + x^2, x = I1's displacement) -> I2: both inertias independent, a gyroscopic exchange
+    bg = graph("mgy", [("I", "I1", {"I": 0.5}), ("MGY", "G", {"ratio": lambda x: 1 + x**2, "by": "I1"}),
+                       ("I", "I2", {"I": 2.0})], [("I1", "G"), ("G", "I2")])
+    se = bg.state_equations()
+    p1, p2, x = sp.Symbol("p_I1"), sp.Symbol("p_I2"), sp.Symbol("x_I1")
+    r = 1 + x**2
+    # I1's bond points out of it (port flow -f, effort e1 = r f2); I2 receives e2 = r f1
+    assert sp.simplify(se["p_I1"] - r * p2 / 2.0) == 0
+    assert sp.simplify(se["p_I2"] + r * p1 / 0.5) == 0
+    assert sp.simplify(se["x_I1"] - p1 / 0.5) == 0
+    sol = netdyn.simulate(bg, (0, 4), f0={"q_I1": 1.0}, rtol=1e-11)
+    E = sol.energy()
+    assert np.max(np.abs(E - E[0])) < 1e-8 * E[0]
+    balanced(sol)
