@@ -13,9 +13,9 @@ import sympy as sp
 
 import netdyn
 from netdyn import t
-from netdyn.bondgraph import CausalConflict, to_model
+from netdyn.bondgraph import CausalConflict
 from netdyn.bondgraph.network import to_bond_graph, to_network
-from netdyn.errors import ModelError, NetdynError, ParameterError, TopologyError
+from netdyn.errors import ElementError, ModelError, NetdynError, ParameterError, TopologyError
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
@@ -240,11 +240,8 @@ def test_bad_input_errors_name_the_element():
         two.causality()
     with pytest.raises(NetdynError, match="E1 and E2"):
         netdyn.simulate(two, (0, 1))
-    with pytest.raises(ElementErrorOrParameter, match="not physical"):
+    with pytest.raises(ElementError, match="Cneg: C = -1.0 is not physical"):
         bg.add("C", "Cneg", C=-1.0)
-
-
-ElementErrorOrParameter = NetdynError
 
 
 # ------------------------------------------------------------------------------------------ networks
