@@ -38,12 +38,12 @@ def reflected(t, U, RA, LA, K, Jm, Bm, n, JL, BL):
     return solve_ivp(rhs, (t[0], t[-1]), [0.0, 0.0], t_eval=t, method="Radau", rtol=1e-12, atol=1e-12).y
 
 
-def main(out=Path("examples/output")):
+def main(out=Path("examples/output"), T=0.3):
     out.mkdir(parents=True, exist_ok=True)
     bg = build(**PARAMS)
     print(bg.causality().report())
-    t = np.linspace(0, 0.3, 301)
-    sol = netdyn.simulate(bg, (0, 0.3), t_eval=t, rtol=1e-10)
+    t = np.linspace(0, T, 301)
+    sol = netdyn.simulate(bg, (0, T), t_eval=t, rtol=1e-10)
     i_ref, w_ref = reflected(t, **PARAMS)
     err = max(np.max(np.abs(sol["q_LA_dot"] - i_ref)) / np.max(np.abs(i_ref)),
               np.max(np.abs(sol["q_Jm_dot"] - w_ref)) / np.max(np.abs(w_ref)))

@@ -41,7 +41,7 @@ from sympy.physics.mechanics import dynamicsymbols
 
 from netdyn.bondgraph.causality import assign_causality
 from netdyn.bondgraph.kinds import FUNCTION_VARIABLE, F, Q, X
-from netdyn.errors import ModelError, TopologyError
+from netdyn.errors import ModelError
 from netdyn.lagrange.model import LagrangianModel
 from netdyn.symbols import t
 
