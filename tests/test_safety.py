@@ -416,13 +416,13 @@ def test_pwl_sources_are_evaluated_by_table_lookup():
     from netdyn.numerics.compiled import time_function
     from netdyn.lagrange.sources import pwl
     rng = np.random.default_rng(1)
-    times = np.cumsum(rng.uniform(1e-4, 1e-3, 2000))
+    times = np.cumsum(rng.uniform(1e-4, 1e-3, 500))
     values = rng.normal(size=times.size)
     f = time_function(3 * pwl(list(zip(times, values))) + netdyn.t)
     probe = np.concatenate([rng.uniform(times[0] - 1, times[-1] + 1, 500), times])
     assert np.allclose(f(probe), 3 * np.interp(probe, times, values) + probe, rtol=1e-10, atol=1e-9)
     import inspect
-    assert "select" not in inspect.getsource(f)  # O(log n) a call, not numpy.select over 2000 pieces
+    assert "select" not in inspect.getsource(f)  # O(log n) a call, not numpy.select over 500 pieces
 
 
 def test_current_driven_pwl_into_ida_finishes():
