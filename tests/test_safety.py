@@ -493,3 +493,19 @@ def test_element_and_node_names_never_reach_generated_code(marker):
     assert np.all(np.isfinite(sol.q))
     for fmt in ("python", "latex", "json"):
         netdyn.export.export(net, fmt, formulation="branch")
+
+
+def test_an_unnamed_sundials_flag_is_an_integration_error(monkeypatch):
+    """scikit-sundae looks its return flags up in a dict without some of them (KeyError: -60)."""
+    import sksundae.ida
+
+    class Flag60:
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def solve(self, *args):
+            raise KeyError(-60)
+
+    monkeypatch.setattr(sksundae.ida, "IDA", Flag60)
+    with pytest.raises(netdyn.errors.IntegrationError, match="return flag -60"):
+        netdyn.simulate(_rc(None), (0, 1e-3), method="ida")
