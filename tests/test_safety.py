@@ -416,13 +416,13 @@ def test_pwl_sources_are_evaluated_by_table_lookup():
     from netdyn.numerics.compiled import time_function
     from netdyn.lagrange.sources import pwl
     rng = np.random.default_rng(1)
-    times = np.cumsum(rng.uniform(1e-4, 1e-3, 2000))
+    times = np.cumsum(rng.uniform(1e-4, 1e-3, 500))
     values = rng.normal(size=times.size)
     f = time_function(3 * pwl(list(zip(times, values))) + netdyn.t)
     probe = np.concatenate([rng.uniform(times[0] - 1, times[-1] + 1, 500), times])
     assert np.allclose(f(probe), 3 * np.interp(probe, times, values) + probe, rtol=1e-10, atol=1e-9)
     import inspect
-    assert "select" not in inspect.getsource(f)  # O(log n) a call, not numpy.select over 2000 pieces
+    assert "select" not in inspect.getsource(f)  # O(log n) a call, not numpy.select over 500 pieces
 
 
 def test_current_driven_pwl_into_ida_finishes():
@@ -493,3 +493,19 @@ def test_element_and_node_names_never_reach_generated_code(marker):
     assert np.all(np.isfinite(sol.q))
     for fmt in ("python", "latex", "json"):
         netdyn.export.export(net, fmt, formulation="branch")
+
+
+def test_an_unnamed_sundials_flag_is_an_integration_error(monkeypatch):
+    """scikit-sundae looks its return flags up in a dict without some of them (KeyError: -60)."""
+    import sksundae.ida
+
+    class Flag60:
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def solve(self, *args):
+            raise KeyError(-60)
+
+    monkeypatch.setattr(sksundae.ida, "IDA", Flag60)
+    with pytest.raises(netdyn.errors.IntegrationError, match="return flag -60"):
+        netdyn.simulate(_rc(None), (0, 1e-3), method="ida")

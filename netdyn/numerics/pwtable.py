@@ -59,11 +59,11 @@ def _as_table(pw, var):
             breaks.append(c)
         if expr.free_symbols - {var}:
             return None
-        if var in expr.free_symbols:
-            poly = expr.as_poly(var)
-            if poly is None or poly.degree() > 1:
+        if var in expr.free_symbols:  # a0 + b1*var, read off the terms (Poly is slow on thousands of pieces)
+            a0, rest = expr.as_independent(var, as_Add=True)
+            b1, rest = rest.as_independent(var, as_Add=False)
+            if rest != var:
                 return None
-            b1, a0 = poly.all_coeffs() if poly.degree() == 1 else (0, poly.all_coeffs()[0])
         else:
             a0, b1 = expr, 0
         try:

@@ -105,7 +105,12 @@ class IDA(Integrator):
         solver = SundialsIDA(residual, rtol=rtol / 10, atol=at / 10, algebraic_idx=self.algebraic or None,
                              calc_initcond=None, max_num_steps=200000,
                              max_step=0 if not np.isfinite(self.max_step) else self.max_step)
-        out = solver.solve(te, y0, yp0)
+        try:
+            out = solver.solve(te, y0, yp0)
+        except KeyError as exc:  # scikit-sundae maps return flags to messages with a dict that lacks some
+            raise IntegrationError(f"IDA stopped with SUNDIALS return flag {exc.args[0] if exc.args else '?'} "
+                                   f"between t = {t0:.6g} and {t1:.6g} (a flag the binding does not name); the "
+                                   "system may be singular there or need looser tolerances") from None
         if not out.success:
             tt = out.t[-1] if len(out.t) else t0
             raise IntegrationError(f"IDA failed at t = {tt:.6g}: {out.message}; the system may be "
