@@ -128,11 +128,27 @@ class _Stepper:
         z3 = _T[2, 0].real * w1 + 2 * (_T[2, 1] * w2).real  # the last stage increment: y1 - y0
         ze = _ERR_T0 * w1 + 2 * (_ERR_T1 * w2).real  # Σ e_i Z_i
         err = self.lu_real.solve(f0 + self.E @ ze / self.h)
+        self.last = (w1, w2)
         return y0 + z3, err
 
+    def stages(self, y0):
+        """Stage values ``Y_i`` and stage derivatives ``Ẏ_i`` (columns) of the last step taken from ``y0``.
 
-def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, progress=None):
+        ``Ẏ = (A⁻¹ ⊗ I) Z / h`` is the derivative of the collocation polynomial at the stages, where the
+        DAE holds exactly."""
+        w1, w2 = self.last
+        Z = np.column_stack([_T[i, 0].real * w1 + 2 * (_T[i, 1] * w2).real for i in range(3)])
+        Zd = np.column_stack([(_T[i, 0] * _LAM[0]).real * w1 + 2 * (_T[i, 1] * _LAM[1] * w2).real
+                              for i in range(3)]) / self.h
+        return y0[:, None] + Z, Zd
+
+
+def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, progress=None, power=None):
     """Integrate from ``y0`` at ``t_out[0]``; returns ``(t_out, Y)`` with one column per output time.
+
+    ``power(t_stages, Y_stages, Ydot_stages) -> P`` (``P`` of shape ``(k, 3)``), when given, is integrated
+    along with the solution by the method's own quadrature (weights ``b`` at the three stages, where the
+    DAE holds exactly); the integrals at the output times are returned as a third value ``(k, len(t_out))``.
 
     ``y0`` should be consistent (see :func:`consistent_rates`); ``atol`` is a
     scalar or a vector over ``dae.error_rows``; by default each component's
@@ -153,6 +169,10 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
     Y = np.empty((dae.size, t_out.size))
     y = np.asarray(y0, dtype=float).copy()
     Y[:, 0] = y
+    work = None
+    if power is not None:
+        work = np.zeros((0, t_out.size))
+        acc = None
     steppers = {}
     level = 0
     for k in range(t_out.size - 1):
@@ -179,12 +199,22 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
                 if level > max_level:
                     raise IntegrationError(f"step size too small near t = {tt:.6g}: the error test keeps failing")
                 continue
+            if power is not None:
+                Ys, Yd = st.stages(y)
+                P = np.atleast_2d(power(tt + _C * h, Ys, Yd))
+                acc = (np.zeros(P.shape[0]) if acc is None else acc) + h * (P @ _A[2])
             y = y1
             done += 1
             if level and e < 0.02 and done % 2 == 0:  # comfortably accurate: double the step
                 level -= 1
                 done //= 2
         Y[:, k + 1] = y
+        if power is not None and acc is not None:
+            if work.shape[0] != acc.size:
+                work = np.zeros((acc.size, t_out.size))
+            work[:, k + 1] = acc
         if progress is not None:
             progress(t1)
+    if power is not None:
+        return t_out, Y, work
     return t_out, Y

@@ -30,7 +30,19 @@ __all__ = ["linear_dae", "simulate_linear", "LinearSolution", "try_linear"]
 
 
 def linear_dae(lin):
-    """The first-order DAE of a :class:`~netdyn.stamp.LinearNetwork` and its state layout."""
+    """The first-order DAE of a :class:`~netdyn.stamp.LinearNetwork` and its state layout.
+
+    Hidden constraints (loops of voltage sources and capacitors, cut-sets of
+    current sources and inductors, in whichever formulation makes them
+    constraints on the states) are differentiated by
+    :func:`netdyn.higherindex.reduce_index`; the sources' derivatives become extra
+    inputs. The returned DAE carries ``exprs`` (its inputs as expressions of t),
+    ``hidden`` (the :class:`~netdyn.higherindex.Reduced` record) and ``E0``, ``J0``
+    (the matrices before the reduction).
+    """
+    import sympy as sp
+    from netdyn.higherindex import reduce_index
+    from netdyn.symbols import t
     n, m = lin.n, lin.m
     inertial = np.asarray(abs(lin.M).sum(axis=0)).ravel() > 0
     I = np.flatnonzero(inertial)
@@ -45,23 +57,36 @@ def linear_dae(lin):
     J = sps.block_array([[Z(nI, n), sps.eye(nI), Z(nI, m)],
                          [-lin.K, -D_I, -lin.A.T],
                          [Z(m, n), -A_I, Z(m, m)]], format="csr")
-    G = sps.block_array([[Z(nI, len(lin.inputs))], [lin.B_e], [-lin.B_a]], format="csr") if lin.inputs \
-        else sps.csr_array((nI + n + m, 0))
+    G = sps.block_array([[Z(nI, len(lin.inputs))], [lin.B_e], [-lin.B_a]], format="csr").toarray() \
+        if lin.inputs else np.zeros((nI + n + m, 0))
+    exprs = [sp.sympify(u) for u in lin.inputs]
+    made = {}
+
+    def derivative(j):
+        if j not in made:
+            made[j] = len(exprs)
+            exprs.append(sp.diff(exprs[j], t))
+        return made[j]
+
+    labels = [f"the rate of {lin.names[i]}" for i in I] + [f"the equation of {nm}" for nm in lin.names] + \
+        [f"the constraint {lb}" for lb in lin.flow_labels]
+    red = reduce_index(E, J, G, derivative, labels=labels)
     from netdyn.numeric import time_function
-    fns = [time_function(u) for u in lin.inputs]
-    dae = LinearDAE(E, J, G, fns, error_rows=np.arange(n + nI))
+    dae = LinearDAE(red.E, red.J, sps.csr_array(red.G), [time_function(u) for u in exprs],
+                    error_rows=np.arange(n + nI))
+    dae.exprs, dae.hidden, dae.E0, dae.J0, dae.labels = exprs, red, E, J, labels
     return dae, I
 
 
 def try_linear(net, formulation=None):
-    """The :class:`~netdyn.stamp.LinearNetwork` of a network, or ``None`` when it has no index-1 linear form."""
+    """The :class:`~netdyn.stamp.LinearNetwork` of a network, or ``None`` when it has no linear form."""
     if not hasattr(net, "elements") or not hasattr(net, "bodies"):
         return None
     try:
         lin = linear_network(net, formulation)
         dae, I = linear_dae(lin)
         consistent_rates(dae)
-    except (NotLinear, SingularSystemError):
+    except NotLinear:
         return None
     return lin
 
@@ -76,40 +101,114 @@ def explain_not_linear(system, formulation=None, params=None):
     consistent_rates(linear_dae_of)  # raises SingularSystemError: not of index one
 
 
+def _derivative_inputs(dae, order):
+    """Values of the ``order``-th derivatives of the DAE's inputs, as a function of an array of times."""
+    import sympy as sp
+    from netdyn.numeric import time_function
+    from netdyn.symbols import t
+    fns = [time_function(sp.diff(e, t, order)) for e in dae.exprs]
+
+    def values(tt):
+        tt = np.atleast_1d(np.asarray(tt, dtype=float))
+        if not fns:
+            return np.zeros((0, tt.size))
+        return np.vstack([np.broadcast_to(np.asarray(fn(tt), dtype=float), tt.shape) for fn in fns])
+    return values
+
+
+def exact_rates(dae, T, Y, rates):
+    """Rates of the algebraic components and second derivatives of the differential ones, exactly.
+
+    Differentiating ``S z = J_d y_d + G v(t)`` (``z = [ẏ_d; y_a]``) gives
+    ``S ż = J_d ẏ_d + G v̇(t)``: one more solve with the same matrix, no
+    differences of output samples. Returns ``(rates with the algebraic
+    components filled, second derivatives of every component)``.
+    """
+    from netdyn.higherindex import factor, index_one_matrix
+    S, diff = index_one_matrix(dae.E, dae.J)
+    lu = factor(S)
+    Jd = sps.csc_array(dae.J)[:, np.flatnonzero(diff)]
+    nd = int(diff.sum())
+    d1, d2 = _derivative_inputs(dae, 1), _derivative_inputs(dae, 2)
+    z1 = lu.solve(Jd @ rates[diff] + dae.G @ d1(T))
+    rates = rates.copy()
+    rates[~diff] = z1[nd:]
+    second = np.zeros_like(rates)
+    second[diff] = z1[:nd]
+    z2 = lu.solve(Jd @ second[diff] + dae.G @ d2(T))
+    second[~diff] = z2[nd:]
+    return rates, second
+
+
 def simulate_linear(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-8, atol=None, max_step=np.inf,
                     formulation=None, lin=None, progress=None):
     """Integrate a linear network on the numeric path; returns a :class:`LinearSolution`.
 
-    ``progress(t)`` (optional) is called as each output interval is reached."""
+    Initial values not given are zero (uncharged capacitors, no inductor
+    current), then changed only as impulses through the sources would change
+    them (:func:`netdyn.higherindex.impulse_consistent`). The dissipated and
+    supplied energy are integrated with the solution by the Radau stages' own
+    quadrature. ``progress(t)`` (optional) is called as each output interval is reached."""
+    from netdyn.higherindex import impulse_consistent
     lin = lin or linear_network(net, formulation)
     dae, I = linear_dae(lin)
     solve, diff = consistent_rates(dae)
-    n, nI = lin.n, I.size
+    n, nI, m = lin.n, I.size, lin.m
+    if t_span is None:
+        tran = getattr(net, "tran", None)
+        if not tran:
+            raise ModelError("no t_span given and the network has no .tran card; pass t_span=(t0, t1)")
+        t_span = (0.0, float(tran["tstop"]))
     t0, t1 = float(t_span[0]), float(t_span[1])
     t_eval = np.linspace(t0, t1, 1001) if t_eval is None else np.asarray(t_eval, dtype=float)
     te = t_eval if t_eval[0] <= t0 else np.concatenate([[t0], t_eval])
     y0 = np.zeros(dae.size)
-    y0[:n] = _values(lin.names, q0, "q")
-    y0[n:n + nI] = _values(lin.names, f0, "f")[I]
+    y0[:n], gq = _values(lin.names, q0, "q")
+    fv, gf = _values(lin.names, f0, "f")
+    y0[n:n + nI] = fv[I]
+    given = np.zeros(dae.size, dtype=bool)
+    given[:n], given[n:n + nI] = gq, gf[I]
+    names = list(lin.names) + [lin.names[i] + "_dot" for i in I] + [f"mu_{k + 1}" for k in range(m)]
+    y0 = impulse_consistent(dae.E0, dae.J0, dae.hidden, y0, dae.u(t0)[:, 0], np.arange(n + nI, n + nI + m),
+                            given=given, labels=names)
     _, y0 = solve(t0, y0[:, None])
     grid = np.union1d(te, _corners(lin.inputs, t0, t1))  # steps stop at source corners, as SPICE's do
-    T, Y = radau(dae, grid, y0[:, 0], rtol=rtol, atol=atol, max_step=max_step, progress=progress)
+    power = _power_function(lin, dae, I)
+    T, Y, W = radau(dae, grid, y0[:, 0], rtol=rtol, atol=atol, max_step=max_step, progress=progress,
+                    power=power)
     keep = np.isin(T, te)
-    T, Y = T[keep], Y[:, keep]
+    T, Y, W = T[keep], Y[:, keep], W[:, keep]
     rates, Y = solve(T, Y)
+    rates, second = exact_rates(dae, T, Y, rates)
     if t_eval[0] > t0:
-        T, Y, rates = T[1:], Y[:, 1:], rates[:, 1:]
+        T, Y, rates, second, W = T[1:], Y[:, 1:], rates[:, 1:], second[:, 1:], W[:, 1:] - W[:, :1]
     q = Y[:n]
     f = rates[:n].copy()
     f[I] = Y[n:n + nI]
-    acc = np.gradient(f, T, axis=1) if T.size > 1 else np.zeros_like(f)
+    acc = second[:n].copy()
     acc[I] = rates[n:n + nI]
-    algebraic_q = ~diff[:n]
-    if algebraic_q.any():  # displacements without any rate term: their flows by differences
-        f[algebraic_q] = np.gradient(q[algebraic_q], T, axis=1) if T.size > 1 else 0.0
     res = {"t": T, "q": q, "f": f, "acc": acc, "lam": np.zeros((0, T.size)), "mu": Y[n + nI:],
+           "work": {"dissipated": W[0], "supplied": W[1]},
            "nsteps": T.size - 1, "message": "The solver successfully reached the end of the integration interval."}
     return LinearSolution(net, lin, res)
+
+
+def _power_function(lin, dae, I):
+    """Dissipated ``fᵀ D f`` and supplied ``fᵀ B_e u + μᵀ B_a u`` power at the Radau stages."""
+    n, nI = lin.n, I.size
+    D, Be, Ba = lin.D, lin.B_e, lin.B_a
+    nu = len(lin.inputs)
+
+    def power(ts, Ys, Yd):
+        f = Yd[:n].copy()
+        f[I] = Ys[n:n + nI]
+        mu = Ys[n + nI:]
+        u = dae.u(ts)[:nu]
+        pd = np.sum(f * (D @ f), axis=0)
+        ps = np.sum(f * (Be @ u), axis=0) + np.sum(mu * (Ba @ u), axis=0) if nu else np.zeros(ts.size)
+        return np.vstack([pd, ps])
+
+    return power
 
 
 def _corners(inputs, t0, t1):
@@ -123,6 +222,7 @@ def _corners(inputs, t0, t1):
 def _values(names, given, what):
     index = {nm: i for i, nm in enumerate(names)}
     out = np.zeros(len(names))
+    mask = np.zeros(len(names), dtype=bool)
     for k, v in (given or {}).items():
         key = k if isinstance(k, str) else getattr(getattr(k, "func", None), "__name__", str(k))
         if what == "f" and key.endswith("_dot") and key[:-4] in index:
@@ -130,7 +230,8 @@ def _values(names, given, what):
         if key not in index:
             raise ModelError(f"unknown coordinate {key!r} in the initial {what}; the coordinates are {names}")
         out[index[key]] = float(v)
-    return out
+        mask[index[key]] = True
+    return out, mask
 
 
 class LinearSolution(Solution):
@@ -150,7 +251,7 @@ class LinearSolution(Solution):
         self.message = res["message"]
         self.success = True
         self.nsteps = res["nsteps"]
-        self.work = None
+        self.work = res.get("work")
         self._cache = {}
         self._model = self._compiled = self._p = None
 
