@@ -170,8 +170,19 @@ def reduce_index(E, J, G, derivative, multiplier_columns=(), labels=None, max_ro
                                           "ideal voltage sources or a cut-set of ideal current sources fixes the "
                                           "same quantity twice; remove one source or add an element in series "
                                           "(loop) or in parallel (cut-set)")
+        # one constraint per pivot variable (reduced echelon form): separate loops and cut-sets stay separate
+        k = W.shape[0]
+        _, _, pc = sla.qr(C, pivoting=True, mode="economic")
+        Tk = np.linalg.inv(C[:, pc[:k]])
+        C, Hc, W = Tk @ C, Tk @ Hc, Tk @ W
+        C[np.abs(C) < 1e-13 * np.max(np.abs(C), axis=1, keepdims=True)] = 0.0
         _, _, piv = sla.qr(W, pivoting=True, mode="economic")
-        rows = [int(r) for r in piv[:W.shape[0]]]
+        rows = [int(r) for r in piv[:k]]
+        for i, r in enumerate(rows):  # the new equation gets the size of the one it replaces
+            size = max(float(np.max(np.abs(E[[r], :].toarray()), initial=0.0)),
+                       float(np.max(np.abs(J[[r], :].toarray()), initial=0.0)), 1e-300)
+            f = size / np.max(np.abs(C[i]))
+            C[i], Hc[i], W[i] = C[i] * f, Hc[i] * f, W[i] * f
         for i, r in enumerate(rows):
             replaced.append((r, [int(x) for x in np.flatnonzero(W[i])]))
             E[[r], :] = 0

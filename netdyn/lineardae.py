@@ -33,6 +33,7 @@ _A = np.array([[(88 - 7 * _S6) / 360, (296 - 169 * _S6) / 1800, (-2 + 3 * _S6) /
                [(296 + 169 * _S6) / 1800, (88 + 7 * _S6) / 360, (-2 - 3 * _S6) / 225],
                [(16 - _S6) / 36, (16 + _S6) / 36, 1 / 9]])
 _C = np.array([(4 - _S6) / 10, (4 + _S6) / 10, 1.0])
+_INSIDE = np.array([1e-8, (4 - np.sqrt(6.0)) / 10, (4 + np.sqrt(6.0)) / 10, 1 - 1e-8])  # 0 and the stages
 _ERR = np.array([-13 - 7 * _S6, -13 + 7 * _S6, -1.0]) / 3
 _LAM, _T = np.linalg.eig(np.linalg.inv(_A))
 _order = np.argsort(np.abs(_LAM.imag))  # the real eigenvalue first, then the complex pair
@@ -143,12 +144,16 @@ class _Stepper:
         return y0[:, None] + Z, Zd
 
 
-def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, progress=None, power=None):
+def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, progress=None, power=None,
+          restart=None):
     """Integrate from ``y0`` at ``t_out[0]``; returns ``(t_out, Y)`` with one column per output time.
 
     ``power(t_stages, Y_stages, Ydot_stages) -> P`` (``P`` of shape ``(k, 3)``), when given, is integrated
     along with the solution by the method's own quadrature (weights ``b`` at the three stages, where the
     DAE holds exactly); the integrals at the output times are returned as a third value ``(k, len(t_out))``.
+    ``restart(t, y) -> y``, when given, makes the state consistent again at the start of every output
+    interval (just inside it): inputs that are sources' derivatives jump at source corners, and so do
+    the algebraic components that depend on them.
 
     ``y0`` should be consistent (see :func:`consistent_rates`); ``atol`` is a
     scalar or a vector over ``dae.error_rows``; by default each component's
@@ -158,9 +163,12 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
     """
     if atol is None:
         rows = np.arange(dae.size) if dae.error_rows is None else np.asarray(dae.error_rows)
-        _, coarse = radau(dae, t_out, y0, rtol=np.inf, atol=np.inf, max_step=max_step)  # no error control
+        _, coarse = radau(dae, t_out, y0, rtol=np.inf, atol=np.inf, max_step=max_step,
+                          restart=restart)  # no error control
         scale = np.max(np.abs(coarse[rows]), axis=1)
-        atol = np.maximum(scale, max(float(scale.max()), 1e-300) * 1e-12) * rtol * 1e-2
+        # a floor of 1e-9 of the largest magnitude: components held at zero by a constraint (a dead-end branch)
+        # carry the factorization's roundoff, which no step size removes
+        atol = np.maximum(scale, max(float(scale.max()), 1e-300) * 1e-9) * rtol * 1e-2
     t_out = np.asarray(t_out, dtype=float)
     if t_out.ndim != 1 or t_out.size < 1 or np.any(np.diff(t_out) <= 0):
         raise IntegrationError("output times must increase strictly")
@@ -179,6 +187,8 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
         t0, t1 = t_out[k], t_out[k + 1]
         base = max(1, int(np.ceil((t1 - t0) / max_step * (1 - 1e-12))))
         done = 0  # steps of the current size taken in this interval
+        if restart is not None and k:
+            y = restart(t0 + 1e-8 * (t1 - t0), y)
         while done < base << level:
             h = (t1 - t0) / (base << level)
             key = float(f"{h:.12g}")
@@ -186,7 +196,9 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
             if st is None:
                 st = steppers[key] = _Stepper(dae, h)
             tt = t0 + done * h
-            g = dae.forcing(tt + np.concatenate([[0.0], _C * h]))
+            # inputs seen from inside the step at both its ends: a source corner may sit there, and inputs
+            # that are sources' derivatives jump at corners
+            g = dae.forcing(tt + h * _INSIDE)
             f0 = dae.J @ y + g[:, 0]
             y1, err = st.step(y, f0, g[:, 0], g[:, 1:])
             e = 0.0
