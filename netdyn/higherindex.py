@@ -83,10 +83,15 @@ def index_one_matrix(E, J):
 
 def factor(S):
     """Sparse LU of ``S``, or ``None`` when it is singular (relative pivot below 1e-13)."""
+    from scipy.sparse.csgraph import structural_rank
     if S.shape[0] == 0:
         return None
+    S = sps.csc_array(S)
+    S.eliminate_zeros()
+    if structural_rank(S) < S.shape[0]:  # SuperLU may crash, not raise, on a structurally singular matrix
+        return None
     try:
-        lu = spla.splu(sps.csc_array(S))
+        lu = spla.splu(S)
     except RuntimeError:
         return None
     d = np.abs(lu.U.diagonal())

@@ -56,6 +56,8 @@ class LinearDAE:
     G: sps.csr_array
     inputs: list  # callables t -> float (vectorized over numpy arrays)
     error_rows: np.ndarray | None = None
+    jumps: np.ndarray | None = None  # inputs that may jump at source corners (sources' derivatives)
+    corners: np.ndarray | None = None  # the source corners (sorted)
 
     @property
     def size(self):
@@ -71,6 +73,23 @@ class LinearDAE:
         """``G u(t)`` for an array of times (one column each)."""
         return self.G @ self.u(tt)
 
+    def step_forcing(self, t0, h):
+        """``G u`` at a step's start and its three stages; inputs that jump at corners (:attr:`jumps`) are
+        taken from inside the step at both its ends, where a corner may sit."""
+        u = self.u(t0 + h * np.concatenate([[0.0], _C]))
+        if self.jumps is not None and len(self.jumps) and self.corners is not None and len(self.corners):
+            tt = t0 + h * np.concatenate([[0.0], _C])
+            near = np.abs(self.corners[np.clip(np.searchsorted(self.corners, tt[[0, 3]]), 0, len(self.corners) - 1)]
+                          - tt[[0, 3]]) <= 1e-6 * h
+            near |= np.abs(self.corners[np.clip(np.searchsorted(self.corners, tt[[0, 3]]) - 1, 0,
+                                                len(self.corners) - 1)] - tt[[0, 3]]) <= 1e-6 * h
+            if not near.any():
+                return self.G @ u
+            tt[[0, 3]] = np.where(near, (t0 + h * _INSIDE)[[0, 3]], tt[[0, 3]])
+            for j in self.jumps:
+                u[j] = np.broadcast_to(np.asarray(self.inputs[j](tt), dtype=float), tt.shape)
+        return self.G @ u
+
 
 def consistent_rates(dae):
     """The solver of ``E[:, d] ẏ_d − J[:, a] y_a = J[:, d] y_d + G u`` (d: columns of E, a: the others).
@@ -84,6 +103,11 @@ def consistent_rates(dae):
     E, J = dae.E.tocsc(), dae.J.tocsc()
     diff = np.asarray(abs(E).sum(axis=0)).ravel() > 0
     S = sps.hstack([E[:, np.flatnonzero(diff)], -J[:, np.flatnonzero(~diff)]]).tocsc()
+    S.eliminate_zeros()
+    from scipy.sparse.csgraph import structural_rank
+    if S.shape[0] and structural_rank(S) < S.shape[0]:  # SuperLU may crash on these instead of raising
+        raise SingularSystemError("the linear DAE is not of index one (its algebraic part is structurally "
+                                  "singular)")
     try:
         lu = spla.splu(S)
     except RuntimeError as exc:
@@ -196,9 +220,7 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
             if st is None:
                 st = steppers[key] = _Stepper(dae, h)
             tt = t0 + done * h
-            # inputs seen from inside the step at both its ends: a source corner may sit there, and inputs
-            # that are sources' derivatives jump at corners
-            g = dae.forcing(tt + h * _INSIDE)
+            g = dae.step_forcing(tt, h)
             f0 = dae.J @ y + g[:, 0]
             y1, err = st.step(y, f0, g[:, 0], g[:, 1:])
             e = 0.0

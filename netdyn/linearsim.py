@@ -73,7 +73,7 @@ def linear_dae(lin):
     red = reduce_index(E, J, G, derivative, labels=labels)
     from netdyn.numeric import time_function
     dae = LinearDAE(red.E, red.J, sps.csr_array(red.G), [time_function(u) for u in exprs],
-                    error_rows=np.arange(n + nI))
+                    error_rows=np.arange(n + nI), jumps=np.arange(len(lin.inputs), len(exprs)))
     dae.exprs, dae.hidden, dae.E0, dae.J0, dae.labels = exprs, red, E, J, labels
     return dae, I
 
@@ -172,7 +172,8 @@ def simulate_linear(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-8, atol=
     y0 = impulse_consistent(dae.E0, dae.J0, dae.hidden, y0, dae.u(t0)[:, 0], np.arange(n + nI, n + nI + m),
                             given=given, labels=names)
     _, y0 = solve(t0, y0[:, None])
-    grid = np.union1d(te, _corners(lin.inputs, t0, t1))  # steps stop at source corners, as SPICE's do
+    dae.corners = _corners(lin.inputs, t0, t1)
+    grid = np.union1d(te, dae.corners)  # steps stop at source corners, as SPICE's do
     power = _power_function(lin, dae, I)
     restart = (lambda tt, y: solve(tt, y[:, None])[1][:, 0]) if len(dae.exprs) > len(lin.inputs) else None
     T, Y, W = radau(dae, grid, y0[:, 0], rtol=rtol, atol=atol, max_step=max_step, progress=progress,

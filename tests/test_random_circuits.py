@@ -346,12 +346,14 @@ def peak_error(a, b, floor=0.0):
 
 
 def worst(ours, ref, keys):
-    """Largest :func:`peak_error` over ``keys``; a waveform's floor is 1e-6 of the largest peak of its kind
-    (voltages, currents), so one that is zero but for roundoff is not divided by its own roundoff."""
+    """Largest :func:`peak_error` over ``keys``; a waveform's floor is 1e-5 of the largest peak of its kind
+    (voltages, currents), so one that is zero but for roundoff (a dead-end branch) is not divided by its
+    own roundoff: there the errors are absolute, below 1e-10 (formulations) or 1e-8 (references) of the
+    circuit's largest waveform."""
     floors = {}
     for kind in "vi":
         peaks = [np.max(np.abs(ref[k])) for k in keys if k[0] == kind]
-        floors[kind] = 1e-6 * max(peaks, default=0.0)
+        floors[kind] = 1e-5 * max(peaks, default=0.0)
     return max(peak_error(ours[k], ref[k], floors[k[0]]) for k in keys)
 
 
