@@ -16,7 +16,7 @@ import pytest
 import netdyn
 from netdyn.components.electrical import Capacitor, CurrentSource, Inductor, Resistor, VoltageSource
 from netdyn.errors import TopologyError
-from netdyn.sources import sine
+from netdyn.lagrange.sources import sine
 
 FORMS = (None, "branch", "loop", "node")
 TOL = 1e-6

@@ -27,7 +27,7 @@ import scipy.linalg as sla
 
 import netdyn
 from netdyn.components.electrical import Capacitor, CurrentSource, Inductor, Resistor, VoltageSource
-from netdyn.sources import pulse, sine
+from netdyn.lagrange.sources import pulse, sine
 
 NGSPICE = shutil.which("ngspice")
 N_CIRCUITS = 24  # circuits in the test run (seeds 0..N-1); ~2 s each here
@@ -425,7 +425,7 @@ def test_random_circuit(seed):
 
 def test_generator_draws_the_structures_on_purpose():
     """The seeds of the test run contain each index-two structure the generator is meant to draw."""
-    from netdyn import topology
+    from netdyn.graph import topology
     found = {"VC": 0, "IL": 0, "LL": 0, "dangling V": 0, "parallel C": 0}
     for seed in range(N_CIRCUITS):
         d = random_circuit(seed)
