@@ -117,11 +117,11 @@ def power_function(lin, dae, I):
     D, Be, Ba = lin.D, lin.B_e, lin.B_a
     nu = len(lin.inputs)
 
-    def power(ts, Ys, Yd):
+    def power(ts, Ys, Yd, inputs=None):
         f = Yd[:n].copy()
         f[I] = Ys[n:n + nI]
         mu = Ys[n + nI:]
-        u = dae.u(ts)[:nu]
+        u = (dae.u(ts) if inputs is None else inputs)[:nu]
         pd = np.sum(f * (D @ f), axis=0)
         ps = np.sum(f * (Be @ u), axis=0) + np.sum(mu * (Ba @ u), axis=0) if nu else np.zeros(ts.size)
         return np.vstack([pd, ps])

@@ -77,6 +77,7 @@ class LinearDAE:
         """``G u`` at a step's start and its three stages; inputs that jump at corners (:attr:`jumps`) are
         taken from inside the step at both its ends, where a corner may sit."""
         u = self.u(t0 + h * np.concatenate([[0.0], _C]))
+        self.last_inputs = u  # at the step's start and stages (the power integrals reuse them)
         if self.jumps is not None and len(self.jumps) and self.corners is not None and len(self.corners):
             tt = t0 + h * np.concatenate([[0.0], _C])
             near = np.abs(self.corners[np.clip(np.searchsorted(self.corners, tt[[0, 3]]), 0, len(self.corners) - 1)]
@@ -85,6 +86,7 @@ class LinearDAE:
                                                 len(self.corners) - 1)] - tt[[0, 3]]) <= 1e-6 * h
             if not near.any():
                 return self.G @ u
+            u = u.copy()
             tt[[0, 3]] = np.where(near, (t0 + h * _INSIDE)[[0, 3]], tt[[0, 3]])
             for j in self.jumps:
                 u[j] = np.broadcast_to(np.asarray(self.inputs[j](tt), dtype=float), tt.shape)
@@ -237,7 +239,7 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
                 continue
             if power is not None:
                 Ys, Yd = st.stages(y)
-                P = np.atleast_2d(power(tt + _C * h, Ys, Yd))
+                P = np.atleast_2d(power(tt + _C * h, Ys, Yd, dae.last_inputs[:, 1:]))
                 acc = (np.zeros(P.shape[0]) if acc is None else acc) + h * (P @ _A[2])
             y = y1
             done += 1
