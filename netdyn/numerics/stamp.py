@@ -172,11 +172,22 @@ def linear_network(net, formulation=None, check=True):
 
 def port_effort(lin, name, i, q, f, acc, mu, u):
     """The effort element ``name`` absorbs on its port ``i`` (voltage in charge coordinates, current in
-    node ones), from its own stamped entries: ``Σ M a + D f + K q − e(t) + Σ_k μ_k ∂ψ_k/∂f_i``.
+    node ones), from the stamped entries of every element acting on that port (its own, and a mutual
+    inductance's): ``Σ M a + D f + K q − e(t) + Σ_k μ_k ∂ψ_k/∂f_i``.
 
     ``q``, ``f``, ``acc`` are coordinate trajectories (rows), ``mu`` the multipliers, ``u`` the inputs'
     values (rows of ``lin.inputs``); returns one value per column.
     """
+    key = lin.ports[name][i][0]
+    out = np.zeros(q.shape[1])
+    for other, ports in lin.ports.items():
+        for slot, (k, _) in enumerate(ports):
+            if k == key:
+                out += _slot_effort(lin, other, slot, q, f, acc, mu, u)
+    return out
+
+
+def _slot_effort(lin, name, i, q, f, acc, mu, u):
     st = lin.stamps[name]
     combos = [c for _, c in lin.ports[name]]
 
