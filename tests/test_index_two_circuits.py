@@ -136,3 +136,21 @@ def test_truly_singular_circuits_name_the_elements(form, elements, names):
         netdyn.simulate(net, (0, 1e-3), formulation=form)
     for nm in names:
         assert nm in str(err.value)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_power_balance_is_integrated_with_the_solution(form):
+    """The fast path carries the dissipated and supplied energy (Radau stage quadrature): the balance closes
+    to the integrator's accuracy, where a quadrature over the 201 output points left ~1e-5."""
+    from netdyn.lagrange.sources import pulse
+    net = netdyn.Network("rlc")
+    net.add(VoltageSource("V1", "in", "0", pulse(0, 1, 1e-4, 1e-5, 1e-5, 3e-4, 1e-3)), Resistor("R1", "in", "a", 10.0),
+            Inductor("L1", "a", "out", 1e-3), Capacitor("C1", "out", "0", 1e-6), Capacitor("C2", "in", "0", 1e-6))
+    sol = netdyn.simulate(net, (0, 2e-3), t_eval=np.linspace(0, 2e-3, 201), formulation=form)
+    assert sol.method == "linear" and sol.work is not None
+    pb = sol.power_balance()
+    assert pb["relative"] < 1e-9
+    # the dissipated energy equals the resistor's ∫ R i² (output-point quadrature, to its own accuracy)
+    i = sol.current("R1")
+    from scipy.integrate import simpson
+    assert abs(pb["dissipated"][-1] - simpson(10.0 * i**2, x=sol.t)) < 1e-2 * pb["dissipated"][-1]
