@@ -100,7 +100,7 @@ def factor(S):
     return lu
 
 
-def left_null_space(S, tol=1e-10):
+def left_null_space(S, tol=1e-13):
     """Rows ``w`` (as a dense ``k × N`` array) with ``wᵀS = 0``; an empty array when ``S`` is regular.
 
     The over-determined block of ``S`` (rows left unmatched by a maximum

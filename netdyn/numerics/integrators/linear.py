@@ -166,7 +166,17 @@ class LinearRadau(Integrator):
         grid = np.union1d(te, self.corners)  # steps stop at source corners, as SPICE's do
         stats = {}
         solve = self.solve
-        restart = (lambda tt, y: solve(tt, y[:, None])[1][:, 0]) if len(dae.exprs) > len(lin.inputs) else None
+        restart = None
+        if len(dae.exprs) > len(lin.inputs):  # derivative inputs: re-impose the hidden constraints at corners
+            Ch, Hh = dae.hidden.C, dae.hidden.H
+            cols = np.flatnonzero(np.any(Ch != 0, axis=0))
+
+            def restart(tt, y):
+                r = Ch @ y + Hh @ dae.u(tt)[:, 0] if Ch.shape[0] else np.zeros(0)
+                if r.size and np.any(r):
+                    y = y.copy()
+                    y[cols] -= np.linalg.lstsq(Ch[:, cols], r, rcond=None)[0]
+                return solve(tt, y[:, None])[1][:, 0]
         T, Y, W = radau(dae, grid, y0[:, 0], rtol=rtol, atol=atol, max_step=self.max_step, progress=progress,
                         stats=stats, power=power_function(lin, dae, I), restart=restart)
         keep = np.isin(T, te)
