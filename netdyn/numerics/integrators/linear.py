@@ -171,12 +171,13 @@ class LinearRadau(Integrator):
             Ch, Hh = dae.hidden.C, dae.hidden.H
             cols = np.flatnonzero(np.any(Ch != 0, axis=0))
 
-            def restart(tt, y):
-                r = Ch @ y + Hh @ dae.u(tt)[:, 0] if Ch.shape[0] else np.zeros(0)
+            def restart(tt, eps, y):
+                u = dae.inputs_after(tt, eps)
+                r = Ch @ y + Hh @ u[:, 0] if Ch.shape[0] else np.zeros(0)
                 if r.size and np.any(r):
                     y = y.copy()
                     y[cols] -= np.linalg.lstsq(Ch[:, cols], r, rcond=None)[0]
-                return solve(tt, y[:, None])[1][:, 0]
+                return solve(tt, y[:, None], forcing=dae.G @ u)[1][:, 0]
         T, Y, W = radau(dae, grid, y0[:, 0], rtol=rtol, atol=atol, max_step=self.max_step, progress=progress,
                         stats=stats, power=power_function(lin, dae, I), restart=restart)
         keep = np.isin(T, te)

@@ -73,6 +73,14 @@ class LinearDAE:
         """``G u(t)`` for an array of times (one column each)."""
         return self.G @ self.u(tt)
 
+    def inputs_after(self, t, eps):
+        """The inputs at ``t`` (a column), those that jump at corners (:attr:`jumps`) at ``t + eps``."""
+        u = self.u(t)
+        if self.jumps is not None and len(self.jumps):
+            late = self.u(t + eps)
+            u[self.jumps] = late[self.jumps]
+        return u
+
     def step_forcing(self, t0, h):
         """``G u`` at a step's start and its three stages; inputs that jump at corners (:attr:`jumps`) are
         taken from inside the step at both its ends, where a corner may sit."""
@@ -119,9 +127,9 @@ def consistent_rates(dae):
         raise SingularSystemError("the linear DAE is not of index one (its algebraic part is singular)")
     Jd = J[:, np.flatnonzero(diff)]
 
-    def solve(tt, Y):
+    def solve(tt, Y, forcing=None):
         Y = np.array(Y, dtype=float, copy=True)
-        rhs = Jd @ Y[diff] + dae.forcing(tt)
+        rhs = Jd @ Y[diff] + (dae.forcing(tt) if forcing is None else forcing)
         z = lu.solve(rhs)
         nd = int(diff.sum())
         rates = np.zeros_like(Y)
@@ -177,9 +185,9 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
     ``power(t_stages, Y_stages, Ydot_stages) -> P`` (``P`` of shape ``(k, 3)``), when given, is integrated
     along with the solution by the method's own quadrature (weights ``b`` at the three stages, where the
     DAE holds exactly); the integrals at the output times are returned as a third value ``(k, len(t_out))``.
-    ``restart(t, y) -> y``, when given, makes the state consistent again at the start of every output
-    interval (just inside it): inputs that are sources' derivatives jump at source corners, and so do
-    the algebraic components that depend on them.
+    ``restart(t, eps, y) -> y``, when given, makes the state consistent again at the start ``t`` of every
+    output interval, the inputs that jump taken at ``t + eps``: inputs that are sources' derivatives jump
+    at source corners, and so do the algebraic components that depend on them.
 
     ``y0`` should be consistent (see :func:`consistent_rates`); ``atol`` is a
     scalar or a vector over ``dae.error_rows``; by default each component's
@@ -216,7 +224,7 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
         base = max(1, int(np.ceil((t1 - t0) / max_step * (1 - 1e-12))))
         done = 0  # steps of the current size taken in this interval
         if restart is not None and k:
-            y = restart(t0 + 1e-8 * (t1 - t0), y)
+            y = restart(t0, 1e-8 * (t1 - t0), y)
         while done < base << level:
             h = (t1 - t0) / (base << level)
             key = float(f"{h:.12g}")
