@@ -270,6 +270,8 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
             raise
         stats["nsteps"], stats["interrupted"] = accepted, float(t_out[k])
         if power is not None:
+            if not work.shape[0]:  # interrupted before the first step: no energy moved yet
+                work = np.zeros((2, t_out.size))
             return t_out[:k + 1], Y[:, :k + 1], work[:, :k + 1]
         return t_out[:k + 1], Y[:, :k + 1]
     if stats is not None:
