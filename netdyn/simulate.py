@@ -29,7 +29,7 @@ import sympy as sp
 from scipy.integrate import DOP853, RK45, Radau
 
 from netdyn.errors import IntegrationError, SingularSystemError
-from netdyn.initial import consistent_initial_conditions
+from netdyn.initial import consistent_initial_conditions, integrator_tolerance
 from netdyn.numeric import compile_model
 from netdyn.symbols import t
 from netdyn.structure import SingularityWatch, integration_failure, prepare
@@ -85,7 +85,7 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     if not t1 > t0:
         raise IntegrationError(f"t_span must increase, got {t_span}")
     t_eval = np.linspace(t0, t1, 1001) if t_eval is None else np.asarray(t_eval, dtype=float)
-    q, f = consistent_initial_conditions(cm, t0, q0, f0, p, guess=guess)
+    q, f = consistent_initial_conditions(cm, t0, q0, f0, p, guess=guess, tol=integrator_tolerance(rtol, atol))
     model, cm, p = prepare(model, cm, t0, q, p, params)  # redundant constraints out, reported in metadata
     if method == "auto":
         method = "projection" if kkt_regular(cm, t0, q, f, p) and not stiff(cm, t0, t1, q, f, p) else "ida"
