@@ -61,6 +61,10 @@ def _joint_table(model):
         if exprs:
             table.setdefault(name, (name, 0, exprs[0]))
             table.setdefault(f"{name}[all]", (name, None, list(exprs)))
+    for body, pose in (planar.get("poses") or {}).items():  # body coordinates in the relative formulation
+        for k, e in zip(("x", "y", "theta"), pose):
+            table.setdefault(f"{k}_{identifier(body)}", (f"{k}_{identifier(body)}", 0, e))
+            table.setdefault(f"{k}_{identifier(body)}[all]", (body, None, [e]))
     return table
 
 
@@ -89,8 +93,9 @@ def _split(cm, values, what):
                 pairs = list(enumerate(zip(exprs, v)))
             else:
                 pairs = [(i, (e, v))]
+            kind = "joint " if joint in (model.metadata.get("planar") or {}).get("joints", {}) else ""
             for j, (e, val) in pairs:
-                conditions.append((f"joint {joint}" + (f"[{j}]" if len(table[f'{joint}[all]'][2]) > 1 else ""),
+                conditions.append((f"{kind}{joint}" + (f"[{j}]" if len(table[f'{joint}[all]'][2]) > 1 else ""),
                                    joint, e, float(val)))
             continue
         joints = sorted(n for n in table if not n.endswith("[all]")) if table else []
@@ -213,7 +218,7 @@ def consistent_initial_conditions(cm, t0, q0=None, f0=None, p=None, guess=None, 
         raise InitialConditionError(f"q0 gives {clash} both as coordinates and through their joints "
                                     f"({[held_labels[c] for c in clash]}); give one")
     q, q_given = _vector(cm, q_plain | held, "q")
-    if guess:
+    if guess:  # a guess of joint or body coordinates another formulation has is no coordinate here: unused
         g_plain, _ = _split(cm, guess, "q")
         g, g_set = _vector(cm, g_plain, "q")
         q = np.where(~q_given & g_set, g, q)

@@ -34,3 +34,47 @@ def test_impossible_initial_positions_name_the_constraints():
     misfit = four_bar(dict(BOOK, l4=3.0))
     with pytest.raises(netdyn.InitialConditionError, match=r"constraint [ACD]\[.*also unmet"):
         netdyn.simulate(misfit, (0, 0.1), q0={"theta_crank": 0.4}, guess=FOUR_BAR_GUESS)
+
+
+def four_bar_pivot_frames(p=None, gravity=True):
+    """The book's four-bar with every body frame at its first pivot (``com`` half-way along the link)."""
+    from netdyn.components.planar import Gravity, Revolute, RigidBody, Torque
+    from netdyn.linkages import BOOK
+    p = p or BOOK
+    l1, l2, l3, l4 = p["l1"], p["l2"], p["l3"], p["l4"]
+    net = netdyn.Network("four-bar, pivot frames")
+    net.add(RigidBody("crank", p["m1"], p["I1"], com=(l1 / 2, 0)), RigidBody("rod", p["m2"], p["I2"], com=(l2 / 2, 0)),
+            RigidBody("rocker", p["m3"], p["I3"], com=(l3 / 2, 0)),
+            Revolute("O", "ground", (0, 0), "crank", (0, 0)), Revolute("A", "crank", (l1, 0), "rod", (0, 0)),
+            Revolute("C", "rod", (l2, 0), "rocker", (l3, 0)), Revolute("D", "ground", (l4, 0), "rocker", (0, 0)),
+            Torque("tau", "crank", 1.0))
+    if gravity:
+        net.add(Gravity())
+    return net
+
+
+@pytest.mark.parametrize("formulation", ["absolute", "relative"])
+def test_body_frames_apart_from_the_centre_of_mass(formulation):
+    """Frames at the pivots with com offsets give the same motion as frames at the centres of mass."""
+    from netdyn.linkages import BOOK
+    guess = {"theta_rod": 0.9, "theta_rocker": 1.9, "theta_D": 1.9, "theta_A": 0.5}
+    ref = netdyn.simulate(four_bar(gravity=True).model(formulation=formulation), (0, 1.0), q0={"O": 0.4},
+                          guess=guess)
+    piv = netdyn.simulate(four_bar_pivot_frames().model(formulation=formulation), (0, 1.0), q0={"O": 0.4},
+                          guess=guess)
+    names = ["theta_crank", "theta_rod", "theta_rocker"] if formulation == "absolute" else ["theta_O", "theta_A",
+                                                                                               "theta_D"]
+    for n in names:
+        assert np.max(np.abs(ref[n] - piv[n])) < 1e-6, n
+    if formulation == "absolute":  # the pivot frame's origin is half a link behind the centre of mass
+        th = piv["theta_rod"]
+        assert np.max(np.abs(piv["x_rod"] + BOOK["l2"] / 2 * np.cos(th) - ref["x_rod"])) < 1e-6
+        assert np.max(np.abs(piv["y_rod"] + BOOK["l2"] / 2 * np.sin(th) - ref["y_rod"])) < 1e-6
+
+
+def test_com_default_keeps_models_and_files():
+    from netdyn.components.planar import RigidBody
+    assert RigidBody("b", 1, 0.1).values.keys() == {"m", "I"}
+    net = four_bar_pivot_frames()
+    text_model = net.model(symbolic=True)
+    assert "crank_cx" in {str(s) for s in text_model.parameters}
