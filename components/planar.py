@@ -92,8 +92,8 @@ class PlanarContribution:
 def centre_of_mass(pose, values):
     """Global position of a body's centre of mass: ``point(pose, com)`` (``com`` = origin by default).
 
-    >>> centre_of_mass((1, 2, sp.pi / 2), {"m": 1, "I": 1, "cx": 0.5, "cy": 0})
-    (1, 2.5)
+    >>> centre_of_mass((1, 2, sp.pi / 2), {"m": 1, "I": 1, "cx": sp.Rational(1, 2), "cy": 0})
+    (1, 5/2)
     """
     return point(pose, (values.get("cx", sp.S.Zero), values.get("cy", sp.S.Zero)))
 

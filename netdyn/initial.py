@@ -315,7 +315,7 @@ def integrator_tolerance(rtol, atol=None):
     ill-conditioned configurations, where 1e-12 is still far below what an
     integrator resolves).
 
-    >>> integrator_tolerance(1e-8), integrator_tolerance(1e-3)
+    >>> float(f"{integrator_tolerance(1e-8):.3g}"), integrator_tolerance(1e-3)
     (1e-11, 1e-08)
     """
     tol = min(1e-8, 1e-3 * float(rtol))
