@@ -43,12 +43,15 @@ def _key(k):
     return k if isinstance(k, str) else getattr(getattr(k, "func", None), "__name__", str(k))
 
 
-def _joint_table(model):
+def joint_table(model):
     """Joint-coordinate names of a planar model: name -> (joint, index, expression of q(t)).
 
     A joint's own name stands for its first coordinate; ``theta_<joint>`` and
     ``s_<joint>`` (the relative formulation's names) for the named one.
     """
+    cached = getattr(model, "_compiled", {}).get("joint_table")
+    if cached is not None:
+        return cached
     planar = model.metadata.get("planar") or {}
     jc, jobjs = planar.get("joint_coordinates") or {}, planar.get("joints") or {}
     from netdyn.assemble import identifier
@@ -65,6 +68,8 @@ def _joint_table(model):
         for k, e in zip(("x", "y", "theta"), pose):
             table.setdefault(f"{k}_{identifier(body)}", (f"{k}_{identifier(body)}", 0, e))
             table.setdefault(f"{k}_{identifier(body)}[all]", (body, None, [e]))
+    if hasattr(model, "_compiled"):
+        model._compiled["joint_table"] = table
     return table
 
 
@@ -82,7 +87,7 @@ def _split(cm, values, what):
         if key in index:
             plain[key] = v
             continue
-        table = _joint_table(model) if table is None else table
+        table = joint_table(model) if table is None else table
         if key in table:
             joint, i, e = table[key]
             if np.ndim(v):  # a pair for a multi-coordinate joint
@@ -218,14 +223,22 @@ def consistent_initial_conditions(cm, t0, q0=None, f0=None, p=None, guess=None, 
         raise InitialConditionError(f"q0 gives {clash} both as coordinates and through their joints "
                                     f"({[held_labels[c] for c in clash]}); give one")
     q, q_given = _vector(cm, q_plain | held, "q")
-    if guess:  # a guess of joint or body coordinates another formulation has is no coordinate here: unused
-        g_plain, _ = _split(cm, guess, "q")
-        g, g_set = _vector(cm, g_plain, "q")
+    g_cond = []
+    if guess:
+        g_plain, g_cond = _split(cm, guess, "q")
+        g_held, _, g_cond = _held_by_joint(cm, g_cond)
+        g, g_set = _vector(cm, g_plain | g_held, "q")
         q = np.where(~q_given & g_set, g, q)
     f_held, f_labels, f_cond = _held_by_joint(cm, f_cond)
     f, f_given = _vector(cm, f_plain | f_held, "f")
     qc = _Conditions(cm, q_cond)
     fc = _Conditions(cm, f_cond)
+    if g_cond:  # a guess in joint terms: start from the closest assembly (least squares) that meets it
+        gc = _Conditions(cm, g_cond)
+        q, _ = _newton(lambda qq: np.concatenate([cm.constraints(t0, qq, f, p)["phi"], qc.residual(t0, qq, p),
+                                                  gc.residual(t0, qq, p)]),
+                       lambda qq: np.vstack([cm.constraints(t0, qq, f, p)["Phi_q"], qc.jacobian(t0, qq, p),
+                                             gc.jacobian(t0, qq, p)]), q, ~q_given, max_iter)
     if cm.m1 or qc.k:
         free = ~q_given
 

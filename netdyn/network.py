@@ -101,10 +101,13 @@ class Network:
     def domains(self):
         return sorted({d["domain"] for _, _, d in self.graph.edges(data=True)})
 
-    def model(self, formulation=None, symbolic=False, check=True):
-        """Assemble the energy model (see :func:`netdyn.assemble.assemble`)."""
+    def model(self, formulation=None, symbolic=False, check=True, cut=None):
+        """Assemble the energy model (see :func:`netdyn.assemble.assemble`); ``cut`` names the joints a
+        planar relative formulation cuts (see :func:`netdyn.planar.spanning_tree`)."""
         from netdyn.assemble import assemble
-        return assemble(self, formulation=formulation, symbolic=symbolic, check=check)
+        if cut is None:
+            return assemble(self, formulation=formulation, symbolic=symbolic, check=check)
+        return assemble(self, formulation=formulation, symbolic=symbolic, check=check, cut=cut)
 
     def check(self):
         """Run the structural checks; raises a :class:`~netdyn.errors.TopologyError` on the first problem."""

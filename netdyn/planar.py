@@ -5,11 +5,14 @@ Two formulations (``Network.model(formulation=...)``):
 * ``"absolute"`` (default): every body keeps ``x_<body>``, ``y_<body>``,
   ``theta_<body>``; every joint contributes its constraints (the book's
   Examples 4.2 and 4.3). Loops close by themselves.
-* ``"relative"``: a spanning tree of the joint graph rooted at ground (found by
-  breadth-first search) carries joint coordinates (``theta_<joint>`` for a
-  revolute, ``s_<joint>`` for a prismatic joint); every body pose is an
-  expression of them; the joints left out of the tree (cut joints, one per
-  independent loop of the graph) close the loops with their constraints.
+* ``"relative"``: a spanning tree of the joint graph rooted at ground carries
+  joint coordinates (``theta_<joint>`` for a revolute, ``s_<joint>`` for a
+  prismatic joint); every body pose is an expression of them; the joints left
+  out of the tree (cut joints, one per independent loop of the graph) close the
+  loops with their constraints. The tree follows a rule that does not depend on
+  the order of ``net.add`` calls (:func:`spanning_tree`: fewest joints from
+  ground, ties to the joint name that sorts first); ``net.model(formulation=
+  "relative", cut=[...])`` chooses the cut joints instead.
 
 >>> from netdyn import Network
 >>> from netdyn.components.planar import RigidBody, Revolute, Gravity
@@ -95,27 +98,63 @@ def check_structure(net):
                                 "add a joint (Revolute, Prismatic, Slider or Weld) to it")
 
 
-def spanning_tree(net):
-    """Breadth-first spanning tree of the joint graph from ground.
+def natural_key(name):
+    """Sort key putting ``J2`` before ``J10``.
 
-    Returns ``(tree, cuts)``: ``tree`` lists ``(joint, parent, child)`` in the order
-    bodies are reached; ``cuts`` the joints that close loops.
+    >>> sorted(["J10", "J2", "A"], key=natural_key)
+    ['A', 'J2', 'J10']
+    """
+    import re
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", str(name)) if p]
+
+
+def spanning_tree(net, cut=None):
+    """The spanning tree of the joint graph that carries the relative coordinates, and the cut joints.
+
+    The rule (independent of the order of ``net.add`` calls): the joints named in
+    ``cut`` are cut; of the others, every body is reached from ground through the
+    fewest joints, and where several joints would reach it so, through the one
+    whose name sorts first (natural order: ``J2`` before ``J10``). The remaining
+    joints are cut: each closes one loop.
+
+    Returns ``(tree, cuts)``: ``tree`` lists ``(joint, parent, child)`` from ground
+    outwards, by depth and then body name (the order of the relative coordinates);
+    ``cuts`` the joints that close loops, in name order.
     """
     order = joints(net)
-    reached, queue, tree, used = {"0"}, ["0"], [], set()
-    while queue:
-        u = queue.pop(0)
-        for j in order:
-            if j.name in used or u not in j.bodies:
-                continue
-            other = j.bodies[1] if j.bodies[0] == u else j.bodies[0]
-            if other in reached:
-                continue
-            reached.add(other)
-            used.add(j.name)
-            tree.append((j, u, other))
-            queue.append(other)
-    return tree, [j for j in order if j.name not in used]
+    names = {j.name for j in order}
+    cut = list(cut or [])
+    unknown = [c for c in cut if c not in names]
+    if unknown:
+        raise ModelError(f"cut names {unknown}, which are not joints of the network; the joints are "
+                         f"{sorted(names, key=natural_key)}")
+    usable = sorted((j for j in order if j.name not in set(cut)), key=lambda j: natural_key(j.name))
+    depth, frontier = {"0": 0}, ["0"]
+    while frontier:  # breadth-first depths over the joints not cut
+        nxt = []
+        for u in frontier:
+            for j in usable:
+                if u in j.bodies:
+                    other = j.bodies[1] if j.bodies[0] == u else j.bodies[0]
+                    if other not in depth:
+                        depth[other] = depth[u] + 1
+                        nxt.append(other)
+        frontier = nxt
+    tree = []
+    for body in sorted((b for b in depth if b != "0"), key=lambda b: (depth[b], natural_key(b))):
+        for j in usable:  # name order: the first joint reaching it from one level closer to ground
+            other = j.bodies[1] if j.bodies[0] == body else j.bodies[0] if j.bodies[1] == body else None
+            if other is not None and other != body and depth.get(other) == depth[body] - 1:
+                tree.append((j, other, body))
+                break
+    used = {j.name for j, _, _ in tree}
+    if cut:
+        contacts = {b for el in planar_elements(net) if getattr(el, "contacts_ground", False) for b in el.bodies}
+        lost = [b for b in net.bodies if b not in depth and b not in contacts]
+        if lost:
+            raise TopologyError(f"cutting {cut} leaves {lost} with no chain of joints to ground; cut other joints "
+                                "(each cut joint must close a loop)")
+    return tree, sorted((j for j in order if j.name not in used), key=lambda j: natural_key(j.name))
 
 
 def fundamental_loops(net, tree, cuts):
@@ -171,14 +210,16 @@ class _Context:
         return coords[k]
 
 
-def assemble_planar(net, formulation, new_coordinate, values_of):
-    """The :class:`PlanarPart` of a network; ``new_coordinate(name)`` registers a coordinate."""
+def assemble_planar(net, formulation, new_coordinate, values_of, cut=None):
+    """The :class:`PlanarPart` of a network; ``new_coordinate(name)`` registers a coordinate.
+
+    ``cut`` names joints the relative formulation must cut (see :func:`spanning_tree`)."""
     from netdyn.assemble import identifier
 
     if formulation not in FORMULATIONS:
         raise ModelError(f"unknown planar formulation {formulation!r}; use one of {FORMULATIONS}")
     check_structure(net)
-    tree, cuts = spanning_tree(net)
+    tree, cuts = spanning_tree(net, cut)
     values = {el.name: values_of(el) for el in planar_elements(net)}
     body_values = {b: values_of(body) for b, body in net.bodies.items()}
     poses, coords = {}, []
@@ -233,6 +274,7 @@ def assemble_planar(net, formulation, new_coordinate, values_of):
     part.metadata = {
         "formulation": formulation, "bodies": list(net.bodies), "poses": poses, "joint_coordinates": joint_coords,
         "constraints": constraint_index, "tree": [j.name for j, _, _ in tree], "cuts": [j.name for j in cuts],
+        "tree_edges": [(j.name, parent, child) for j, parent, child in tree],
         "loops": fundamental_loops(net, tree, cuts), "gruebler": 3 * len(net.bodies) - n_constraints,
         "joints": {j.name: j for j in joints(net)}, "body_values": body_values,
     }

@@ -78,3 +78,119 @@ def test_com_default_keeps_models_and_files():
     net = four_bar_pivot_frames()
     text_model = net.model(symbolic=True)
     assert "crank_cx" in {str(s) for s in text_model.parameters}
+
+
+# Andrews' squeezing mechanism at t = 0.03 s: the reference solution of the IVP test set (Mazzia, Magherini,
+# Iavernaro, "Test Set for Initial Value Problem Solvers", release 2.3, U. Bari 2006, problem "andrews";
+# computed with PSIDE at rtol = atol = 1e-14), as in subroutine andsoln of its Fortran source, copied in
+# R-Forge's deTestSet package (github.com/rforge/bvpsolve, pkg/deTestSet/src/Ex_andrews.f, y(1..7)).
+# Joint names of netdyn.linkages.andrews_squeezer: O = beta, F = Theta, B = gamma, G = Phi, A5 = delta,
+# H = Omega, A7 = epsilon.
+ANDREWS_REF = {"O": 0.1581077119629904e2, "F": -0.1575637105984298e2, "B": 0.4082224013073101e-1,
+               "G": -0.5347301163226948e0, "A5": 0.5244099658805304e0, "H": 0.5347301163226948e0,
+               "A7": 0.1048080741042263e1}
+
+
+@pytest.fixture(scope="module")
+def andrews_models():
+    from netdyn.linkages import andrews_squeezer
+    net = andrews_squeezer()
+    return {"absolute": net.model(), "relative": net.model(formulation="relative", cut=["E3", "E4", "E6"])}
+
+
+@pytest.mark.parametrize("formulation", ["absolute", "relative"])
+@pytest.mark.parametrize("method, solver", [("auto", "DOP853"), ("projection", "DOP853"), ("projection", "RK45"),
+                                            ("projection", "Radau"), ("ida", "DOP853")])
+def test_andrews_squeezer_matches_the_test_set_reference(andrews_models, formulation, method, solver):
+    from netdyn.linkages import ANDREWS_Q0
+    model = andrews_models[formulation]
+    if formulation == "relative":  # the cut joints leave the paper's seven angles as the coordinates
+        assert sorted(model.coordinate_names) == sorted(f"theta_{j}" for j in ANDREWS_Q0)
+    sol = netdyn.simulate(model, (0, 0.03), q0={"O": ANDREWS_Q0["O"]}, guess=ANDREWS_Q0, rtol=1e-8,
+                          t_eval=np.linspace(0, 0.03, 7), method=method, solver=solver)
+    for joint, q0 in ANDREWS_Q0.items():  # the test set's consistent initial values are met
+        assert abs(sol[joint][0] - q0) < 1e-12, joint
+    err = {joint: abs(sol[joint][-1] - ref) for joint, ref in ANDREWS_REF.items()}
+    assert max(err.values()) < 1e-6, err
+
+
+# ------------------------------------------------------------------------------------------ joint-coordinate ICs
+
+@pytest.mark.parametrize("formulation", ["absolute", "relative"])
+def test_joint_coordinates_as_initial_conditions(formulation):
+    """q0/f0 by joint name give the same motion in both formulations (conditions of the position and
+    velocity solves in absolute coordinates, the coordinates themselves in relative ones)."""
+    model = four_bar(gravity=True).model(formulation=formulation)
+    guess = {"theta_rod": 0.9, "theta_rocker": 1.9, "D": 1.9, "A": 0.5}
+    sol = netdyn.simulate(model, (0, 0.5), q0={"A": -0.35}, f0={"O": 1.0}, guess=guess)
+    assert abs(sol["A"][0] + 0.35) < 1e-12 and abs(sol["O_dot"][0] - 1.0) < 1e-12
+    ref = netdyn.simulate(four_bar(gravity=True).model(), (0, 0.5), q0={"theta_crank": sol["O"][0]},
+                          f0={"theta_crank": 1.0}, guess=FOUR_BAR_GUESS)
+    assert np.max(np.abs(sol["theta_rocker"] - ref["theta_rocker"])) < 1e-6 if formulation == "absolute" else \
+        np.max(np.abs(sol["D"] - ref["D"])) < 1e-6
+
+
+def test_too_many_or_contradictory_joint_values_name_the_joints():
+    model = four_bar().model()
+    with pytest.raises(netdyn.InitialConditionError, match=r"joint A.*joint C|joint C.*joint A"):
+        netdyn.simulate(model, (0, 0.1), q0={"A": 0.3, "C": 0.3}, guess=FOUR_BAR_GUESS)
+    with pytest.raises(netdyn.InitialConditionError, match=r"joint D.*joint O|joint O.*joint D"):
+        netdyn.simulate(model, (0, 0.1), q0={"O": 0.4, "D": 1.0}, guess=FOUR_BAR_GUESS)
+    q = netdyn.simulate(model, (0, 0.01), q0={"O": 0.4}, guess=FOUR_BAR_GUESS)
+    consistent = {"O": 0.4, "A": float(q["A"][0])}  # both hold, but fix more than the one freedom
+    with pytest.raises(netdyn.InitialConditionError, match=r"joint A.*fix 1 freedom.*only 0"):
+        netdyn.simulate(model, (0, 0.1), q0=consistent, guess=FOUR_BAR_GUESS)
+    with pytest.raises(netdyn.ModelError, match="joint coordinates"):
+        netdyn.simulate(model, (0, 0.1), q0={"J9": 0.3}, guess=FOUR_BAR_GUESS)
+
+
+# ------------------------------------------------------------------------------------------ spanning tree
+
+def _andrews_shuffled(seed):
+    from netdyn.linkages import andrews_squeezer
+    net = andrews_squeezer()
+    items = list(net.bodies.values()) + list(net.elements.values())
+    np.random.default_rng(seed).shuffle(items)
+    out = netdyn.Network("shuffled")
+    bodies = [x for x in items if getattr(x, "is_body", False)]
+    out.add(*bodies, *[x for x in items if not getattr(x, "is_body", False)])
+    return out
+
+
+def test_relative_tree_does_not_depend_on_the_order_of_add():
+    from netdyn.linkages import andrews_squeezer
+    base = andrews_squeezer().model(formulation="relative")
+    # K2 is two joints from ground through F (from K1) or E3 (from K3): E3 sorts first, so F is cut
+    assert base.metadata["planar"]["cuts"] == ["E4", "E6", "F"]
+    for seed in range(3):
+        m = _andrews_shuffled(seed).model(formulation="relative")
+        assert m.metadata["planar"]["cuts"] == ["E4", "E6", "F"]
+        assert m.metadata["planar"]["tree"] == base.metadata["planar"]["tree"]
+        assert m.coordinate_names == base.coordinate_names
+
+
+def test_cut_joints_chosen_by_the_user():
+    net = four_bar(gravity=True)
+    m = net.model(formulation="relative", cut=["O"])
+    assert m.metadata["planar"]["cuts"] == ["O"] and sorted(m.coordinate_names) == ["theta_A", "theta_C", "theta_D"]
+    # the guess in body angles (as for the absolute formulation) picks the branch in any tree
+    sol = netdyn.simulate(m, (0, 0.5), q0={"O": 0.4}, guess=FOUR_BAR_GUESS)
+    ref = netdyn.simulate(net.model(), (0, 0.5), q0={"O": 0.4}, guess=FOUR_BAR_GUESS)
+    for name in ("O", "A", "C", "D", "theta_rod"):
+        assert np.max(np.abs(sol[name] - ref[name])) < 1e-6, name
+    with pytest.raises(netdyn.ModelError, match="not joints"):
+        net.model(formulation="relative", cut=["X"])
+    with pytest.raises(netdyn.TopologyError, match="crank.*no chain of joints"):
+        net.model(formulation="relative", cut=["O", "A"])
+
+
+def test_info_prints_the_tree_and_the_cut_joints(tmp_path, capsys):
+    from netdyn.cli import main
+    from netdyn.linkages import andrews_squeezer
+    path = tmp_path / "andrews.yaml"
+    netdyn.save_model(andrews_squeezer(), str(path))  # com offsets round-trip through the model file
+    assert main(["info", str(path), "--formulation", "relative", "--cut", "E3,E4,E6"]) == 0
+    out = capsys.readouterr().out
+    assert "joint tree (7" in out and "F (K1-K2)" in out
+    assert "cut joints (3): E3 (closes B O F E3); E4" in out
+    assert "coordinates (7): theta_O, theta_B, theta_A5, theta_A7, theta_F, theta_G, theta_H" in out
