@@ -335,3 +335,20 @@ def integrator_tolerance(rtol, atol=None):
     if atol is not None and np.ndim(atol) == 0:
         tol = min(tol, 1e-2 * float(atol))
     return max(tol, 1e-12)
+
+
+def refuse_projection(cm):
+    """The error for ``method="projection"`` on a model whose index-1 (KKT) matrix is singular at t0.
+
+    Names the flows without inertia (an RC circuit's charges), or else says the
+    constrained mass matrix is singular, and points to ``method="ida"``.
+    """
+    from netdyn.errors import IntegrationError
+
+    inertial = {j for (_, j) in cm.eq.M.keys()}
+    free = [n for j, n in enumerate(cm.model.coordinate_names) if j not in inertial]
+    why = (f"the flows of {free[:8]}{' ...' if len(free) > 8 else ''} have no inertia (algebraic)" if free else
+           "the constrained mass matrix [[M, Cᵀ], [C, 0]] is singular at t0 (a dead centre, a locked linkage, or "
+           "mass missing on the constraint manifold)")
+    raise IntegrationError(f"method='projection' needs every flow to have inertia on the constraint manifold, but {why}; "
+                           "use method='ida' (or 'auto', which picks it)")

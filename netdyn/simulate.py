@@ -89,6 +89,9 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     model, cm, p = prepare(model, cm, t0, q, p, params)  # redundant constraints out, reported in metadata
     if method == "auto":
         method = "projection" if kkt_regular(cm, t0, q, f, p) and not stiff(cm, t0, t1, q, f, p) else "ida"
+    elif method == "projection" and not kkt_regular(cm, t0, q, f, p):
+        from netdyn.initial import refuse_projection
+        refuse_projection(cm)
     if method == "projection":
         step = lambda ta, tb, qa, fa, te, tol, at, pr=None: _projection(cm, p, ta, tb, qa, fa, te, tol, at,
                                                                       SOLVERS[solver], max_step, pr)
