@@ -1,0 +1,281 @@
+"""Planar linkages: coordinates, energies and constraints from the bodies and joints on the graph.
+
+Two formulations (``Network.model(formulation=...)``):
+
+* ``"absolute"`` (default): every body keeps ``x_<body>``, ``y_<body>``,
+  ``theta_<body>``; every joint contributes its constraints (the book's
+  Examples 4.2 and 4.3). Loops close by themselves.
+* ``"relative"``: a spanning tree of the joint graph rooted at ground carries
+  joint coordinates (``theta_<joint>`` for a revolute, ``s_<joint>`` for a
+  prismatic joint); every body pose is an expression of them; the joints left
+  out of the tree (cut joints, one per independent loop of the graph) close the
+  loops with their constraints. The tree follows a rule that does not depend on
+  the order of ``net.add`` calls (:func:`spanning_tree`: fewest joints from
+  ground, ties to the joint name that sorts first); ``net.model(formulation=
+  "relative", cut=[...])`` chooses the cut joints instead.
+
+>>> from netdyn import Network
+>>> from netdyn.components.planar import RigidBody, Revolute, Gravity
+>>> net = Network()
+>>> _ = net.add(RigidBody("l1", 1, 0.1), RigidBody("l2", 1, 0.1), Gravity(),
+...             Revolute("A", "ground", (0, 0), "l1", (-0.5, 0)), Revolute("B", "l1", (0.5, 0), "l2", (-0.5, 0)))
+>>> net.model(formulation="relative").coordinate_names
+['theta_A', 'theta_B']
+>>> m = net.model()
+>>> len(m.coordinates), len(m.constraints), m.metadata["planar"]["gruebler"]
+(6, 4, 2)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import networkx as nx
+import sympy as sp
+
+from netdyn.components.planar import GROUND_POSE
+from netdyn.errors import ModelError, TopologyError
+from netdyn.symbols import identifier, t
+
+FORMULATIONS = ("absolute", "relative")
+
+
+def split_formulation(formulation):
+    """Separate the planar formulation from the 1-D ones: ``(planar, rest)``.
+
+    >>> split_formulation("relative"), split_formulation({"planar": "absolute", "electrical": "loop"})
+    (('relative', None), ('absolute', {'electrical': 'loop'}))
+    """
+    if isinstance(formulation, str) and formulation in FORMULATIONS:
+        return formulation, None
+    if isinstance(formulation, dict) and "planar" in formulation:
+        rest = {k: v for k, v in formulation.items() if k != "planar"}
+        form = formulation["planar"]
+        if form not in FORMULATIONS:
+            raise ModelError(f"unknown planar formulation {form!r}; use one of {FORMULATIONS}")
+        return form, rest or None
+    return "absolute", formulation
+
+
+def planar_elements(net):
+    """The planar elements of a network (joints, drivers, loads), in insertion order."""
+    return [el for el in net.elements.values() if getattr(el, "planar", False)]
+
+
+def joints(net):
+    return [el for el in planar_elements(net) if getattr(el, "is_joint", False)]
+
+
+def joint_graph(net):
+    """An undirected ``networkx.MultiGraph``: bodies and ground ``"0"`` as nodes, joints as edges keyed by name."""
+    g = nx.MultiGraph()
+    g.add_node("0")
+    g.add_nodes_from(net.bodies)
+    for j in joints(net):
+        g.add_edge(j.bodies[0], j.bodies[1], key=j.name, joint=j)
+    return g
+
+
+def check_structure(net):
+    """Unknown bodies and joints, floating bodies: each a :class:`TopologyError` naming the culprit."""
+    names = {j.name for j in joints(net)}
+    for el in planar_elements(net):
+        for b in el.bodies:
+            if b != "0" and b not in net.bodies:
+                raise TopologyError(f"{el.name} names body {b!r}, which is not in the network; add "
+                                    f"RigidBody({b!r}, mass, inertia) or correct the name")
+        joint = getattr(el, "joint", None)
+        if joint is not None and joint not in names:
+            raise TopologyError(f"{el.name} acts on joint {joint!r}, which is not in the network; "
+                                f"the joints are {sorted(names)}")
+    g = joint_graph(net)
+    grounded = nx.node_connected_component(g, "0")
+    for el in planar_elements(net):  # a contact with the ground (a knife edge) holds a body without a joint
+        if getattr(el, "contacts_ground", False):
+            grounded = grounded | set(el.bodies)
+    for b in net.bodies:
+        if b not in grounded:
+            raise TopologyError(f"body {b!r} is floating: no chain of joints connects it to ground; "
+                                "add a joint (Revolute, Prismatic, Slider or Weld) to it")
+
+
+def natural_key(name):
+    """Sort key putting ``J2`` before ``J10``.
+
+    >>> sorted(["J10", "J2", "A"], key=natural_key)
+    ['A', 'J2', 'J10']
+    """
+    import re
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", str(name)) if p]
+
+
+def spanning_tree(net, cut=None):
+    """The spanning tree of the joint graph that carries the relative coordinates, and the cut joints.
+
+    The rule (independent of the order of ``net.add`` calls): the joints named in
+    ``cut`` are cut; of the others, every body is reached from ground through the
+    fewest joints, and where several joints would reach it so, through the one
+    whose name sorts first (natural order: ``J2`` before ``J10``). The remaining
+    joints are cut: each closes one loop.
+
+    Returns ``(tree, cuts)``: ``tree`` lists ``(joint, parent, child)`` from ground
+    outwards, by depth and then body name (the order of the relative coordinates);
+    ``cuts`` the joints that close loops, in name order.
+    """
+    order = joints(net)
+    names = {j.name for j in order}
+    cut = list(cut or [])
+    unknown = [c for c in cut if c not in names]
+    if unknown:
+        raise ModelError(f"cut names {unknown}, which are not joints of the network; the joints are "
+                         f"{sorted(names, key=natural_key)}")
+    usable = sorted((j for j in order if j.name not in set(cut)), key=lambda j: natural_key(j.name))
+    depth, frontier = {"0": 0}, ["0"]
+    while frontier:  # breadth-first depths over the joints not cut
+        nxt = []
+        for u in frontier:
+            for j in usable:
+                if u in j.bodies:
+                    other = j.bodies[1] if j.bodies[0] == u else j.bodies[0]
+                    if other not in depth:
+                        depth[other] = depth[u] + 1
+                        nxt.append(other)
+        frontier = nxt
+    tree = []
+    for body in sorted((b for b in depth if b != "0"), key=lambda b: (depth[b], natural_key(b))):
+        for j in usable:  # name order: the first joint reaching it from one level closer to ground
+            other = j.bodies[1] if j.bodies[0] == body else j.bodies[0] if j.bodies[1] == body else None
+            if other is not None and other != body and depth.get(other) == depth[body] - 1:
+                tree.append((j, other, body))
+                break
+    used = {j.name for j, _, _ in tree}
+    if cut:
+        contacts = {b for el in planar_elements(net) if getattr(el, "contacts_ground", False) for b in el.bodies}
+        lost = [b for b in net.bodies if b not in depth and b not in contacts]
+        if lost:
+            raise TopologyError(f"cutting {cut} leaves {lost} with no chain of joints to ground; cut other joints "
+                                "(each cut joint must close a loop)")
+    return tree, sorted((j for j in order if j.name not in used), key=lambda j: natural_key(j.name))
+
+
+def fundamental_loops(net, tree, cuts):
+    """For each cut joint, the closed chain of joints it completes (by networkx's path in the tree)."""
+    g = nx.Graph()
+    g.add_node("0")
+    for j, u, v in tree:
+        g.add_edge(u, v, joint=j.name)
+    loops = {}
+    for c in cuts:
+        path = nx.shortest_path(g, c.bodies[1], c.bodies[0])
+        loops[c.name] = [g.edges[u, v]["joint"] for u, v in zip(path, path[1:])] + [c.name]
+    return loops
+
+
+def distribute(efforts, coordinates, displacement, effort):
+    """Add the generalized efforts of ``effort`` acting on ``displacement(q)`` (virtual work)."""
+    for c in displacement.atoms(sp.core.function.AppliedUndef) & coordinates:
+        efforts[c] = efforts.get(c, 0) + sp.diff(displacement, c) * effort
+
+
+@dataclass
+class PlanarPart:
+    """The planar share of a model: coordinates (already registered), energies, efforts, constraints."""
+
+    T: list = field(default_factory=list)
+    V: list = field(default_factory=list)
+    D: list = field(default_factory=list)
+    efforts: dict = field(default_factory=dict)
+    constraints: list = field(default_factory=list)
+    labels: list = field(default_factory=list)
+    flow_constraints: list = field(default_factory=list)
+    flow_labels: list = field(default_factory=list)
+    angles: dict = field(default_factory=dict)  # body -> angle expression (for rotational elements)
+    metadata: dict = field(default_factory=dict)
+
+
+class _Context:
+    def __init__(self, poses, body_values, joint_coords):
+        self.poses, self._values, self._jc = poses, body_values, joint_coords
+        self.bodies = list(poses)
+
+    def pose(self, body):
+        return GROUND_POSE if body == "0" else self.poses[body]
+
+    def body_values(self, body):
+        return self._values[body]
+
+    def joint_coordinate(self, joint, k):
+        coords = self._jc[joint]
+        if k >= len(coords):
+            raise ModelError(f"joint {joint!r} has {len(coords)} coordinate(s); coordinate={k} does not exist")
+        return coords[k]
+
+
+def assemble_planar(net, formulation, new_coordinate, values_of, cut=None):
+    """The :class:`PlanarPart` of a network; ``new_coordinate(name)`` registers a coordinate.
+
+    ``cut`` names joints the relative formulation must cut (see :func:`spanning_tree`)."""
+
+    if formulation not in FORMULATIONS:
+        raise ModelError(f"unknown planar formulation {formulation!r}; use one of {FORMULATIONS}")
+    check_structure(net)
+    tree, cuts = spanning_tree(net, cut)
+    values = {el.name: values_of(el) for el in planar_elements(net)}
+    body_values = {b: values_of(body) for b, body in net.bodies.items()}
+    poses, coords = {}, []
+    tree_coords = {}
+    if formulation == "absolute":
+        for b in net.bodies:
+            poses[b] = tuple(new_coordinate(f"{p}_{identifier(b)}") for p in ("x", "y", "theta"))
+            coords.extend(poses[b])
+        closing = joints(net)
+    else:
+        for j, parent, child in tree:
+            qs = [new_coordinate(f"{p}_{identifier(j.name)}") for p in j.relative]
+            coords.extend(qs)
+            tree_coords[j.name] = qs
+            base = GROUND_POSE if parent == "0" else poses[parent]
+            poses[child] = tuple(j.child_pose(base, qs, values[j.name], parent == j.bodies[0]))
+        for b in net.bodies:  # held by ground contacts only: absolute coordinates
+            if b not in poses:
+                poses[b] = tuple(new_coordinate(f"{p}_{identifier(b)}") for p in ("x", "y", "theta"))
+                coords.extend(poses[b])
+        poses = {b: poses[b] for b in net.bodies}
+        closing = cuts
+    joint_coords = {}
+    for j in joints(net):
+        pa = GROUND_POSE if j.bodies[0] == "0" else poses[j.bodies[0]]
+        pb = GROUND_POSE if j.bodies[1] == "0" else poses[j.bodies[1]]
+        joint_coords[j.name] = tree_coords.get(j.name) or j.coordinates(pa, pb, values[j.name])
+    ctx = _Context(poses, body_values, joint_coords)
+    part = PlanarPart()
+    coordset = set(coords)
+    for b, body in net.bodies.items():
+        part.T.append(body.contribute(poses[b], body_values[b]).T)
+    constraint_index = {}
+    closing_names = {j.name for j in closing}
+    for el in planar_elements(net):
+        if getattr(el, "is_joint", False) and el.name not in closing_names:
+            continue
+        c = el.planar_contribution(ctx, values[el.name])
+        part.T.append(c.T)
+        part.V.append(c.V)
+        part.D.append(c.D)
+        for disp, effort in c.work:
+            distribute(part.efforts, coordset, sp.sympify(disp), effort)
+        constraint_index[el.name] = list(range(len(part.constraints), len(part.constraints) + len(c.constraints)))
+        part.constraints.extend(c.constraints)
+        part.labels.extend(c.labels)
+        part.flow_constraints.extend(c.flow_constraints)
+        part.flow_labels.extend(c.flow_labels)
+    part.angles = {b: poses[b][2] for b in net.bodies}
+    n_constraints = sum(len(j.components) for j in joints(net)) + sum(
+        1 for el in planar_elements(net) if getattr(el, "is_driver", False))
+    part.metadata = {
+        "formulation": formulation, "bodies": list(net.bodies), "poses": poses, "joint_coordinates": joint_coords,
+        "constraints": constraint_index, "tree": [j.name for j, _, _ in tree], "cuts": [j.name for j in cuts],
+        "tree_edges": [(j.name, parent, child) for j, parent, child in tree],
+        "loops": fundamental_loops(net, tree, cuts), "gruebler": 3 * len(net.bodies) - n_constraints,
+        "joints": {j.name: j for j in joints(net)}, "body_values": body_values,
+    }
+    return part
+
