@@ -18,7 +18,7 @@ def test_four_bar_ida_starts_from_converged_positions():
     assert ida.method == "ida"
     assert np.max(np.abs(ida.q - ref.q)) < 1e-6
     cm = compile_model(model)
-    phi = cm.constraints(0.0, ida.q[:, 0], ida.f[:, 0], cm.parameter_vector())["phi"]
+    phi = cm.constraints(0.0, ida.q[:, 0], ida.f[:, 0], cm.parameter_vector()).phi
     assert np.max(np.abs(phi)) < 1e-14  # Newton to the rounding level, not to a fixed 1e-10
 
 
@@ -26,7 +26,7 @@ def test_initial_positions_converge_to_rounding_level():
     from netdyn.numerics.initial import consistent_initial_conditions
     cm = compile_model(four_bar().model())
     q, _ = consistent_initial_conditions(cm, 0.0, {"theta_crank": 0.4}, None, guess=FOUR_BAR_GUESS)
-    assert np.max(np.abs(cm.constraints(0.0, q, 0 * q, cm.parameter_vector())["phi"])) < 1e-15
+    assert np.max(np.abs(cm.constraints(0.0, q, 0 * q, cm.parameter_vector()).phi)) < 1e-15
 
 
 def test_impossible_initial_positions_name_the_constraints():

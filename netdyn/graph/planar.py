@@ -214,7 +214,6 @@ def assemble_planar(net, formulation, new_coordinate, values_of, cut=None):
     """The :class:`PlanarPart` of a network; ``new_coordinate(name)`` registers a coordinate.
 
     ``cut`` names joints the relative formulation must cut (see :func:`spanning_tree`)."""
-
     if formulation not in FORMULATIONS:
         raise ModelError(f"unknown planar formulation {formulation!r}; use one of {FORMULATIONS}")
     check_structure(net)
