@@ -105,6 +105,11 @@ MODELS = [
          q0={"J1": 0.5, "J2": 0.2, "J3": -0.1}, refuses={"linear": ALL}),
     Case("Andrews' squeezer", linkages.andrews_squeezer, 0.003, PLANAR, q0={"O": linkages.ANDREWS_Q0["O"]},
          guess=linkages.ANDREWS_Q0, refuses={"linear": ALL}),
+    # spatial mechanisms (quaternion bodies; the longer-running RSSR, chain and Stewart platform are left
+    # to tests/test_spatial.py to keep this matrix within its time budget)
+    Case("spherical pendulum", lambda: linkages.spherical_pendulum(), 0.05, ("absolute",), q0={"x_bob": 0.3},
+         refuses={"linear": ALL}),
+    Case("heavy top", lambda: linkages.heavy_top(), 0.02, ("absolute",), refuses={"linear": ALL}),
     # nonholonomic
     Case("blade sleigh", _blade_sleigh, 1.0, PLANAR, f0={"x_body": 0.3, "theta_body": 0.5},
          refuses={"linear": ALL}),

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 import sympy as sp
 
+from netdyn.graph import mechanism
 from netdyn.components.planar import GROUND_POSE
 from netdyn.errors import ModelError, TopologyError
 from netdyn.symbols import identifier, t
@@ -67,12 +68,7 @@ def joints(net):
 
 def joint_graph(net):
     """An undirected ``networkx.MultiGraph``: bodies and ground ``"0"`` as nodes, joints as edges keyed by name."""
-    g = nx.MultiGraph()
-    g.add_node("0")
-    g.add_nodes_from(net.bodies)
-    for j in joints(net):
-        g.add_edge(j.bodies[0], j.bodies[1], key=j.name, joint=j)
-    return g
+    return mechanism.joint_graph(net.bodies, joints(net))
 
 
 def check_structure(net):
@@ -98,76 +94,28 @@ def check_structure(net):
                                 "add a joint (Revolute, Prismatic, Slider or Weld) to it")
 
 
-def natural_key(name):
-    """Sort key putting ``J2`` before ``J10``.
-
-    >>> sorted(["J10", "J2", "A"], key=natural_key)
-    ['A', 'J2', 'J10']
-    """
-    import re
-    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", str(name)) if p]
-
-
 def spanning_tree(net, cut=None):
-    """The spanning tree of the joint graph that carries the relative coordinates, and the cut joints.
+    """The spanning tree of the joint graph that carries the relative coordinates, and the cut joints:
+    :func:`netdyn.graph.mechanism.spanning_tree` (fewest joints from ground, ties to the joint name that
+    sorts first, ``cut`` joints cut), with a :class:`TopologyError` when ``cut`` strands a body.
 
-    The rule (independent of the order of ``net.add`` calls): the joints named in
-    ``cut`` are cut; of the others, every body is reached from ground through the
-    fewest joints, and where several joints would reach it so, through the one
-    whose name sorts first (natural order: ``J2`` before ``J10``). The remaining
-    joints are cut: each closes one loop.
-
-    Returns ``(tree, cuts)``: ``tree`` lists ``(joint, parent, child)`` from ground
-    outwards, by depth and then body name (the order of the relative coordinates);
-    ``cuts`` the joints that close loops, in name order.
+    Returns ``(tree, cuts)``: ``tree`` lists ``(joint, parent, child)`` from ground outwards, by depth
+    and then body name (the order of the relative coordinates); ``cuts`` the joints that close loops.
     """
-    order = joints(net)
-    names = {j.name for j in order}
-    cut = list(cut or [])
-    unknown = [c for c in cut if c not in names]
-    if unknown:
-        raise ModelError(f"cut names {unknown}, which are not joints of the network; the joints are "
-                         f"{sorted(names, key=natural_key)}")
-    usable = sorted((j for j in order if j.name not in set(cut)), key=lambda j: natural_key(j.name))
-    depth, frontier = {"0": 0}, ["0"]
-    while frontier:  # breadth-first depths over the joints not cut
-        nxt = []
-        for u in frontier:
-            for j in usable:
-                if u in j.bodies:
-                    other = j.bodies[1] if j.bodies[0] == u else j.bodies[0]
-                    if other not in depth:
-                        depth[other] = depth[u] + 1
-                        nxt.append(other)
-        frontier = nxt
-    tree = []
-    for body in sorted((b for b in depth if b != "0"), key=lambda b: (depth[b], natural_key(b))):
-        for j in usable:  # name order: the first joint reaching it from one level closer to ground
-            other = j.bodies[1] if j.bodies[0] == body else j.bodies[0] if j.bodies[1] == body else None
-            if other is not None and other != body and depth.get(other) == depth[body] - 1:
-                tree.append((j, other, body))
-                break
-    used = {j.name for j, _, _ in tree}
+    tree, cuts = mechanism.spanning_tree(joints(net), cut)
     if cut:
+        reached = {child for _, _, child in tree}
         contacts = {b for el in planar_elements(net) if getattr(el, "contacts_ground", False) for b in el.bodies}
-        lost = [b for b in net.bodies if b not in depth and b not in contacts]
+        lost = [b for b in net.bodies if b not in reached and b not in contacts]
         if lost:
-            raise TopologyError(f"cutting {cut} leaves {lost} with no chain of joints to ground; cut other joints "
-                                "(each cut joint must close a loop)")
-    return tree, sorted((j for j in order if j.name not in used), key=lambda j: natural_key(j.name))
+            raise TopologyError(f"cutting {list(cut)} leaves {lost} with no chain of joints to ground; cut other "
+                                "joints (each cut joint must close a loop)")
+    return tree, cuts
 
 
 def fundamental_loops(net, tree, cuts):
-    """For each cut joint, the closed chain of joints it completes (by networkx's path in the tree)."""
-    g = nx.Graph()
-    g.add_node("0")
-    for j, u, v in tree:
-        g.add_edge(u, v, joint=j.name)
-    loops = {}
-    for c in cuts:
-        path = nx.shortest_path(g, c.bodies[1], c.bodies[0])
-        loops[c.name] = [g.edges[u, v]["joint"] for u, v in zip(path, path[1:])] + [c.name]
-    return loops
+    """For each cut joint, the closed chain of joints it completes (:func:`netdyn.graph.mechanism.fundamental_loops`)."""
+    return mechanism.fundamental_loops(tree, cuts)
 
 
 def distribute(efforts, coordinates, displacement, effort):

@@ -170,16 +170,19 @@ def _given(names, values, given, labels):
 def _newton(residual, jacobian, q, free, max_iter):
     """Damped Gauss–Newton on ``residual(q) = 0`` moving ``q[free]``, to convergence.
 
-    Stops when the residual reaches the rounding level of ``q`` or stops falling
-    for three iterations; returns the last iterate and its residual.
+    Stops when the residual reaches the rounding level of ``q``, or stops falling
+    near it for three iterations; returns the last iterate and its residual.
     """
     r = residual(q)
     best, stalled = np.inf, 0
     for _ in range(max_iter):
         size = np.max(np.abs(r)) if r.size else 0.0
-        if size <= 8 * EPS * (1.0 + np.max(np.abs(q))):
+        scale = 1.0 + np.max(np.abs(q))
+        if size <= 8 * EPS * scale:
             break
-        stalled = stalled + 1 if size > 0.5 * best else 0
+        # near the rounding level Newton no longer halves the residual: three such steps end it
+        # (far from a solution a damped step may gain less, so there it runs on to max_iter)
+        stalled = stalled + 1 if size > 0.5 * best and size < 1e-8 * scale else 0
         if stalled >= 3:
             break
         best = min(best, size)
@@ -221,6 +224,10 @@ def consistent_initial_conditions(cm, t0, q0=None, f0=None, p=None, guess=None, 
         raise InitialConditionError(f"q0 gives {clash} both as coordinates and through their joints "
                                     f"({[held_labels[c] for c in clash]}); give one")
     q, q_given = _vector(cm, q_plain | held, "q")
+    start = (model.metadata.get("spatial") or {}).get("initial_guess")  # unit Euler parameters
+    if start:
+        g, g_set = _vector(cm, start, "q")
+        q = np.where(~q_given & g_set, g, q)
     g_cond = []
     if guess:
         g_plain, g_cond = _split(cm, guess, "q")

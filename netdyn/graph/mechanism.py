@@ -1,0 +1,106 @@
+"""Graph pieces shared by the planar and the spatial mechanisms: the joint graph, the spanning tree of
+the relative formulation, its cut joints and fundamental loops, and the floating-body check.
+
+A joint is any object with ``name`` and ``bodies = (body_a, body_b)``; ground is ``"0"``.
+
+>>> from types import SimpleNamespace as J
+>>> js = [J(name="A", bodies=("0", "l1")), J(name="B", bodies=("l1", "l2")), J(name="C", bodies=("l2", "0"))]
+>>> tree, cuts = spanning_tree(js)
+>>> [j.name for j, _, _ in tree], [j.name for j in cuts]
+(['A', 'C'], ['B'])
+>>> fundamental_loops(tree, cuts)
+{'B': ['C', 'A', 'B']}
+"""
+from __future__ import annotations
+
+import re
+
+import networkx as nx
+
+from netdyn.errors import ModelError, TopologyError
+
+
+def joint_graph(bodies, joints):
+    """An undirected ``networkx.MultiGraph``: bodies and ground ``"0"`` as nodes, joints as edges keyed by name."""
+    g = nx.MultiGraph()
+    g.add_node("0")
+    g.add_nodes_from(bodies)
+    for j in joints:
+        g.add_edge(j.bodies[0], j.bodies[1], key=j.name, joint=j)
+    return g
+
+
+def natural_key(name):
+    """Sort key putting ``J2`` before ``J10``.
+
+    >>> sorted(["J10", "J2", "A"], key=natural_key)
+    ['A', 'J2', 'J10']
+    """
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", str(name)) if p]
+
+
+def spanning_tree(joints, cut=None):
+    """The spanning tree of the joint graph from ground that carries relative coordinates, and the cut joints.
+
+    The rule, independent of the order the joints are given in: the joints named in
+    ``cut`` are cut; of the others, every body is reached from ground through the
+    fewest joints, and where several joints would reach it so, through the one whose
+    name sorts first (:func:`natural_key`: ``J2`` before ``J10``). The remaining
+    joints are cut, each closing one loop.
+
+    Returns ``(tree, cuts)``: ``tree`` lists ``(joint, parent, child)`` from ground
+    outwards, by depth and then body name; ``cuts`` the joints that close loops, in
+    name order. An unknown name in ``cut`` is a :class:`~netdyn.errors.ModelError`.
+    """
+    order = list(joints)
+    names = {j.name for j in order}
+    cut = list(cut or [])
+    unknown = [c for c in cut if c not in names]
+    if unknown:
+        raise ModelError(f"cut names {unknown}, which are not joints of the network; the joints are "
+                         f"{sorted(names, key=natural_key)}")
+    usable = sorted((j for j in order if j.name not in set(cut)), key=lambda j: natural_key(j.name))
+    depth, frontier = {"0": 0}, ["0"]
+    while frontier:  # breadth-first depths over the joints not cut
+        nxt = []
+        for u in frontier:
+            for j in usable:
+                if u in j.bodies:
+                    other = j.bodies[1] if j.bodies[0] == u else j.bodies[0]
+                    if other not in depth:
+                        depth[other] = depth[u] + 1
+                        nxt.append(other)
+        frontier = nxt
+    tree = []
+    for body in sorted((b for b in depth if b != "0"), key=lambda b: (depth[b], natural_key(b))):
+        for j in usable:  # name order: the first joint reaching it from one level closer to ground
+            a, b = j.bodies
+            other = b if a == body else a if b == body else None
+            if other is not None and other != body and depth.get(other) == depth[body] - 1:
+                tree.append((j, other, body))
+                break
+    used = {j.name for j, _, _ in tree}
+    return tree, sorted((j for j in order if j.name not in used), key=lambda j: natural_key(j.name))
+
+
+def fundamental_loops(tree, cuts):
+    """For each cut joint, the closed chain of joints it completes (by networkx's path in the tree)."""
+    g = nx.Graph()
+    g.add_node("0")
+    for j, u, v in tree:
+        g.add_edge(u, v, joint=j.name)
+    loops = {}
+    for c in cuts:
+        path = nx.shortest_path(g, c.bodies[1], c.bodies[0])
+        loops[c.name] = [g.edges[u, v]["joint"] for u, v in zip(path, path[1:])] + [c.name]
+    return loops
+
+
+def check_grounded(bodies, joints, also_grounded=(), joint_words="a joint"):
+    """A :class:`TopologyError` naming the first body that no chain of joints connects to ground."""
+    g = joint_graph(bodies, joints)
+    grounded = nx.node_connected_component(g, "0") | set(also_grounded)
+    for b in bodies:
+        if b not in grounded:
+            raise TopologyError(f"body {b!r} is floating: no chain of joints connects it to ground; "
+                                f"add {joint_words} to it")
