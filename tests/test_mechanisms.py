@@ -194,3 +194,10 @@ def test_info_prints_the_tree_and_the_cut_joints(tmp_path, capsys):
     assert "joint tree (7" in out and "F (K1-K2)" in out
     assert "cut joints (3): E3 (closes B O F E3); E4" in out
     assert "coordinates (7): theta_O, theta_B, theta_A5, theta_A7, theta_F, theta_G, theta_H" in out
+
+
+def test_andrews_squeezer_on_the_recursive_path_is_refused_with_the_reason(andrews_models):
+    """The opt-in O(n) path evaluates bodies, joints and gravity only: the spring and the torque are named."""
+    from netdyn.linkages import ANDREWS_Q0, andrews_squeezer
+    with pytest.raises(netdyn.NetdynError, match="spring|mom"):
+        netdyn.simulate(andrews_squeezer(), (0, 0.03), q0={"theta_O": ANDREWS_Q0["O"]}, method="recursive")
