@@ -201,3 +201,19 @@ def test_andrews_squeezer_on_the_recursive_path_is_refused_with_the_reason(andre
     from netdyn.linkages import ANDREWS_Q0, andrews_squeezer
     with pytest.raises(netdyn.NetdynError, match="spring|mom"):
         netdyn.simulate(andrews_squeezer(), (0, 0.03), q0={"theta_O": ANDREWS_Q0["O"]}, method="recursive")
+
+
+@pytest.mark.parametrize("method", ["auto", "recursive"])
+def test_pendulum_with_frames_at_the_pivots(method):
+    """A double pendulum typed with frames at the pivots (com offsets) moves as the centre-of-mass one."""
+    from netdyn.components.planar import Gravity, Revolute, RigidBody
+    from netdyn.linkages import pendulum
+    net = netdyn.Network("pivot frames")
+    net.add(Gravity(), RigidBody("link1", 1.0, 0.5 ** 2 / 12, com=(0.25, 0)),
+            RigidBody("link2", 1.0, 0.4 ** 2 / 12, com=(0.2, 0)),
+            Revolute("J1", "ground", (0, 0), "link1", (0, 0)), Revolute("J2", "link1", (0.5, 0), "link2", (0, 0)))
+    q0 = {"theta_J1": 0.5, "theta_J2": 0.3}
+    sol = netdyn.simulate(net, (0, 1), q0=q0, method=method, t_eval=np.linspace(0, 1, 11))
+    ref = netdyn.simulate(pendulum([1.0, 1.0], [0.5, 0.4]), (0, 1), q0=q0, t_eval=np.linspace(0, 1, 11))
+    for name in ("theta_J1", "theta_J2"):
+        assert np.max(np.abs(sol[name] - ref[name])) < 1e-6, name
