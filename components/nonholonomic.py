@@ -68,7 +68,7 @@ class KnifeEdge:
 
 class Blade(PlanarElement):
     """A knife edge on a planar :class:`~netdyn.components.planar.RigidBody`: at body point ``point``
-    (body frame, from the centre of mass) the velocity across the blade (body angle ``angle``) is zero.
+    (body frame, from its origin) the velocity across the blade (body angle ``angle``) is zero.
 
     A network element, one flow constraint (multiplier μ = the lateral contact force).
 

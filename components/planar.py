@@ -1,16 +1,20 @@
 """Planar rigid bodies, joints, drivers and loads.
 
 A :class:`RigidBody` is a graph node with the pose ``(x, y, theta)`` of its
-centre of mass and the angle of its frame (absolute coordinates ``x_<name>``,
-``y_<name>``, ``theta_<name>``). ``"ground"`` (alias ``"0"``) is the fixed
+body frame: the position of the frame's origin and its angle (absolute
+coordinates ``x_<name>``, ``y_<name>``, ``theta_<name>``). The centre of mass is
+at ``com`` in that frame — by default the origin, so the pose is the centre of
+mass's; give ``com`` to use the frame a paper or drawing uses (a pivot, say). ``"ground"`` (alias ``"0"``) is the fixed
 frame: its points are global coordinates. Joints are graph edges from
 ``body_a`` to ``body_b``; every other element names the bodies it acts on.
 
 Sign conventions
 ----------------
 * Angles are counter-clockwise from the global x axis; gravity acts along −y.
-* Body points are given in the body's own frame, relative to its centre of mass.
-  A point ``s`` of body ``(x, y, theta)`` is at ``(x, y) + R(theta) s``.
+* Body points (of joints, springs, dampers, forces, blades, and ``com``) are given
+  in the body's own frame, from its origin. A point ``s`` of body ``(x, y, theta)``
+  is at ``(x, y) + R(theta) s``. ``inertia`` is about the centre of mass. (The
+  spatial bodies use the same convention.)
 * Joint coordinates: a :class:`Revolute` has ``theta_b − theta_a``; a
   :class:`Prismatic` or :class:`Slider` has ``s = u·(P_b − P_a)``, the distance of
   ``point_b`` from ``point_a`` along the axis ``u`` of ``body_a`` (global direction
@@ -85,17 +89,33 @@ class PlanarContribution:
     flow_labels: list = field(default_factory=list)
 
 
+def centre_of_mass(pose, values):
+    """Global position of a body's centre of mass: ``point(pose, com)`` (``com`` = origin by default).
+
+    >>> centre_of_mass((1, 2, sp.pi / 2), {"m": 1, "I": 1, "cx": sp.Rational(1, 2), "cy": 0})
+    (1, 5/2)
+    """
+    return point(pose, (values.get("cx", sp.S.Zero), values.get("cy", sp.S.Zero)))
+
+
 class RigidBody(Recorded):
-    """A rigid body in the plane: ``mass`` and ``inertia`` about its centre of mass.
+    """A rigid body in the plane: ``mass``, ``inertia`` about its centre of mass, and the centre of
+    mass ``com`` in the body frame (default the frame's origin).
+
+    The body's coordinates locate its frame's origin; every point of it (joints,
+    springs, forces) is given in that frame. With ``com`` the frame can be the
+    one a paper uses — a pivot or a drawing's origin — with no hand shifting.
 
     >>> RigidBody("crank", mass=1.0, inertia=0.1).values["m"]
     1.00000000000000
+    >>> sorted(RigidBody("arm", 1.0, 0.1, com=(0.2, 0)).values)
+    ['I', 'cx', 'cy', 'm']
     """
 
     is_body = True
     couples = ()  # like an element: it acts on no other element's ports
 
-    def __init__(self, name, mass, inertia):
+    def __init__(self, name, mass, inertia, com=(0, 0)):
         if not isinstance(name, str) or not name:
             raise ElementError(f"body name must be a non-empty string, got {name!r}")
         if node_name(name) == "0":
@@ -104,15 +124,24 @@ class RigidBody(Recorded):
         require_positive(name, "inertia", inertia, allow_zero=True)
         self.name = name
         self.values = {"m": as_expr(mass), "I": as_expr(inertia)}
+        cx, cy = _vector(name, "com", com)
+        if cx != 0 or cy != 0:  # only then: models without com keep their parameters
+            self.values.update(cx=cx, cy=cy)
+
+    @property
+    def com(self):
+        """The centre of mass in the body frame."""
+        return (self.values.get("cx", sp.S.Zero), self.values.get("cy", sp.S.Zero))
 
     def contribute(self, pose, values):
-        """Kinetic coenergy of the body at ``pose`` (expressions of t)."""
-        x, y, th = pose
-        return PlanarContribution(T=values["m"] * (x.diff(t) ** 2 + y.diff(t) ** 2) / 2
-                                  + values["I"] * th.diff(t) ** 2 / 2)
+        """Kinetic coenergy of the body at ``pose`` (expressions of t): ``m|v_c|²/2 + I θ̇²/2``."""
+        xc, yc = centre_of_mass(pose, values)
+        return PlanarContribution(T=values["m"] * (xc.diff(t) ** 2 + yc.diff(t) ** 2) / 2
+                                  + values["I"] * pose[2].diff(t) ** 2 / 2)
 
     def __repr__(self):
-        return f"RigidBody({self.name!r}, mass={self.values['m']}, inertia={self.values['I']})"
+        extra = f", com=({self.com[0]}, {self.com[1]})" if "cx" in self.values else ""
+        return f"RigidBody({self.name!r}, mass={self.values['m']}, inertia={self.values['I']}{extra})"
 
 
 class PlanarElement(Element):
@@ -464,5 +493,6 @@ class Gravity(PlanarElement):
         super().__init__(name, (), {"g": g}, edge=False)
 
     def planar_contribution(self, ctx, values):
-        V = [ctx.body_values(b)["m"] * values["g"] * ctx.pose(b)[1] for b in ctx.bodies]
+        V = [ctx.body_values(b)["m"] * values["g"] * centre_of_mass(ctx.pose(b), ctx.body_values(b))[1]
+             for b in ctx.bodies]
         return PlanarContribution(V=sp.Add(*V))

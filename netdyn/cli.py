@@ -278,7 +278,8 @@ def cmd_info(args):
         p(f"bodies: {len(net.bodies)} ({', '.join(net.bodies)})")
     p(f"nodes: {', '.join(str(n) for n in net.graph.nodes if n not in net.bodies)}")
     try:
-        model = net.model(formulation=_formulation(args.formulation), check=False)
+        cut = [c.strip() for c in args.cut.split(",") if c.strip()] if getattr(args, "cut", None) else None
+        model = net.model(formulation=_formulation(args.formulation), check=False, cut=cut)
     except NetdynError as exc:
         warnings.append(f"cannot assemble the model: {exc}")
         model = None
@@ -286,6 +287,12 @@ def cmd_info(args):
         forms = model.metadata.get("formulation", {})
         if forms:
             p(f"formulation: {', '.join(f'{d} {f}' for d, f in forms.items())}")
+        planar = model.metadata.get("planar")
+        if planar and planar.get("joints"):
+            tree = ", ".join(f"{j} ({'ground' if a == '0' else a}-{b})" for j, a, b in planar["tree_edges"])
+            p(f"joint tree ({len(planar['tree'])}, relative coordinates): {tree or 'none'}")
+            cuts = "; ".join(f"{c} (closes {' '.join(planar['loops'][c])})" for c in planar["cuts"])
+            p(f"cut joints ({len(planar['cuts'])}): {cuts or 'none'}")
         n, m1, m2 = len(model.coordinates), len(model.constraints), len(model.flow_constraints)
         p(f"coordinates ({n}): {', '.join(model.coordinate_names)}")
         for what, mults, labels in (("displacement", model.lambdas, model.constraint_labels),
@@ -369,7 +376,8 @@ def build_parser():
                    help="latex: equations = 0 (left) or applied efforts on the right")
     i = add("info", cmd_info, "coordinates, constraints, degrees of freedom and structural warnings")
     i.add_argument("file", metavar="FILE", help=files)
-    i.add_argument("--formulation", metavar="F", help="loop, branch or node (or per domain)")
+    i.add_argument("--formulation", metavar="F", help="loop, branch or node (or per domain); linkages: relative")
+    i.add_argument("--cut", metavar="J1,J2", help="linkages: the joints the relative formulation cuts")
     return parser
 
 

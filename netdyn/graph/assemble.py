@@ -204,12 +204,13 @@ def coordinate_plan(net, domains, forms, coords, body_angle=None):
     return combos, kcl, node_paths
 
 
-def assemble(net, formulation=None, symbolic=False, check=True):
+def assemble(net, formulation=None, symbolic=False, check=True, cut=None):
     """Assemble the :class:`LagrangianModel` of a network.
 
     ``symbolic=True`` replaces numeric element values by symbols named after the
     element (``R1``) or ``<element>_<parameter>`` for multi-parameter elements,
-    with the numbers as default parameter values.
+    with the numbers as default parameter values. ``cut`` names planar joints the
+    relative formulation cuts (:func:`netdyn.graph.planar.spanning_tree`).
     """
     if not net.elements and not net.bodies:
         raise ModelError("the network is empty; add elements first")
@@ -229,7 +230,9 @@ def assemble(net, formulation=None, symbolic=False, check=True):
                                         lambda el: _resolve_values(el, symbolic, parameters, net))
     elif net.bodies or planar.planar_elements(net):
         part = planar.assemble_planar(net, planar_form, coords.new,
-                                      lambda el: _resolve_values(el, symbolic, parameters, net))
+                                      lambda el: _resolve_values(el, symbolic, parameters, net), cut=cut)
+    elif cut:
+        raise ModelError(f"cut={cut} names joints, but the network has no planar bodies and joints")
     body_angle = part.angles if part else {}
     flow_constraints, flow_labels = (list(part.flow_constraints), list(part.flow_labels)) if part else ([], [])
     combos, kcl, node_paths = coordinate_plan(net, domains, forms, coords, body_angle)

@@ -13,9 +13,11 @@ A joint is any object with ``name`` and ``bodies = (body_a, body_b)``; ground is
 """
 from __future__ import annotations
 
+import re
+
 import networkx as nx
 
-from netdyn.errors import TopologyError
+from netdyn.errors import ModelError, TopologyError
 
 
 def joint_graph(bodies, joints):
@@ -28,27 +30,57 @@ def joint_graph(bodies, joints):
     return g
 
 
-def spanning_tree(joints):
-    """Breadth-first spanning tree of the joint graph from ground, joints taken in the order given.
+def natural_key(name):
+    """Sort key putting ``J2`` before ``J10``.
 
-    Returns ``(tree, cuts)``: ``tree`` lists ``(joint, parent, child)`` in the order bodies are reached;
-    ``cuts`` the joints that close loops.
+    >>> sorted(["J10", "J2", "A"], key=natural_key)
+    ['A', 'J2', 'J10']
+    """
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", str(name)) if p]
+
+
+def spanning_tree(joints, cut=None):
+    """The spanning tree of the joint graph from ground that carries relative coordinates, and the cut joints.
+
+    The rule, independent of the order the joints are given in: the joints named in
+    ``cut`` are cut; of the others, every body is reached from ground through the
+    fewest joints, and where several joints would reach it so, through the one whose
+    name sorts first (:func:`natural_key`: ``J2`` before ``J10``). The remaining
+    joints are cut, each closing one loop.
+
+    Returns ``(tree, cuts)``: ``tree`` lists ``(joint, parent, child)`` from ground
+    outwards, by depth and then body name; ``cuts`` the joints that close loops, in
+    name order. An unknown name in ``cut`` is a :class:`~netdyn.errors.ModelError`.
     """
     order = list(joints)
-    reached, queue, tree, used = {"0"}, ["0"], [], set()
-    while queue:
-        u = queue.pop(0)
-        for j in order:
-            if j.name in used or u not in j.bodies:
-                continue
-            other = j.bodies[1] if j.bodies[0] == u else j.bodies[0]
-            if other in reached:
-                continue
-            reached.add(other)
-            used.add(j.name)
-            tree.append((j, u, other))
-            queue.append(other)
-    return tree, [j for j in order if j.name not in used]
+    names = {j.name for j in order}
+    cut = list(cut or [])
+    unknown = [c for c in cut if c not in names]
+    if unknown:
+        raise ModelError(f"cut names {unknown}, which are not joints of the network; the joints are "
+                         f"{sorted(names, key=natural_key)}")
+    usable = sorted((j for j in order if j.name not in set(cut)), key=lambda j: natural_key(j.name))
+    depth, frontier = {"0": 0}, ["0"]
+    while frontier:  # breadth-first depths over the joints not cut
+        nxt = []
+        for u in frontier:
+            for j in usable:
+                if u in j.bodies:
+                    other = j.bodies[1] if j.bodies[0] == u else j.bodies[0]
+                    if other not in depth:
+                        depth[other] = depth[u] + 1
+                        nxt.append(other)
+        frontier = nxt
+    tree = []
+    for body in sorted((b for b in depth if b != "0"), key=lambda b: (depth[b], natural_key(b))):
+        for j in usable:  # name order: the first joint reaching it from one level closer to ground
+            a, b = j.bodies
+            other = b if a == body else a if b == body else None
+            if other is not None and other != body and depth.get(other) == depth[body] - 1:
+                tree.append((j, other, body))
+                break
+    used = {j.name for j, _, _ in tree}
+    return tree, sorted((j for j in order if j.name not in used), key=lambda j: natural_key(j.name))
 
 
 def fundamental_loops(tree, cuts):

@@ -98,7 +98,7 @@ class Network:
     def domains(self):
         return sorted({d["domain"] for _, _, d in self.graph.edges(data=True)})
 
-    def model(self, formulation=None, symbolic=False, check=True):
+    def model(self, formulation=None, symbolic=False, check=True, cut=None):
         """Assemble the network's :class:`~netdyn.lagrange.model.LagrangianModel`.
 
         Parameters
@@ -119,6 +119,9 @@ class Network:
             becoming default parameter values (for sweeps and printed equations).
         check : bool
             Run the structural checks first (floating nodes, source loops, ...).
+        cut : list of str, optional
+            Planar joints the relative formulation cuts (the rest of the tree follows the rule of
+            :func:`netdyn.graph.planar.spanning_tree`).
 
         Returns
         -------
@@ -130,7 +133,9 @@ class Network:
         >>> net.model(formulation="branch").coordinate_names
         ['q_V1', 'q_R1', 'q_C1']
         """
-        return assemble(self, formulation=formulation, symbolic=symbolic, check=check)
+        if cut is None:
+            return assemble(self, formulation=formulation, symbolic=symbolic, check=check)
+        return assemble(self, formulation=formulation, symbolic=symbolic, check=check, cut=cut)
 
     def check(self):
         """Run the structural checks; raises a :class:`~netdyn.errors.TopologyError` on the first problem."""

@@ -5,11 +5,14 @@ Two formulations (``Network.model(formulation=...)``):
 * ``"absolute"`` (default): every body keeps ``x_<body>``, ``y_<body>``,
   ``theta_<body>``; every joint contributes its constraints (the book's
   Examples 4.2 and 4.3). Loops close by themselves.
-* ``"relative"``: a spanning tree of the joint graph rooted at ground (found by
-  breadth-first search) carries joint coordinates (``theta_<joint>`` for a
-  revolute, ``s_<joint>`` for a prismatic joint); every body pose is an
-  expression of them; the joints left out of the tree (cut joints, one per
-  independent loop of the graph) close the loops with their constraints.
+* ``"relative"``: a spanning tree of the joint graph rooted at ground carries
+  joint coordinates (``theta_<joint>`` for a revolute, ``s_<joint>`` for a
+  prismatic joint); every body pose is an expression of them; the joints left
+  out of the tree (cut joints, one per independent loop of the graph) close the
+  loops with their constraints. The tree follows a rule that does not depend on
+  the order of ``net.add`` calls (:func:`spanning_tree`: fewest joints from
+  ground, ties to the joint name that sorts first); ``net.model(formulation=
+  "relative", cut=[...])`` chooses the cut joints instead.
 
 >>> from netdyn import Network
 >>> from netdyn.components.planar import RigidBody, Revolute, Gravity
@@ -91,13 +94,23 @@ def check_structure(net):
                                 "add a joint (Revolute, Prismatic, Slider or Weld) to it")
 
 
-def spanning_tree(net):
-    """Breadth-first spanning tree of the joint graph from ground (:func:`netdyn.graph.mechanism.spanning_tree`).
+def spanning_tree(net, cut=None):
+    """The spanning tree of the joint graph that carries the relative coordinates, and the cut joints:
+    :func:`netdyn.graph.mechanism.spanning_tree` (fewest joints from ground, ties to the joint name that
+    sorts first, ``cut`` joints cut), with a :class:`TopologyError` when ``cut`` strands a body.
 
-    Returns ``(tree, cuts)``: ``tree`` lists ``(joint, parent, child)`` in the order
-    bodies are reached; ``cuts`` the joints that close loops.
+    Returns ``(tree, cuts)``: ``tree`` lists ``(joint, parent, child)`` from ground outwards, by depth
+    and then body name (the order of the relative coordinates); ``cuts`` the joints that close loops.
     """
-    return mechanism.spanning_tree(joints(net))
+    tree, cuts = mechanism.spanning_tree(joints(net), cut)
+    if cut:
+        reached = {child for _, _, child in tree}
+        contacts = {b for el in planar_elements(net) if getattr(el, "contacts_ground", False) for b in el.bodies}
+        lost = [b for b in net.bodies if b not in reached and b not in contacts]
+        if lost:
+            raise TopologyError(f"cutting {list(cut)} leaves {lost} with no chain of joints to ground; cut other "
+                                "joints (each cut joint must close a loop)")
+    return tree, cuts
 
 
 def fundamental_loops(net, tree, cuts):
@@ -145,13 +158,14 @@ class _Context:
         return coords[k]
 
 
-def assemble_planar(net, formulation, new_coordinate, values_of):
-    """The :class:`PlanarPart` of a network; ``new_coordinate(name)`` registers a coordinate."""
+def assemble_planar(net, formulation, new_coordinate, values_of, cut=None):
+    """The :class:`PlanarPart` of a network; ``new_coordinate(name)`` registers a coordinate.
 
+    ``cut`` names joints the relative formulation must cut (see :func:`spanning_tree`)."""
     if formulation not in FORMULATIONS:
         raise ModelError(f"unknown planar formulation {formulation!r}; use one of {FORMULATIONS}")
     check_structure(net)
-    tree, cuts = spanning_tree(net)
+    tree, cuts = spanning_tree(net, cut)
     values = {el.name: values_of(el) for el in planar_elements(net)}
     body_values = {b: values_of(body) for b, body in net.bodies.items()}
     poses, coords = {}, []
@@ -206,6 +220,7 @@ def assemble_planar(net, formulation, new_coordinate, values_of):
     part.metadata = {
         "formulation": formulation, "bodies": list(net.bodies), "poses": poses, "joint_coordinates": joint_coords,
         "constraints": constraint_index, "tree": [j.name for j, _, _ in tree], "cuts": [j.name for j in cuts],
+        "tree_edges": [(j.name, parent, child) for j, parent, child in tree],
         "loops": fundamental_loops(net, tree, cuts), "gruebler": 3 * len(net.bodies) - n_constraints,
         "joints": {j.name: j for j in joints(net)}, "body_values": body_values,
     }

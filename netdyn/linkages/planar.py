@@ -118,3 +118,4 @@ def three_rrr(R=1.0, r=0.25, L1=0.6, L2=0.6):
             c, v = (P0 + P1) / 2, P1 - P0
             guess.update({f"x_{b}": c[0], f"y_{b}": c[1], f"theta_{b}": np.arctan2(v[1], v[0])})
     return net, guess
+

@@ -1,10 +1,22 @@
 """Consistent initial conditions: complete what the user gave so the constraints hold.
 
 Positions: Gauss–Newton with minimum-norm steps on φ(q, t0) = 0, moving only the
-coordinates not given. Flows: the linear velocity-level constraints
-``Φ_q f + Φ_t = 0`` and ``A f + a = 0`` solved for the flows not given. A given
-set that cannot be completed is an :class:`~netdyn.errors.InitialConditionError`
-naming the worst constraint.
+coordinates not given, iterated to convergence (until the residual reaches the
+rounding level or stops falling) — not to a fixed threshold — so an integrator
+starts from a state consistent far below its own tolerance. ``tol`` is only the
+acceptance test afterwards: a residual above it means the data cannot be met, an
+:class:`~netdyn.errors.InitialConditionError` naming the constraints left unmet.
+Flows: the linear velocity-level constraints ``Φ_q f + Φ_t = 0`` and
+``A f + a = 0`` solved (least squares, exact) for the flows not given.
+
+Joint coordinates are accepted wherever coordinates are: in a planar model
+``q0={"J3": 0.2}`` (or ``{"theta_J3": 0.2}``, the name the relative formulation
+gives the coordinate) asks for the relative angle of revolute ``J3``
+(``theta_b − theta_a``), a prismatic joint's name for its slide ``s``; a slider
+takes a pair ``(s, theta)`` or ``s_J``/``theta_J``. In the absolute formulation
+these are extra equations of the position solve (and, in ``f0``, of the velocity
+solve). Conditions that fix more than the mechanism's freedom, or contradict
+each other, are an ``InitialConditionError`` naming the joints.
 
 >>> import sympy as sp
 >>> from netdyn import LagrangianModel, coordinates, t
@@ -19,9 +31,83 @@ naming the worst constraint.
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 
 from netdyn.validate import real
 from netdyn.errors import InitialConditionError, ModelError
+from netdyn.symbols import identifier, t as _t
+
+EPS = np.finfo(float).eps
+
+
+def _key(k):
+    return k if isinstance(k, str) else getattr(getattr(k, "func", None), "__name__", str(k))
+
+
+def joint_table(model):
+    """Joint-coordinate names of a planar model: name -> (joint, index, expression of q(t)).
+
+    A joint's own name stands for its first coordinate; ``theta_<joint>`` and
+    ``s_<joint>`` (the relative formulation's names) for the named one.
+    """
+    cached = getattr(model, "_compiled", {}).get("joint_table")
+    if cached is not None:
+        return cached
+    planar = model.metadata.get("planar") or {}
+    jc, jobjs = planar.get("joint_coordinates") or {}, planar.get("joints") or {}
+    table = {}
+    for name, exprs in jc.items():
+        kinds = tuple(getattr(jobjs.get(name), "relative", ())) or ("theta", "s")[: len(exprs)]
+        for k, e in enumerate(exprs):
+            table.setdefault(f"{kinds[k] if k < len(kinds) else k}_{identifier(name)}", (name, k, e))
+        if exprs:
+            table.setdefault(name, (name, 0, exprs[0]))
+            table.setdefault(f"{name}[all]", (name, None, list(exprs)))
+    for body, pose in (planar.get("poses") or {}).items():  # body coordinates in the relative formulation
+        for k, e in zip(("x", "y", "theta"), pose):
+            table.setdefault(f"{k}_{identifier(body)}", (f"{k}_{identifier(body)}", 0, e))
+            table.setdefault(f"{k}_{identifier(body)}[all]", (body, None, [e]))
+    if hasattr(model, "_compiled"):
+        model._compiled["joint_table"] = table
+    return table
+
+
+def _split(cm, values, what):
+    """Coordinate values and joint conditions ``[(label, joint, expression of q(t), target)]`` of a q0/f0 dict."""
+    model = cm.model
+    names = model.coordinate_names
+    index = {n: i for i, n in enumerate(names)}
+    table = None
+    plain, conditions = {}, []
+    if values is not None and not isinstance(values, dict):
+        raise ModelError(f"the initial {what} must be a dict of coordinate names to values, got {values!r:.60}")
+    for k, v in (values or {}).items():
+        key = _key(k)
+        if key.endswith("_dot") and what == "f" and key[:-4] in index:
+            key = key[:-4]
+        if key in index:
+            plain[key] = v
+            continue
+        table = joint_table(model) if table is None else table
+        if key in table:
+            joint, i, e = table[key]
+            if np.ndim(v):  # a pair for a multi-coordinate joint
+                exprs = table[f"{joint}[all]"][2]
+                if len(v) != len(exprs):
+                    raise ModelError(f"joint {joint!r} has {len(exprs)} coordinate(s); the initial {what} "
+                                     f"gives {len(v)} values")
+                pairs = list(enumerate(zip(exprs, v)))
+            else:
+                pairs = [(i, (e, v))]
+            kind = "joint " if joint in (model.metadata.get("planar") or {}).get("joints", {}) else ""
+            for j, (e, val) in pairs:
+                conditions.append((f"{kind}{joint}" + (f"[{j}]" if len(table[f'{joint}[all]'][2]) > 1 else ""),
+                                   joint, e, float(val)))
+            continue
+        joints = sorted(n for n in table if not n.endswith("[all]")) if table else []
+        raise ModelError(f"unknown coordinate {key!r} in the initial {what}; the coordinates are {names}"
+                         + (f", the joint coordinates {joints}" if joints else ""))
+    return plain, conditions
 
 
 def _vector(cm, values, what, default=0.0):
@@ -32,66 +118,172 @@ def _vector(cm, values, what, default=0.0):
     if values is not None and not isinstance(values, dict):
         raise ModelError(f"the initial {what} must be a dict of coordinate names to values, got {values!r:.60}")
     for k, v in (values or {}).items():
-        key = k if isinstance(k, str) else getattr(getattr(k, "func", None), "__name__", str(k))
-        if key.endswith("_dot") and what == "f" and key[:-4] in index:
-            key = key[:-4]
-        if key not in index:
-            raise ModelError(f"unknown coordinate {key!r} in the initial {what}; the coordinates are {names}")
-        vec[index[key]] = real(v, parameter=f"{what}0[{key!r}]")  # NaN, inf, complex, "abc" refused
-        given[index[key]] = True
+        vec[index[k]] = real(v, parameter=f"{what}0[{k!r}]")  # NaN, inf, complex, "abc" refused
+        given[index[k]] = True
     return vec, given
 
 
-def consistent_initial_conditions(cm, t0, q0=None, f0=None, p=None, guess=None, tol=1e-10, max_iter=50):
+class _Conditions:
+    """Joint conditions ``g(q) = target`` compiled to values and gradients in q."""
+
+    def __init__(self, cm, conditions):
+        from netdyn.numerics.compiled import _lambdify
+
+        eq = cm.eq
+        sub = {c: s for c, s in zip(eq.coordinates, eq.q)}
+        exprs = [sp.sympify(e).xreplace(sub) for _, _, e, _ in conditions]
+        grads = [[sp.diff(e, s) for s in eq.q] for e in exprs]
+        args = [_t, eq.q, cm.parameters, cm.inputs]
+        self._g = _lambdify(args, exprs)
+        self._G = _lambdify(args, [d for row in grads for d in row])
+        self.labels = [c[0] for c in conditions]
+        self.joints = [c[1] for c in conditions]
+        self.target = np.array([c[3] for c in conditions], dtype=float)
+        self.k, self.n = len(conditions), cm.n
+
+    def residual(self, tt, q, p):
+        if not self.k:
+            return np.zeros(0)
+        return np.asarray(self._g(tt, q, p.vector, p.inputs(tt)), dtype=float) - self.target
+
+    def jacobian(self, tt, q, p):
+        if not self.k:
+            return np.zeros((0, self.n))
+        return np.asarray(self._G(tt, q, p.vector, p.inputs(tt)), dtype=float).reshape(self.k, self.n)
+
+
+def _held_by_joint(cm, conditions):
+    """Joint conditions on a coordinate itself (a tree joint in the relative formulation): ``{name: value}``."""
+    eq = cm.eq
+    names = {c: n for c, n in zip(eq.coordinates, cm.model.coordinate_names)}
+    held, labels, rest = {}, {}, []
+    for cond in conditions:
+        e = sp.sympify(cond[2])
+        if e in names:
+            held[names[e]] = cond[3]
+            labels[names[e]] = cond[0]
+        else:
+            rest.append(cond)
+    return held, labels, rest
+
+
+def _given(names, values, given, labels):
+    """The given values for a message, a joint's under its joint's label."""
+    return {labels.get(n, n): float(values[i]) for i, n in enumerate(names) if given[i]}
+
+
+def _newton(residual, jacobian, q, free, max_iter):
+    """Damped Gauss–Newton on ``residual(q) = 0`` moving ``q[free]``, to convergence.
+
+    Stops when the residual reaches the rounding level of ``q``, or stops falling
+    near it for three iterations; returns the last iterate and its residual.
+    """
+    r = residual(q)
+    best, stalled = np.inf, 0
+    for _ in range(max_iter):
+        size = np.max(np.abs(r)) if r.size else 0.0
+        scale = 1.0 + np.max(np.abs(q))
+        if size <= 8 * EPS * scale:
+            break
+        # near the rounding level Newton no longer halves the residual: three such steps end it
+        # (far from a solution a damped step may gain less, so there it runs on to max_iter)
+        stalled = stalled + 1 if size > 0.5 * best and size < 1e-8 * scale else 0
+        if stalled >= 3:
+            break
+        best = min(best, size)
+        J = jacobian(q)[:, free]
+        if J.size == 0:
+            break
+        dq, *_ = np.linalg.lstsq(J, -r, rcond=None)
+        base, step = np.linalg.norm(r), 1.0
+        while step > 1e-4:  # damped: accept the first step that reduces the residual
+            trial = q.copy()
+            trial[free] += step * dq
+            rt = residual(trial)
+            if np.linalg.norm(rt) < base:
+                break
+            step /= 2
+        q = trial
+        r = rt
+    return q, r
+
+
+def consistent_initial_conditions(cm, t0, q0=None, f0=None, p=None, guess=None, tol=1e-8, max_iter=60):
     """Initial q and f satisfying the constraints, holding the given values.
 
-    ``guess`` gives starting values for coordinates not in ``q0`` (a rough
-    assembly of a linkage, say); the others start at 0.
+    ``q0``/``f0`` map coordinate names (or, in planar models, joint names and
+    joint-coordinate names) to values. ``guess`` gives starting values for
+    coordinates not in ``q0`` (a rough assembly of a linkage, say); the others
+    start at 0. Newton runs to convergence; ``tol`` is the largest residual
+    accepted (relative to ``1 + max|q|``, or for flows ``1 + max|f|``): the
+    integrator's own tolerance, so an inconsistency it cannot step over is an
+    error here rather than an integrator failure at t0.
     """
     p = cm.parameter_vector() if p is None else p
-    q, q_given = _vector(cm, q0, "q")
-    start = (cm.model.metadata.get("spatial") or {}).get("initial_guess")  # unit Euler parameters
+    model = cm.model
+    q_plain, q_cond = _split(cm, q0, "q")
+    f_plain, f_cond = _split(cm, f0, "f")
+    held, held_labels, q_cond = _held_by_joint(cm, q_cond)
+    clash = sorted(set(held) & set(q_plain))
+    if clash:
+        raise InitialConditionError(f"q0 gives {clash} both as coordinates and through their joints "
+                                    f"({[held_labels[c] for c in clash]}); give one")
+    q, q_given = _vector(cm, q_plain | held, "q")
+    start = (model.metadata.get("spatial") or {}).get("initial_guess")  # unit Euler parameters
     if start:
         g, g_set = _vector(cm, start, "q")
         q = np.where(~q_given & g_set, g, q)
+    g_cond = []
     if guess:
-        g, g_set = _vector(cm, guess, "q")
+        g_plain, g_cond = _split(cm, guess, "q")
+        g_held, _, g_cond = _held_by_joint(cm, g_cond)
+        g, g_set = _vector(cm, g_plain | g_held, "q")
         q = np.where(~q_given & g_set, g, q)
-    f, f_given = _vector(cm, f0, "f")
-    model = cm.model
-    if cm.m1:
+    f_held, f_labels, f_cond = _held_by_joint(cm, f_cond)
+    f, f_given = _vector(cm, f_plain | f_held, "f")
+    qc = _Conditions(cm, q_cond)
+    fc = _Conditions(cm, f_cond)
+    if g_cond:  # a guess in joint terms: start from the closest assembly (least squares) that meets it
+        gc = _Conditions(cm, g_cond)
+        q, _ = _newton(lambda qq: np.concatenate([cm.constraints(t0, qq, f, p).phi, qc.residual(t0, qq, p),
+                                                  gc.residual(t0, qq, p)]),
+                       lambda qq: np.vstack([cm.constraints(t0, qq, f, p).Phi_q, qc.jacobian(t0, qq, p),
+                                             gc.jacobian(t0, qq, p)]), q, ~q_given, max_iter)
+    if cm.m1 or qc.k:
         free = ~q_given
-        for _ in range(max_iter):
-            c = cm.constraints(t0, q, f, p)
-            phi = c.phi
-            scale = 1.0 + np.max(np.abs(q))
-            if np.max(np.abs(phi)) <= tol * scale:
-                break
-            J = c.Phi_q[:, free]
-            if J.size == 0:
-                break
-            dq, *_ = np.linalg.lstsq(J, -phi, rcond=None)
-            step = 1.0
-            base = np.linalg.norm(phi)
-            while step > 1e-4:  # damped Newton: accept the first step that reduces the residual
-                trial = q.copy()
-                trial[free] += step * dq
-                if np.linalg.norm(cm.constraints(t0, trial, f, p).phi) < base:
-                    break
-                step /= 2
-            q[free] += step * dq
-        phi = cm.constraints(t0, q, f, p).phi
-        worst = int(np.argmax(np.abs(phi)))
-        if abs(phi[worst]) > 1e-8 * (1.0 + np.max(np.abs(q))):
-            given = {n: q[i] for i, n in enumerate(model.coordinate_names) if q_given[i]}
+
+        def residual(qq):
+            return np.concatenate([cm.constraints(t0, qq, f, p).phi, qc.residual(t0, qq, p)])
+
+        def jacobian(qq):
+            return np.vstack([cm.constraints(t0, qq, f, p).Phi_q, qc.jacobian(t0, qq, p)])
+
+        q, r = _newton(residual, jacobian, q, free, max_iter)
+        labels = list(model.constraint_labels) + qc.labels
+        bad = np.abs(r) > tol * (1.0 + np.max(np.abs(q)))
+        if bad.any():
+            given = _given(model.coordinate_names, q, q_given, held_labels)
+            worst = [labels[i] for i in np.argsort(-np.abs(r)) if bad[i]][:6]
+            joints = qc.labels + sorted(set(held_labels.values()))
+            if joints:
+                raise InitialConditionError(
+                    f"initial positions: the joint values {joints} (given {given}"
+                    + (f", conditions {qc.labels}" if qc.k else "") + ") cannot all hold (left unmet: "
+                    f"{worst}, largest residual {np.max(np.abs(r)):.3g}); they fix more than the mechanism's "
+                    "freedom or contradict each other — give fewer joint values or change them, or pass a closer "
+                    "guess=")
             raise InitialConditionError(
-                f"initial positions cannot satisfy constraint {model.constraint_labels[worst]} "
-                f"(residual {phi[worst]:.3g}) with the given values {given}; change them, give fewer, "
-                "or pass a closer guess=")
-    if cm.m1 or cm.m2:
+                f"initial positions cannot satisfy constraint {worst[0]} (residual {np.max(np.abs(r)):.3g}"
+                + (f"; also unmet: {worst[1:]}" if len(worst) > 1 else "") + f") with the given values {given}; "
+                "change them, give fewer, or pass a closer guess=")
+        if qc.k:
+            _check_independent(cm.constraints(t0, q, f, p).Phi_q[:, free], qc.jacobian(t0, q, p)[:, free],
+                               qc.labels, "q0")
+    if cm.m1 or cm.m2 or fc.k:
         c = cm.constraints(t0, q, f, p)
-        C = c.jacobian
-        rhs = -np.concatenate([c.Phi_t, c.a])
+        G = fc.jacobian(t0, q, p)
+        C = np.vstack([c.Phi_q, c.A, G])
+        rhs = -np.concatenate([c.Phi_t, c.a, -fc.target])
         # flows without inertia are free first; unspecified inertial flows move only if that is not enough
         inertial = np.zeros(cm.n, dtype=bool)
         inertial[[j for (_, j) in cm.eq.M.keys()]] = True
@@ -103,13 +295,70 @@ def consistent_initial_conditions(cm, t0, q0=None, f0=None, p=None, guess=None, 
                 df, *_ = np.linalg.lstsq(C[:, free], -r, rcond=None)
                 f[free] += df
             r = C @ f - rhs
-            if not r.size or np.max(np.abs(r)) <= 1e-10 * (1.0 + np.max(np.abs(f)) + np.max(np.abs(rhs))):
+            if not r.size or np.max(np.abs(r)) <= 1e-12 * (1.0 + np.max(np.abs(f)) + np.max(np.abs(rhs))):
                 break
-        if r.size and np.max(np.abs(r)) > 1e-8 * (1.0 + np.max(np.abs(f)) + np.max(np.abs(rhs))):
-            worst = int(np.argmax(np.abs(r)))
-            labels = list(model.constraint_labels) + list(model.flow_constraint_labels)
-            given = {n: f[i] for i, n in enumerate(model.coordinate_names) if f_given[i]}
+        level = tol * (1.0 + np.max(np.abs(f)) + np.max(np.abs(rhs)))
+        if r.size and np.max(np.abs(r)) > level:
+            labels = list(model.constraint_labels) + list(model.flow_constraint_labels) + fc.labels
+            worst = [labels[i] for i in np.argsort(-np.abs(r)) if abs(r[i]) > level][:6]
+            given = _given(model.coordinate_names, f, f_given, f_labels)
             raise InitialConditionError(
-                f"initial flows cannot satisfy constraint {labels[worst]} at velocity level "
-                f"(residual {r[worst]:.3g}) with the given flows {given}; change or drop some of them")
+                f"initial flows cannot satisfy constraint {worst[0]} at velocity level (residual "
+                f"{np.max(np.abs(r)):.3g}" + (f"; also unmet: {worst[1:]}" if len(worst) > 1 else "")
+                + f") with the given flows {given}"
+                + (f" and joint rates {fc.labels}" if fc.k else "") + "; change or drop some of them")
+        if fc.k:
+            free = ~f_given
+            _check_independent(np.vstack([c.Phi_q, c.A])[:, free], G[:, free], fc.labels, "f0")
     return q, f
+
+
+def _check_independent(C, G, labels, what):
+    """Joint conditions must fix freedoms the constraints leave: rank([C; G]) = rank(C) + rows(G)."""
+    def rank(a):
+        if not a.size:
+            return 0
+        s = np.linalg.svd(a, compute_uv=False)
+        return int(np.sum(s > 1e-9 * max(s[0], 1.0)))
+
+    base, both = rank(C), rank(np.vstack([C, G]))
+    if both < base + G.shape[0]:
+        dof = C.shape[1] - base
+        raise InitialConditionError(
+            f"{what}: the joint conditions {labels} fix {G.shape[0]} freedom(s) but only {both - base} of them are "
+            f"independent of the constraints and each other (the mechanism has {dof} degree(s) of freedom left "
+            "by the coordinates given); give fewer joint values")
+
+
+def integrator_tolerance(rtol, atol=None):
+    """The residual an integrator run at ``rtol``/``atol`` accepts in its initial state.
+
+    Three orders below ``rtol`` (and below a scalar ``atol``), never looser than
+    1e-8 nor tighter than 1e-12 (Newton reaches the rounding level in all but
+    ill-conditioned configurations, where 1e-12 is still far below what an
+    integrator resolves).
+
+    >>> float(f"{integrator_tolerance(1e-8):.3g}"), integrator_tolerance(1e-3)
+    (1e-11, 1e-08)
+    """
+    tol = min(1e-8, 1e-3 * float(rtol))
+    if atol is not None and np.ndim(atol) == 0:
+        tol = min(tol, 1e-2 * float(atol))
+    return max(tol, 1e-12)
+
+
+def refuse_projection(cm):
+    """The error for ``method="projection"`` on a model whose index-1 (KKT) matrix is singular at t0.
+
+    Names the flows without inertia (an RC circuit's charges), or else says the
+    constrained mass matrix is singular, and points to ``method="ida"``.
+    """
+    from netdyn.errors import IntegrationError
+
+    inertial = {j for (_, j) in cm.eq.M.keys()}
+    free = [n for j, n in enumerate(cm.model.coordinate_names) if j not in inertial]
+    why = (f"the flows of {free[:8]}{' ...' if len(free) > 8 else ''} have no inertia (algebraic)" if free else
+           "the constrained mass matrix [[M, Cᵀ], [C, 0]] is singular at t0 (a dead centre, a locked linkage, or "
+           "mass missing on the constraint manifold)")
+    raise IntegrationError(f"method='projection' needs every flow to have inertia on the constraint manifold, but {why}; "
+                           "use method='ida' (or 'auto', which picks it)")

@@ -20,9 +20,9 @@ import sympy as sp
 from netdyn.errors import IntegrationError
 from netdyn.graph.network import as_model
 from netdyn.lagrange.sources import breakpoints
-from netdyn.numerics.choice import choose_method
+from netdyn.numerics.choice import choose_method, kkt_regular
 from netdyn.numerics.compiled import compile_model
-from netdyn.numerics.initial import consistent_initial_conditions
+from netdyn.numerics.initial import consistent_initial_conditions, integrator_tolerance, refuse_projection
 from netdyn.numerics.integrators import IDA, Projection
 from netdyn.numerics.integrators.projection import SOLVERS
 from netdyn.numerics.linearsim import explain_not_linear, simulate_linear, try_linear
@@ -68,7 +68,9 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     solver : {"DOP853", "RK45", "Radau"}
         The Runge–Kutta method of ``"projection"``.
     guess : dict, optional
-        Starting values for the position solve (which assembly branch a linkage starts on).
+        Starting values for the position solve (which assembly branch a linkage starts on). ``q0``,
+        ``f0`` and ``guess`` also take planar joint coordinates (``"J3"``, ``"theta_J3"``) in any
+        formulation (:mod:`netdyn.numerics.initial`).
     max_step : float
         Largest step the integrator may take.
     formulation : str or dict, optional
@@ -105,10 +107,12 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     p = cm.parameter_vector(params)
     t0, t1 = t_span
     requested = _output_times(t_span, t_eval)
-    q, f = consistent_initial_conditions(cm, t0, q0, f0, p, guess=guess)
+    q, f = consistent_initial_conditions(cm, t0, q0, f0, p, guess=guess, tol=integrator_tolerance(rtol, atol))
     model, cm, p = prepare(model, cm, t0, q, p, params)  # redundant constraints out, reported in metadata
     if method == "auto":
         method = choose_method(cm, t0, t1, q, f, p).name
+    elif method == "projection" and not kkt_regular(cm, t0, q, f, p):
+        refuse_projection(cm)  # before integrating: name the flows without inertia
     integrator = Projection(cm, p, solver, max_step) if method == "projection" else IDA(cm, p, max_step)
     _check_atol(atol, cm.n)
     corners = source_breakpoints(cm, t0, t1)

@@ -105,8 +105,26 @@ class Solution:
         mult = self.multipliers
         if name in mult:
             return mult[name]
+        joint = self._joint_coordinate(name)
+        if joint is not None:
+            return joint
         raise KeyError(f"no coordinate or multiplier {name!r}; coordinates are {names}, "
                        f"multipliers {sorted(mult)}")
+
+    def _joint_coordinate(self, name):
+        """A planar joint's coordinate (``"J3"``, ``"theta_J3"``, with ``_dot``/``_ddot`` its rates) or a body's
+        pose coordinate in the relative formulation, over time; ``None`` when the name is neither."""
+        from netdyn.numerics.initial import joint_table
+
+        order = 0
+        for suffix, k in (("_ddot", 2), ("_dot", 1)):
+            if name.endswith(suffix) and name[: -len(suffix)] in joint_table(self.model):
+                name, order = name[: -len(suffix)], k
+                break
+        entry = joint_table(self.model).get(name)
+        if entry is None or name.endswith("[all]"):
+            return None
+        return self.evaluate(self._internal(sp.sympify(entry[2]).diff(T_SYM, order)))
 
     # ----------------------------------------------------------------- expressions over the trajectory
     def evaluate(self, expr):

@@ -4,9 +4,9 @@ The tree is the one the relative formulation uses (:func:`netdyn.planar.spanning
 from the ground), so the tree's joint coordinates are the relative formulation's ``theta_<joint>`` /
 ``s_<joint>`` with the same signs; the joints left out become :class:`~netdyn.recursive.model.CutJoint`.
 
-Each body's frame has the axes of its centre-of-mass frame (angle ``theta_<body>``) and its origin at
-the point of its tree joint (``offset``, centre-of-mass coordinates), so that a revolute tree joint
-turns the child about its own origin.
+Each body's frame has the axes of its body frame (angle ``theta_<body>``) and its origin at the point
+of its tree joint (``offset``, body-frame coordinates; the centre of mass is at the body's ``com``), so
+that a revolute tree joint turns the child about its own origin.
 
 Offered: :class:`RigidBody`, :class:`Revolute`, :class:`Prismatic` and :class:`Weld` (tree or cut)
 and :class:`Gravity`. Anything else (springs, dampers, forces, actuators, sliders, drivers, 1-D
@@ -110,8 +110,9 @@ def tree_from_network(net, params=None):
         m = _number(body.values["m"], params, f"body {child}: mass")
         I = _number(body.values["I"], params, f"body {child}: inertia")
         offsets[child] = there
+        com = vec(body.com, f"body {child}: com") if hasattr(body, "com") else np.zeros(2)  # body frame
         spec = dict(name=child, parent=None if parent == "0" else parent, joint_name=j.name,
-                    translation=(*(here - offsets[parent]), 0.0), mass=m, com=(*(-there), 0.0),
+                    translation=(*(here - offsets[parent]), 0.0), mass=m, com=(*(com - there), 0.0),
                     inertia=np.diag([0.0, 0.0, I]))
         if isinstance(j, Revolute):
             spec.update(joint="revolute", axis=(0, 0, sign))
