@@ -52,6 +52,7 @@ ALL = "all formulations"
 WHY = {"linear": r"constant quadratic form|only networks of one-dimensional elements|needs a Network",
        "projection": r"projection.*needs every flow to have inertia",
        "recursive": r"not evaluated by the recursive path|method='recursive' needs|the recursive path models"
+                    r"|the recursive tree needs"
                     r"|no planar bodies"}
 
 

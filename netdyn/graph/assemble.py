@@ -210,7 +210,7 @@ def assemble(net, formulation=None, symbolic=False, check=True, cut=None):
     ``symbolic=True`` replaces numeric element values by symbols named after the
     element (``R1``) or ``<element>_<parameter>`` for multi-parameter elements,
     with the numbers as default parameter values. ``cut`` names planar joints the
-    relative formulation cuts (:func:`netdyn.graph.planar.spanning_tree`).
+    relative formulation cuts (:func:`netdyn.graph.mechanism.spanning_tree`), planar or spatial.
     """
     if not net.elements and not net.bodies:
         raise ModelError("the network is empty; add elements first")
@@ -227,12 +227,12 @@ def assemble(net, formulation=None, symbolic=False, check=True, cut=None):
     part = None
     if spatial.is_spatial(net):
         part = spatial.assemble_spatial(net, planar_form, coords.new,
-                                        lambda el: _resolve_values(el, symbolic, parameters, net))
+                                        lambda el: _resolve_values(el, symbolic, parameters, net), cut=cut)
     elif net.bodies or planar.planar_elements(net):
         part = planar.assemble_planar(net, planar_form, coords.new,
                                       lambda el: _resolve_values(el, symbolic, parameters, net), cut=cut)
     elif cut:
-        raise ModelError(f"cut={cut} names joints, but the network has no planar bodies and joints")
+        raise ModelError(f"cut={cut} names joints, but the network has no bodies and joints")
     body_angle = part.angles if part else {}
     flow_constraints, flow_labels = (list(part.flow_constraints), list(part.flow_labels)) if part else ([], [])
     combos, kcl, node_paths = coordinate_plan(net, domains, forms, coords, body_angle)

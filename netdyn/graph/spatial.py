@@ -189,7 +189,7 @@ def child_pose(j, parent, qs, parent_is_a, spec=None):
     return Pose(r, q, R, omega), norms
 
 
-def assemble_spatial(net, formulation, new_coordinate, values_of):
+def assemble_spatial(net, formulation, new_coordinate, values_of, cut=None):
     """The :class:`SpatialPart` of a network; ``new_coordinate(name)`` registers a coordinate."""
     from netdyn.symbols import identifier
 
@@ -199,7 +199,7 @@ def assemble_spatial(net, formulation, new_coordinate, values_of):
     js = joints(net)
     by_name = {j.name: j for j in js}
     drivers_of = {j.name: [d for d in drivers(net) if d.joint == j.name] for j in js}
-    tree, cuts = mechanism.spanning_tree(js)
+    tree, cuts = mechanism.spanning_tree(js, cut)
     values = {el.name: values_of(el) for el in spatial_elements(net)}
     body_values = {b: values_of(body) for b, body in net.bodies.items()}
     part = SpatialPart()

@@ -155,7 +155,8 @@ def reduce_index(E, J, G, derivative, multiplier_columns=(), labels=None, max_ro
     """
     E, J = sps.lil_array(E), sps.lil_array(J)
     N = E.shape[0]
-    G = np.array(G, dtype=float).reshape(N, -1)
+    G = np.array(G, dtype=float)
+    G = G.reshape(N, -1) if G.size else np.zeros((N, G.shape[1] if G.ndim == 2 else 0))
     hidden_c, hidden_h, replaced = [], [], []
     for _ in range(max_rounds):
         S, diff = index_one_matrix(E.tocsr(), J.tocsr())
