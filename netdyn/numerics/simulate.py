@@ -24,6 +24,7 @@ from netdyn.numerics.choice import choose_method
 from netdyn.numerics.compiled import compile_model
 from netdyn.numerics.initial import consistent_initial_conditions
 from netdyn.numerics.integrators import IDA, Projection
+from netdyn.numerics.integrators.sparse_ida import ida_for
 from netdyn.numerics.integrators.projection import SOLVERS
 from netdyn.numerics.linearsim import explain_not_linear, simulate_linear, try_linear
 from netdyn.numerics.solution import Solution
@@ -100,7 +101,7 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     model, cm, p = prepare(model, cm, t0, q, p, params)  # redundant constraints out, reported in metadata
     if method == "auto":
         method = choose_method(cm, t0, t1, q, f, p).name
-    integrator = Projection(cm, p, solver, max_step) if method == "projection" else IDA(cm, p, max_step)
+    integrator = Projection(cm, p, solver, max_step) if method == "projection" else ida_for(cm, p, max_step)
     _check_atol(atol, cm.n)
     corners = source_breakpoints(cm, t0, t1)
     t_eval = requested.copy()
