@@ -209,6 +209,11 @@ class TermAssembly:
         R = np.bincount(self._res_rows, np.concatenate(res), minlength=self.n) if res else np.zeros(self.n)
         return R, pd, ps
 
+    def power(self, tt, q, f, p, inputs):
+        """Dissipated and supplied power (no constraints, so no multiplier terms)."""
+        _, pd, ps = self.evaluate(tt, q, f, np.zeros(self.n), p, inputs)
+        return pd, ps
+
     def residual(self, tt, q, f, a, p, inputs):
         """``R = M(q) a + h(q, f, t)`` (length n)."""
         return self.evaluate(tt, q, f, a, p, inputs)[0]
