@@ -128,7 +128,6 @@ def test_sparse_jacobian_matches_finite_differences_of_the_residual():
         e = np.zeros(ida.N)
         e[j] = 1e-7 * max(abs(y[j]), 1e-3)
         Jfd[:, j] = (F(y + e, yp + cj * e) - F(y - e, yp - cj * e)) / (2 * e[j])
-    Jfd[-2:, :-2] = 0.0  # the work-integral rows carry only their diagonal (they do not feed back)
     assert np.max(np.abs(J - Jfd)) <= 1e-6 * np.max(np.abs(Jfd))
 
 
@@ -152,10 +151,10 @@ def test_linear_rc_against_closed_form():
     tau, v = 2.0, 3.0
     cm = compile_model(LagrangianModel([x], D=tau * x.diff(t)**2 / 2, V=x**2 / 2, efforts={x: v}))
     te = np.linspace(0, 4, 9)
-    tr = SparseIDA(cm, cm.parameter_vector()).integrate(0, 4, np.array([0.0]), np.array([v / tau]), te, 1e-12, 1e-14)
+    tr = SparseIDA(cm, cm.parameter_vector()).integrate(0, 4, np.array([0.0]), np.array([v / tau]), te, 1e-10, 1e-12)
     exact = v * (1 - np.exp(-te / tau))
-    assert np.max(np.abs(tr.q[0] - exact)) < 1e-9
-    assert np.max(np.abs(tr.f[0] - v / tau * np.exp(-te / tau))) < 1e-9
+    assert np.max(np.abs(tr.q[0] - exact)) < 1e-8
+    assert np.max(np.abs(tr.f[0] - v / tau * np.exp(-te / tau))) < 1e-8
     # energy: supplied = stored + dissipated
     assert abs(tr.supplied[-1] - (exact[-1]**2 / 2 + tr.dissipated[-1])) < 1e-8
 

@@ -220,8 +220,8 @@ def source_cutsets(graph, is_cut_kind, is_required):
 
 def dangling_nodes(graph):
     """Nodes with exactly one branch attached (the element's current must be zero)."""
-    und = graph.to_undirected(as_view=True)
-    return [n for n in graph.nodes if und.degree(n) == 1]
+    degree = dict(graph.degree())  # in + out branches, as the undirected view counts them (one pass)
+    return [n for n in graph.nodes if degree[n] == 1]
 
 
 def components_without(graph, node):

@@ -115,7 +115,15 @@ class TermAssembly:
                 rows.append(tp.coords[:, k])
                 cols.append(tp.coords[:, j])
                 kinds.append(np.full(len(tp.coords), kind, dtype=np.int8))
+        prows, pcols, pkinds = [], [], []
+        for tp in self.templates:
+            for (which, j, kind) in tp.pentries:
+                prows.append(np.full(len(tp.coords), which, dtype=np.intp))
+                pcols.append(tp.coords[:, j])
+                pkinds.append(np.full(len(tp.coords), kind, dtype=np.int8))
         cat = lambda parts, dt: np.concatenate(parts).astype(dt) if parts else np.zeros(0, dtype=dt)
+        self.power_rows, self.power_cols = cat(prows, np.intp), cat(pcols, np.intp)
+        self.power_kinds = cat(pkinds, np.int8)
         self._res_rows = cat(res_rows, np.intp)
         self.rows, self.cols, self.kinds = cat(rows, np.intp), cat(cols, np.intp), cat(kinds, np.int8)
         self.inertial = np.unique(self.cols[self.kinds == 2])
@@ -181,9 +189,19 @@ class TermAssembly:
                     if d != 0:
                         tp.entries.append((i, j, kind))
                         jac.append(d)
+        pjac = []
+        tp.pentries = []
+        for which, P in enumerate((pd, ps)):
+            for kind, zs in enumerate((zq, zf)):
+                for j in range(k):
+                    d = sp.diff(P, zs[j])
+                    if d != 0:
+                        tp.pentries.append((which, j, kind))
+                        pjac.append(d)
         args = zq + zf + za + cs + self._globals
         tp.fn_res = sp.lambdify(args, list(r) + [pd, ps], modules="numpy", cse=True)
         tp.fn_jac = sp.lambdify(args, jac, modules="numpy", cse=True) if jac else (lambda *a: [])
+        tp.fn_pjac = sp.lambdify(args, pjac, modules="numpy", cse=True) if pjac else (lambda *a: [])
 
     # ------------------------------------------------------------------ evaluation
     def _evaluate(self, which, tt, q, f, a, p, inputs):
@@ -194,7 +212,7 @@ class TermAssembly:
             cols = [q[c[:, j]] for j in range(tp.nloc)] + [f[c[:, j]] for j in range(tp.nloc)] \
                 + [a[c[:, j]] for j in range(tp.nloc)] + [tp.consts[:, j] for j in range(tp.nconst)]
             m = len(c)
-            vals = (tp.fn_res if which == "res" else tp.fn_jac)(*cols, *g)
+            vals = {"res": tp.fn_res, "jac": tp.fn_jac, "pjac": tp.fn_pjac}[which](*cols, *g)
             out.append([v if isinstance(v, np.ndarray) and v.shape == (m,) else np.full(m, float(v)) for v in vals])
         return out
 
@@ -221,6 +239,13 @@ class TermAssembly:
     def jacobian_values(self, tt, q, f, a, p, inputs):
         """The values of ``∂R/∂q``, ``∂R/∂f`` and ``∂R/∂a`` at ``(rows, cols, kinds)`` (duplicates add up)."""
         vals = self._evaluate("jac", tt, q, f, a, p, inputs)
+        parts = [v for vs in vals for v in vs]
+        return np.concatenate(parts) if parts else np.zeros(0)
+
+    def power_jacobian_values(self, tt, q, f, p, inputs):
+        """Derivatives of the dissipated (row 0) and supplied (row 1) power at ``(power_rows, power_cols,
+        power_kinds)``: with respect to q (kind 0) or f (kind 1)."""
+        vals = self._evaluate("pjac", tt, q, f, np.zeros(self.n), p, inputs)
         parts = [v for vs in vals for v in vs]
         return np.concatenate(parts) if parts else np.zeros(0)
 

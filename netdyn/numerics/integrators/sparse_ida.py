@@ -75,12 +75,17 @@ class SparseIDA(Integrator):
         k, j = asm.kinds, asm.cols
         col = np.where((k == 2) | ((k == 1) & (pos[j] >= 0)), pos[j], j)
         with_cj = ((k == 2) | ((k == 1) & (pos[j] < 0))).astype(float)
-        rows = np.concatenate([asm.rows, n + np.arange(nI), n + np.arange(nI), [N - 2, N - 1]])
-        cols = np.concatenate([col, self.inertial, n + np.arange(nI), [N - 2, N - 1]])
-        self._one = np.concatenate([1.0 - with_cj, np.zeros(nI), np.ones(nI), [0.0, 0.0]])
-        self._cj = np.concatenate([with_cj, np.ones(nI), np.zeros(nI), [1.0, 1.0]])
-        self._const = np.concatenate([np.zeros(asm.rows.size), np.ones(nI), -np.ones(nI), [1.0, 1.0]])
-        self._nvar = asm.rows.size
+        # the work-integral rows: yp_W - P(q, f), P's derivatives mapped like the Lagrange rows'
+        pk, pj = asm.power_kinds, asm.power_cols
+        pcol = np.where((pk == 1) & (pos[pj] >= 0), pos[pj], pj)
+        p_cj = ((pk == 1) & (pos[pj] < 0)).astype(float)
+        rows = np.concatenate([asm.rows, N - 2 + asm.power_rows, n + np.arange(nI), n + np.arange(nI),
+                               [N - 2, N - 1]])
+        cols = np.concatenate([col, pcol, self.inertial, n + np.arange(nI), [N - 2, N - 1]])
+        self._one = np.concatenate([1.0 - with_cj, 1.0 - p_cj, np.zeros(nI), np.ones(nI), [0.0, 0.0]])
+        self._cj = np.concatenate([with_cj, p_cj, np.ones(nI), np.zeros(nI), [1.0, 1.0]])
+        self._nvar = asm.rows.size + asm.power_rows.size
+        self._const = np.concatenate([np.zeros(self._nvar), np.ones(nI), -np.ones(nI), [1.0, 1.0]])
         pattern = sps.csc_matrix((np.ones(rows.size), (rows, cols)), shape=(N, N))
         pattern.sum_duplicates()
         pattern.sort_indices()
@@ -122,9 +127,11 @@ class SparseIDA(Integrator):
         res[n + nI + 1] = yp[n + nI + 1] - ps
 
     def jacobian_data(self, tt, y, yp, cj):
-        """The CSC data of ``∂F/∂y + cj ∂F/∂ẏ`` on :attr:`sparsity` (work-integral rows: diagonal only)."""
+        """The CSC data of ``∂F/∂y + cj ∂F/∂ẏ`` on :attr:`sparsity`."""
         f, a = self._state(y, yp)
-        vals = np.concatenate([self.asm.jacobian_values(tt, y[:self.n], f, a, self.p.vector, self.p.inputs(tt)),
+        u = self.p.inputs(tt)
+        vals = np.concatenate([self.asm.jacobian_values(tt, y[:self.n], f, a, self.p.vector, u),
+                               -self.asm.power_jacobian_values(tt, y[:self.n], f, self.p.vector, u),
                                self._const[self._nvar:]])
         return np.bincount(self._slot, vals * (self._one + cj * self._cj), minlength=self._nnz)
 
