@@ -177,6 +177,15 @@ class SparseIDA(Integrator):
         return f
 
     def integrate(self, t0, t1, q0, f0, t_eval, rtol, atol, progress=None):
+        """As :meth:`IDA.integrate`; a Jacobian that is singular where the sparse LU needs it (a resistor
+        ``D = i⁴`` at rest has no slope) hands the piece to the dense :class:`IDA`, whose least-squares
+        start and finite differences cope with it."""
+        try:
+            return self._integrate(t0, t1, q0, f0, t_eval, rtol, atol, progress)
+        except (RuntimeError, IntegrationError, np.linalg.LinAlgError):
+            return IDA(self.cm, self.p, self.max_step).integrate(t0, t1, q0, f0, t_eval, rtol, atol, progress)
+
+    def _integrate(self, t0, t1, q0, f0, t_eval, rtol, atol, progress=None):
         from sksundae.ida import IDA as SundialsIDA
 
         n, N, inertial, nI = self.n, self.N, self.inertial, self.inertial.size
