@@ -59,14 +59,21 @@ _LAZY = {
     "inverse_dynamics": "netdyn.analysis.inverse",
     "plot_mechanism": "netdyn.viz.plotting",
     "animate_mechanism": "netdyn.viz.plotting",
+    "plot_spatial": "netdyn.viz.plot3d",
+    "animate_spatial": "netdyn.viz.plot3d",
     "read_netlist": "netdyn.io.netlist",
     "write_netlist": "netdyn.io.spice",
     "load_model": "netdyn.io.modelfile",
     "save_model": "netdyn.io.modelfile",
+    "BondGraph": "netdyn.bondgraph.graph",
+    "to_bond_graph": "netdyn.bondgraph.network",
+    "to_network": "netdyn.bondgraph.network",
+    "load_bond_graph": "netdyn.bondgraph.fileformat",
+    "save_bond_graph": "netdyn.bondgraph.fileformat",
 }
 #: sub-packages reachable as attributes (``netdyn.export.export(...)``, ``netdyn.linkages.four_bar()``)
 _SUBPACKAGES = ("components", "export", "io", "linkages", "models", "lagrange", "graph", "numerics", "analysis",
-                "viz")
+                "viz", "bondgraph")
 
 __all__ = ["NetdynError", "ModelError", "ElementError", "TopologyError", "ParameterError", "InitialConditionError",
            "SingularSystemError", "IntegrationError", "ParseError", "ExportError", "OperatingPointError",
