@@ -168,3 +168,23 @@ def test_simulate_takes_the_sparse_path_and_agrees_with_the_dense_one():
     ref = IDA(cm, p).integrate(0.0, 5e-6, np.zeros(cm.n), np.zeros(cm.n), sol.t, 1e-10, sol.trajectory.q.max() * 1e-12)
     assert np.max(np.abs(sol.trajectory.q - ref.q)) <= 1e-6 * np.max(np.abs(ref.q))
     assert sol.power_balance()["relative"] < 1e-6
+
+
+def test_sparse_kkt_solve_matches_dense_and_least_squares():
+    from netdyn.numerics.integrators.projection import SPARSE_KKT, solve_kkt
+    from netdyn.errors import SingularSystemError
+    rng = np.random.default_rng(4)
+    n, m = 60, 20  # above the dense/sparse switch
+    assert n + m > SPARSE_KKT
+    M = np.diag(rng.uniform(1, 2, n))
+    Cm = np.zeros((m, n))
+    for i in range(m):
+        Cm[i, rng.choice(n, 3, replace=False)] = rng.normal(size=3)
+    K = np.block([[M, Cm.T], [Cm, np.zeros((m, m))]])
+    r = rng.normal(size=n + m)
+    z = solve_kkt(K, r, 0.0)
+    ref = np.linalg.solve(K, r)
+    assert np.max(np.abs(z - ref)) <= 1e-9 * np.max(np.abs(ref))
+    K[-1, :], K[:, -1] = K[-2, :], K[:, -2]  # a repeated constraint: singular
+    with pytest.raises(SingularSystemError):
+        solve_kkt(K, r, 0.0)
