@@ -99,28 +99,11 @@ def structural_check(net, kinds=None):
             raise TopologyError(
                 f"loop of {words['across']} sources: {', '.join(_names(el, loop))}; their sum is fixed by KVL, "
                 "so remove one or put a resistance in the loop")
-        if kind == THROUGH:
-            for key, loop in topology.source_loops(g, lambda k: r[k] in ("across_source", "through_storage"),
-                                                   lambda k: r[k] == "across_source"):
-                raise TopologyError(
-                    f"loop of {words['across']} sources and capacitive elements: {', '.join(_names(el, loop))}; "
-                    "add a series resistance or use formulation='node'")
         for key in topology.source_cutsets(g, lambda k: r[k] == "through_source", lambda k: True):
             raise TopologyError(
                 f"{el[key].name} is in a cut-set of {words['through']} sources only: KCL fixes its value; "
                 "remove it or add a parallel path")
-        if kind == THROUGH:
-            for key in topology.source_cutsets(g, lambda k: r[k] in ("through_source", "across_storage"),
-                                               lambda k: r[k] == "through_source"):
-                raise TopologyError(
-                    f"{el[key].name} is in a cut-set of {words['through']} sources and inductive elements: "
-                    "it forces their flow; add a parallel resistance or use formulation='node'")
         if domain == "electrical":
-            for node in topology.dangling_nodes(g):
-                names = sorted({d["element"].name for *_, d in g.in_edges(node, data=True)}
-                               | {d["element"].name for *_, d in g.out_edges(node, data=True)})
-                raise TopologyError(f"floating node {node!r}: only {names[0]} is connected to it; "
-                                    "connect another element to it or remove it")
             for comp in topology.components_without(g, "0"):
                 raise TopologyError(
                     f"floating sub-network: nodes {sorted(comp)} have no path to ground '0'; "

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import networkx as nx
 import numpy as np
+from networkx.utils import UnionFind
 
 
 def branches(graph):
@@ -78,13 +79,12 @@ def spanning_tree(graph, weight=None, edges=None):
     """
     edges = branches(graph) if edges is None else edges
     order = sorted(range(len(edges)), key=lambda j: (weight(edges[j][2]) if weight else 0, j))
-    find, parent = _union_find(graph.nodes)
+    forest = UnionFind(graph.nodes)
     tree = set()
     for j in order:
         u, v, k = edges[j]
-        ru, rv = find(u), find(v)
-        if ru != rv:
-            parent[ru] = rv
+        if forest[u] != forest[v]:
+            forest.union(u, v)
             tree.add(k)
     return tree
 
@@ -163,26 +163,14 @@ def tree_paths(graph, root="0"):
     return out
 
 
-def _union_find(nodes):
-    """A union–find forest over ``nodes``: ``find(x)`` gives the root, ``parent`` is the forest to link."""
-    parent = {n: n for n in nodes}
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    return find, parent
-
-
 def _components_without(graph, keep):
-    """Union–find components of the nodes using only branches whose key satisfies ``keep``."""
-    find, parent = _union_find(graph.nodes)
+    """Union–find components of the nodes using only branches whose key satisfies ``keep``: ``find(x)``
+    gives a node's representative."""
+    forest = UnionFind(graph.nodes)
     for u, v, k in graph.edges(keys=True):
         if keep(k):
-            parent[find(u)] = find(v)
-    return find
+            forest.union(u, v)
+    return forest.__getitem__
 
 
 def source_loops(graph, is_loop_kind, is_required):

@@ -62,9 +62,9 @@ def simulate_linear(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-8, atol=
     lin = lin or linear_network(net, formulation)
     t0, t1 = float(t_span[0]), float(t_span[1])
     t_eval = np.linspace(t0, t1, 1001) if t_eval is None else np.asarray(t_eval, dtype=float)
-    q0 = _values(lin.names, q0, "q")
-    f0 = _values(lin.names, f0, "f")
-    integrator = LinearRadau(lin, max_step=max_step, corners=_corners(lin.inputs, t0, t1))
+    q0, q_given = _values(lin.names, q0, "q")
+    f0, f_given = _values(lin.names, f0, "f")
+    integrator = LinearRadau(lin, max_step=max_step, corners=_corners(lin.inputs, t0, t1), given=(q_given, f_given))
     return LinearSolution(net, lin, integrator.integrate(t0, t1, q0, f0, t_eval, rtol, atol, progress))
 
 
@@ -78,6 +78,7 @@ def _corners(inputs, t0, t1):
 def _values(names, given, what):
     index = {nm: i for i, nm in enumerate(names)}
     out = np.zeros(len(names))
+    mask = np.zeros(len(names), dtype=bool)
     for k, v in (given or {}).items():
         key = k if isinstance(k, str) else getattr(getattr(k, "func", None), "__name__", str(k))
         if what == "f" and key.endswith("_dot") and key[:-4] in index:
@@ -85,7 +86,8 @@ def _values(names, given, what):
         if key not in index:
             raise ModelError(f"unknown coordinate {key!r} in the initial {what}; the coordinates are {names}")
         out[index[key]] = float(v)
-    return out
+        mask[index[key]] = True
+    return out, mask
 
 
 class LinearSolution(Solution):
@@ -147,3 +149,66 @@ class LinearSolution(Solution):
     def multiplier_names(self):
         return [f"mu_{k + 1}" for k in range(self.linear.m)]
 
+    # ------------------------------------------------------------ element and node quantities, numerically
+    def _inputs_at_t(self):
+        if "inputs" not in self._cache:
+            from netdyn.numerics.compiled import time_function
+            fns = [time_function(u) for u in self.linear.inputs]
+            self._cache["inputs"] = np.vstack([np.broadcast_to(np.asarray(fn(self.t), dtype=float), self.t.shape)
+                                               for fn in fns]) if fns else np.zeros((0, self.t.size))
+        return self._cache["inputs"]
+
+    def _port_quantity(self, name, k, which):
+        """Through or across variable of port ``k`` of an element from the stamped matrices (no symbolic model)."""
+        key = ("port", name, k, which)
+        if key not in self._cache:
+            from netdyn.components.base import THROUGH
+            from netdyn.numerics.stamp import port_effort
+            if name not in self.linear.stamps:
+                raise KeyError(f"no element named {name!r}")
+            kind = self.linear.stamps[name]["kinds"][k]
+            if (which == "through") == (kind == THROUGH):
+                val = self._port(name, k, self.f)
+            else:
+                val = port_effort(self.linear, name, k, self.q, self.f, self.acc, self.mu, self._inputs_at_t())
+            self._cache[key] = val
+        return self._cache[key]
+
+    def _element_quantity(self, name, which):
+        el = self.net.elements.get(name)
+        if el is None:
+            raise KeyError(f"no element named {name!r} in this network")
+        if el.couples:
+            raise KeyError(f"{name} has no port of its own; ask for the coupled elements {el.couples}")
+        sign = getattr(el, "through_report_signs", el.report_signs)[0] if which == "through" else el.report_signs[0]
+        return sign * self._port_quantity(name, 0, which)
+
+    def across(self, name):
+        """Across variable of an element, or of a node against ground, from the stamped matrices."""
+        if name in self.net.elements:
+            return self._element_quantity(name, "across")
+        from netdyn.graph import topology
+        from netdyn.components.base import DOMAINS
+        from netdyn.components.base import port_key
+        port_of = {port_key(el, k): (nm, k) for nm, el in self.net.elements.items() for k in range(len(el.ports))}
+        for domain in [d for d in self.net.domains if d in DOMAINS]:
+            paths = topology.tree_paths(self.net.domain_graph(domain), "0")
+            if name in paths:
+                out = np.zeros_like(self.t, dtype=float)
+                for key, sign in paths[name]:
+                    el, k = port_of[key]
+                    out -= sign * self._port_quantity(el, k, "across")
+                return out
+        raise KeyError(f"no element or node named {name!r}")
+
+    def through(self, name):
+        """Through variable (current, force, torque) of an element, first terminal to second."""
+        return self._element_quantity(name, "through")
+
+    voltage = velocity = angular_velocity = across
+    current = force = torque = through
+
+    def energy(self):
+        """Stored energy ``½ fᵀM f + ½ qᵀK q`` along the trajectory (from the stamped matrices)."""
+        M, K = self.linear.M, self.linear.K
+        return 0.5 * np.sum(self.f * (M @ self.f), axis=0) + 0.5 * np.sum(self.q * (K @ self.q), axis=0)

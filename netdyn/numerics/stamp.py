@@ -59,6 +59,7 @@ class LinearNetwork:
     flow_labels: list
     formulation: dict
     ports: dict = field(default_factory=dict)  # element name -> [(port key, combination {index: coeff})]
+    stamps: dict = field(default_factory=dict)  # element name -> its own entries (see ``port_effort``)
 
     @property
     def n(self):
@@ -119,6 +120,7 @@ def linear_network(net, formulation=None, check=True):
         a_labels.append(label)
     templates = {}
     element_ports_of = {}
+    element_stamps = {}
     for name, el in net.elements.items():
         values = _resolve_values(el, False, {}, net)
         keys, ports = element_ports(net, el, port_of)
@@ -131,6 +133,9 @@ def linear_network(net, formulation=None, check=True):
         element_ports_of[name] = list(zip(keys, [dict(c) for c in cs]))
         nums = _numbers(el, tpl, values)
         rows0 = len(a_rows)
+        stamp = {"entries": [(which, i, j, float(v)) for v, (which, i, j) in zip(nums, tpl.layout) if v != 0],
+                 "efforts": [], "rows0": rows0, "kinds": pk}
+        element_stamps[name] = stamp
         for value, (which, i, j) in zip(nums, tpl.layout):
             if value == 0:
                 continue
@@ -153,6 +158,7 @@ def linear_network(net, formulation=None, check=True):
             if r != 0:
                 u = input_of(_time_function(el, r.xreplace(subs)))
                 be.extend((a, u, ca) for a, ca in cs[i])
+                stamp["efforts"].append((i, u))
         for k, r in enumerate(tpl.flows):
             if r != 0:
                 ba.append((rows0 + k, input_of(_time_function(el, r.xreplace(subs))), 1.0))
@@ -161,7 +167,45 @@ def linear_network(net, formulation=None, check=True):
     A = _coo([(r, c, v) for r, row in enumerate(a_rows) for c, v in row.items()], (m, n))
     return LinearNetwork(list(coords.list), _coo(mats["M"], (n, n)), _coo(mats["D"], (n, n)),
                          _coo(mats["K"], (n, n)), A, _coo(be, (n, nu)), _coo(ba, (m, nu)), inputs, a_labels,
-                         forms, element_ports_of)
+                         forms, element_ports_of, element_stamps)
+
+
+def port_effort(lin, name, i, q, f, acc, mu, u):
+    """The effort element ``name`` absorbs on its port ``i`` (voltage in charge coordinates, current in
+    node ones), from the stamped entries of every element acting on that port (its own, and a mutual
+    inductance's): ``Σ M a + D f + K q − e(t) + Σ_k μ_k ∂ψ_k/∂f_i``.
+
+    ``q``, ``f``, ``acc`` are coordinate trajectories (rows), ``mu`` the multipliers, ``u`` the inputs'
+    values (rows of ``lin.inputs``); returns one value per column.
+    """
+    key = lin.ports[name][i][0]
+    out = np.zeros(q.shape[1])
+    for other, ports in lin.ports.items():
+        for slot, (k, _) in enumerate(ports):
+            if k == key:
+                out += _slot_effort(lin, other, slot, q, f, acc, mu, u)
+    return out
+
+
+def _slot_effort(lin, name, i, q, f, acc, mu, u):
+    st = lin.stamps[name]
+    combos = [c for _, c in lin.ports[name]]
+
+    def port(X, j):
+        return sum((c * X[k] for k, c in combos[j].items()), np.zeros(X.shape[1]))
+
+    out = np.zeros(q.shape[1])
+    source = {"M": acc, "D": f, "K": q}
+    for which, a, b, v in st["entries"]:
+        if which == "A":
+            if b == i:
+                out += v * mu[st["rows0"] + a]
+        elif a == i:
+            out += v * port(source[which], b)
+    for j, k in st["efforts"]:
+        if j == i:
+            out -= u[k]
+    return out
 
 
 def _coo(entries, shape):

@@ -20,15 +20,27 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sps
+import sympy as sp
 
 from netdyn.numerics.compiled import time_function
+from netdyn.numerics.higherindex import factor, impulse_consistent, index_one_matrix, reduce_index
 from netdyn.numerics.integrators.base import Integrator
 from netdyn.numerics.integrators.radau import LinearDAE, consistent_rates, radau
 from netdyn.numerics.trajectory import INTERRUPTED, SUCCESS, Trajectory, interrupted_message
+from netdyn.symbols import t as T_SYM
 
 
 def linear_dae(lin):
-    """The first-order DAE of a :class:`~netdyn.stamp.LinearNetwork` and its state layout."""
+    """The first-order DAE of a :class:`~netdyn.stamp.LinearNetwork` and its state layout.
+
+    Hidden constraints (loops of voltage sources and capacitors, cut-sets of
+    current sources and inductors, in whichever formulation makes them
+    constraints on the states) are differentiated by
+    :func:`netdyn.numerics.higherindex.reduce_index`; the sources' derivatives
+    become extra inputs. The returned DAE carries ``exprs`` (its inputs as
+    expressions of t), ``hidden`` (the :class:`~netdyn.numerics.higherindex.Reduced`
+    record) and ``E0``, ``J0`` (the matrices before the reduction).
+    """
     n, m = lin.n, lin.m
     inertial = np.asarray(abs(lin.M).sum(axis=0)).ravel() > 0
     I = np.flatnonzero(inertial)
@@ -43,50 +55,143 @@ def linear_dae(lin):
     J = sps.block_array([[Z(nI, n), sps.eye(nI), Z(nI, m)],
                          [-lin.K, -D_I, -lin.A.T],
                          [Z(m, n), -A_I, Z(m, m)]], format="csr")
-    G = sps.block_array([[Z(nI, len(lin.inputs))], [lin.B_e], [-lin.B_a]], format="csr") if lin.inputs \
-        else sps.csr_array((nI + n + m, 0))
-    fns = [time_function(u) for u in lin.inputs]
-    dae = LinearDAE(E, J, G, fns, error_rows=np.arange(n + nI))
+    G = sps.block_array([[Z(nI, len(lin.inputs))], [lin.B_e], [-lin.B_a]], format="csr").toarray() \
+        if lin.inputs else np.zeros((nI + n + m, 0))
+    exprs = [sp.sympify(u) for u in lin.inputs]
+    made = {}
+
+    def derivative(j):
+        if j not in made:
+            made[j] = len(exprs)
+            exprs.append(sp.diff(exprs[j], T_SYM))
+        return made[j]
+
+    labels = [f"the rate of {lin.names[i]}" for i in I] + [f"the equation of {nm}" for nm in lin.names] + \
+        [f"the constraint {lb}" for lb in lin.flow_labels]
+    red = reduce_index(E, J, G, derivative, labels=labels)
+    dae = LinearDAE(red.E, red.J, sps.csr_array(red.G), [time_function(u) for u in exprs],
+                    error_rows=np.arange(n + nI), jumps=np.arange(len(lin.inputs), len(exprs)))
+    dae.exprs, dae.hidden, dae.E0, dae.J0, dae.labels = exprs, red, E, J, labels
     return dae, I
 
 
+def _derivative_inputs(dae, order):
+    """The ``order``-th derivatives of the DAE's inputs, as a function of an array of times (rows)."""
+    fns = [time_function(sp.diff(e, T_SYM, order)) for e in dae.exprs]
+
+    def values(tt):
+        tt = np.atleast_1d(np.asarray(tt, dtype=float))
+        if not fns:
+            return np.zeros((0, tt.size))
+        return np.vstack([np.broadcast_to(np.asarray(fn(tt), dtype=float), tt.shape) for fn in fns])
+    return values
+
+
+def exact_rates(dae, T, Y, rates):
+    """Rates of the algebraic components and second derivatives of the differential ones, exactly.
+
+    Differentiating ``S z = J_d y_d + G v(t)`` (``z = [ẏ_d; y_a]``) gives
+    ``S ż = J_d ẏ_d + G v̇(t)``: one more solve with the same matrix, no
+    differences of output samples (a node voltage next to a PULSE corner, the
+    current of a capacitor across a supply). Returns ``(rates with the
+    algebraic components filled, second derivatives of every component)``.
+    """
+    S, diff = index_one_matrix(dae.E, dae.J)
+    lu = factor(S)
+    Jd = sps.csc_array(dae.J)[:, np.flatnonzero(diff)]
+    nd = int(diff.sum())
+    d1, d2 = _derivative_inputs(dae, 1), _derivative_inputs(dae, 2)
+    z1 = lu.solve(Jd @ rates[diff] + dae.G @ d1(T))
+    rates = rates.copy()
+    rates[~diff] = z1[nd:]
+    second = np.zeros_like(rates)
+    second[diff] = z1[:nd]
+    z2 = lu.solve(Jd @ second[diff] + dae.G @ d2(T))
+    second[~diff] = z2[nd:]
+    return rates, second
+
+
+def power_function(lin, dae, I):
+    """Dissipated ``fᵀ D f`` and supplied ``fᵀ B_e u + μᵀ B_a u`` power at the Radau stages."""
+    n, nI = lin.n, I.size
+    D, Be, Ba = lin.D, lin.B_e, lin.B_a
+    nu = len(lin.inputs)
+
+    def power(ts, Ys, Yd, inputs=None):
+        f = Yd[:n].copy()
+        f[I] = Ys[n:n + nI]
+        mu = Ys[n + nI:]
+        u = (dae.u(ts) if inputs is None else inputs)[:nu]
+        pd = np.sum(f * (D @ f), axis=0)
+        ps = np.sum(f * (Be @ u), axis=0) + np.sum(mu * (Ba @ u), axis=0) if nu else np.zeros(ts.size)
+        return np.vstack([pd, ps])
+
+    return power
+
 
 class LinearRadau(Integrator):
-    """Radau IIA (order 5) on the stamped sparse DAE; stops at the source ``corners`` it is given."""
+    """Radau IIA (order 5) on the stamped sparse DAE; stops at the source ``corners`` it is given.
+
+    Initial values not given (``given``: masks over q and f) start at zero
+    (uncharged capacitors, no inductor current) and then move only as impulses
+    through the sources would move them
+    (:func:`~netdyn.numerics.higherindex.impulse_consistent`); the dissipated
+    and supplied energy are integrated with the solution by the Radau stages'
+    own quadrature.
+    """
 
     name = "linear"
-    carries_work = False
+    carries_work = True
 
-    def __init__(self, lin, max_step=np.inf, corners=()):
+    def __init__(self, lin, max_step=np.inf, corners=(), given=None):
         self.lin, self.max_step, self.corners = lin, max_step, np.asarray(corners, dtype=float)
         self.dae, self.I = linear_dae(lin)
+        self.dae.corners = self.corners
         self.solve, self.differential = consistent_rates(self.dae)
+        self.given = given
 
     def integrate(self, t0, t1, q0, f0, t_eval, rtol, atol, progress=None):
         lin, dae, I = self.lin, self.dae, self.I
-        n, nI = lin.n, I.size
+        n, nI, m = lin.n, I.size, lin.m
         te = t_eval if t_eval[0] <= t0 else np.concatenate([[t0], t_eval])
         y0 = np.zeros(dae.size)
         y0[:n], y0[n:n + nI] = q0, f0[I]
+        given = np.zeros(dae.size, dtype=bool)
+        if self.given is not None:
+            given[:n], given[n:n + nI] = self.given[0], self.given[1][I]
+        names = list(lin.names) + [lin.names[i] + "_dot" for i in I] + [f"mu_{k + 1}" for k in range(m)]
+        y0 = impulse_consistent(dae.E0, dae.J0, dae.hidden, y0, dae.u(t0)[:, 0], np.arange(n + nI, n + nI + m),
+                                given=given, labels=names)
         _, y0 = self.solve(t0, y0[:, None])
         grid = np.union1d(te, self.corners)  # steps stop at source corners, as SPICE's do
         stats = {}
-        T, Y = radau(dae, grid, y0[:, 0], rtol=rtol, atol=atol, max_step=self.max_step, progress=progress,
-                     stats=stats)
+        solve = self.solve
+        restart = None
+        if len(dae.exprs) > len(lin.inputs):  # derivative inputs: re-impose the hidden constraints at corners
+            Ch, Hh = dae.hidden.C, dae.hidden.H
+            cols = np.flatnonzero(np.any(Ch != 0, axis=0))
+
+            def restart(tt, eps, y):
+                u = dae.inputs_after(tt, eps)
+                r = Ch @ y + Hh @ u[:, 0] if Ch.shape[0] else np.zeros(0)
+                if r.size and np.any(r):
+                    y = y.copy()
+                    y[cols] -= np.linalg.lstsq(Ch[:, cols], r, rcond=None)[0]
+                return solve(tt, y[:, None], forcing=dae.G @ u)[1][:, 0]
+        T, Y, W = radau(dae, grid, y0[:, 0], rtol=rtol, atol=atol, max_step=self.max_step, progress=progress,
+                        stats=stats, power=power_function(lin, dae, I), restart=restart)
         keep = np.isin(T, te)
-        T, Y = T[keep], Y[:, keep]
+        T, Y, W = T[keep], Y[:, keep], W[:, keep]
         rates, Y = self.solve(T, Y)
+        rates, second = exact_rates(dae, T, Y, rates)
         if t_eval[0] > t0:
-            T, Y, rates = T[1:], Y[:, 1:], rates[:, 1:]
+            T, Y, rates, second, W = T[1:], Y[:, 1:], rates[:, 1:], second[:, 1:], W[:, 1:] - W[:, :1]
         q = Y[:n]
         f = rates[:n].copy()
         f[I] = Y[n:n + nI]
-        acc = np.gradient(f, T, axis=1) if T.size > 1 else np.zeros_like(f)
+        acc = second[:n].copy()
         acc[I] = rates[n:n + nI]
-        algebraic_q = ~self.differential[:n]
-        if algebraic_q.any():  # displacements without any rate term: their flows by differences
-            f[algebraic_q] = np.gradient(q[algebraic_q], T, axis=1) if T.size > 1 else 0.0
         stopped = stats.get("interrupted")  # Ctrl-C: the times reached
-        return Trajectory(T, q, f, acc, np.zeros((0, T.size)), Y[n + nI:], nsteps=stats["nsteps"],
-                          message=SUCCESS if stopped is None else interrupted_message(stopped),
+        return Trajectory(T, q, f, acc, np.zeros((0, T.size)), Y[n + nI:], dissipated=W[0], supplied=W[1],
+                          nsteps=stats["nsteps"], message=SUCCESS if stopped is None else interrupted_message(stopped),
                           status=0 if stopped is None else INTERRUPTED)

@@ -33,6 +33,7 @@ _A = np.array([[(88 - 7 * _S6) / 360, (296 - 169 * _S6) / 1800, (-2 + 3 * _S6) /
                [(296 + 169 * _S6) / 1800, (88 + 7 * _S6) / 360, (-2 - 3 * _S6) / 225],
                [(16 - _S6) / 36, (16 + _S6) / 36, 1 / 9]])
 _C = np.array([(4 - _S6) / 10, (4 + _S6) / 10, 1.0])
+_INSIDE = np.array([1e-8, (4 - np.sqrt(6.0)) / 10, (4 + np.sqrt(6.0)) / 10, 1 - 1e-8])  # 0 and the stages
 _ERR = np.array([-13 - 7 * _S6, -13 + 7 * _S6, -1.0]) / 3
 _LAM, _T = np.linalg.eig(np.linalg.inv(_A))
 _order = np.argsort(np.abs(_LAM.imag))  # the real eigenvalue first, then the complex pair
@@ -55,6 +56,8 @@ class LinearDAE:
     G: sps.csr_array
     inputs: list  # callables t -> float (vectorized over numpy arrays)
     error_rows: np.ndarray | None = None
+    jumps: np.ndarray | None = None  # inputs that may jump at source corners (sources' derivatives)
+    corners: np.ndarray | None = None  # the source corners (sorted)
 
     @property
     def size(self):
@@ -70,6 +73,33 @@ class LinearDAE:
         """``G u(t)`` for an array of times (one column each)."""
         return self.G @ self.u(tt)
 
+    def inputs_after(self, t, eps):
+        """The inputs at ``t`` (a column), those that jump at corners (:attr:`jumps`) at ``t + eps``."""
+        u = self.u(t)
+        if self.jumps is not None and len(self.jumps):
+            late = self.u(t + eps)
+            u[self.jumps] = late[self.jumps]
+        return u
+
+    def step_forcing(self, t0, h):
+        """``G u`` at a step's start and its three stages; inputs that jump at corners (:attr:`jumps`) are
+        taken from inside the step at both its ends, where a corner may sit."""
+        u = self.u(t0 + h * np.concatenate([[0.0], _C]))
+        self.last_inputs = u  # at the step's start and stages (the power integrals reuse them)
+        if self.jumps is not None and len(self.jumps) and self.corners is not None and len(self.corners):
+            tt = t0 + h * np.concatenate([[0.0], _C])
+            near = np.abs(self.corners[np.clip(np.searchsorted(self.corners, tt[[0, 3]]), 0, len(self.corners) - 1)]
+                          - tt[[0, 3]]) <= 1e-6 * h
+            near |= np.abs(self.corners[np.clip(np.searchsorted(self.corners, tt[[0, 3]]) - 1, 0,
+                                                len(self.corners) - 1)] - tt[[0, 3]]) <= 1e-6 * h
+            if not near.any():
+                return self.G @ u
+            u = u.copy()
+            tt[[0, 3]] = np.where(near, (t0 + h * _INSIDE)[[0, 3]], tt[[0, 3]])
+            for j in self.jumps:
+                u[j] = np.broadcast_to(np.asarray(self.inputs[j](tt), dtype=float), tt.shape)
+        return self.G @ u
+
 
 def consistent_rates(dae):
     """The solver of ``E[:, d] ẏ_d − J[:, a] y_a = J[:, d] y_d + G u`` (d: columns of E, a: the others).
@@ -83,6 +113,11 @@ def consistent_rates(dae):
     E, J = dae.E.tocsc(), dae.J.tocsc()
     diff = np.asarray(abs(E).sum(axis=0)).ravel() > 0
     S = sps.hstack([E[:, np.flatnonzero(diff)], -J[:, np.flatnonzero(~diff)]]).tocsc()
+    S.eliminate_zeros()
+    from scipy.sparse.csgraph import structural_rank
+    if S.shape[0] and structural_rank(S) < S.shape[0]:  # SuperLU may crash on these instead of raising
+        raise SingularSystemError("the linear DAE is not of index one (its algebraic part is structurally "
+                                  "singular)")
     try:
         lu = spla.splu(S)
     except RuntimeError as exc:
@@ -92,9 +127,9 @@ def consistent_rates(dae):
         raise SingularSystemError("the linear DAE is not of index one (its algebraic part is singular)")
     Jd = J[:, np.flatnonzero(diff)]
 
-    def solve(tt, Y):
+    def solve(tt, Y, forcing=None):
         Y = np.array(Y, dtype=float, copy=True)
-        rhs = Jd @ Y[diff] + dae.forcing(tt)
+        rhs = Jd @ Y[diff] + (dae.forcing(tt) if forcing is None else forcing)
         z = lu.solve(rhs)
         nd = int(diff.sum())
         rates = np.zeros_like(Y)
@@ -129,11 +164,31 @@ class _Stepper:
         z3 = _T[2, 0].real * w1 + 2 * (_T[2, 1] * w2).real  # the last stage increment: y1 - y0
         ze = _ERR_T0 * w1 + 2 * (_ERR_T1 * w2).real  # Σ e_i Z_i
         err = self.lu_real.solve(f0 + self.E @ ze / self.h)
+        self.last = (w1, w2)
         return y0 + z3, err
 
+    def stages(self, y0):
+        """Stage values ``Y_i`` and stage derivatives ``Ẏ_i`` (columns) of the last step taken from ``y0``.
 
-def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, progress=None, stats=None):
+        ``Ẏ = (A⁻¹ ⊗ I) Z / h`` is the derivative of the collocation polynomial at the stages, where the
+        DAE holds exactly."""
+        w1, w2 = self.last
+        Z = np.column_stack([_T[i, 0].real * w1 + 2 * (_T[i, 1] * w2).real for i in range(3)])
+        Zd = np.column_stack([(_T[i, 0] * _LAM[0]).real * w1 + 2 * (_T[i, 1] * _LAM[1] * w2).real
+                              for i in range(3)]) / self.h
+        return y0[:, None] + Z, Zd
+
+
+def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, progress=None, stats=None,
+          power=None, restart=None):
     """Integrate from ``y0`` at ``t_out[0]``; returns ``(t_out, Y)`` with one column per output time.
+
+    ``power(t_stages, Y_stages, Ydot_stages) -> P`` (``P`` of shape ``(k, 3)``), when given, is integrated
+    along with the solution by the method's own quadrature (weights ``b`` at the three stages, where the
+    DAE holds exactly); the integrals at the output times are returned as a third value ``(k, len(t_out))``.
+    ``restart(t, eps, y) -> y``, when given, makes the state consistent again at the start ``t`` of every
+    output interval, the inputs that jump taken at ``t + eps``: inputs that are sources' derivatives jump
+    at source corners, and so do the algebraic components that depend on them.
 
     ``y0`` should be consistent (see :func:`consistent_rates`); ``atol`` is a
     scalar or a vector over ``dae.error_rows``; by default each component's
@@ -145,9 +200,12 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
     """
     if atol is None:
         rows = np.arange(dae.size) if dae.error_rows is None else np.asarray(dae.error_rows)
-        _, coarse = radau(dae, t_out, y0, rtol=np.inf, atol=np.inf, max_step=max_step)  # no error control
+        _, coarse = radau(dae, t_out, y0, rtol=np.inf, atol=np.inf, max_step=max_step,
+                          restart=restart)  # no error control
         scale = np.max(np.abs(coarse[rows]), axis=1)
-        atol = np.maximum(scale, max(float(scale.max()), 1e-300) * 1e-12) * rtol * 1e-2
+        # a floor of 1e-9 of the largest magnitude: components held at zero by a constraint (a dead-end branch)
+        # carry the factorization's roundoff, which no step size removes
+        atol = np.maximum(scale, max(float(scale.max()), 1e-300) * 1e-9) * rtol * 1e-2
     t_out = np.asarray(t_out, dtype=float)
     if t_out.ndim != 1 or t_out.size < 1 or np.any(np.diff(t_out) <= 0):
         raise IntegrationError("output times must increase strictly")
@@ -156,6 +214,10 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
     Y = np.empty((dae.size, t_out.size))
     y = np.asarray(y0, dtype=float).copy()
     Y[:, 0] = y
+    work = None
+    if power is not None:
+        work = np.zeros((0, t_out.size))
+        acc = None
     steppers = {}
     level = 0
     accepted = 0
@@ -165,6 +227,8 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
             t0, t1 = t_out[k], t_out[k + 1]
             base = max(1, int(np.ceil((t1 - t0) / max_step * (1 - 1e-12))))
             done = 0  # steps of the current size taken in this interval
+            if restart is not None and k:
+                y = restart(t0, 1e-8 * (t1 - t0), y)
             while done < base << level:
                 h = (t1 - t0) / (base << level)
                 key = float(f"{h:.12g}")
@@ -172,7 +236,7 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
                 if st is None:
                     st = steppers[key] = _Stepper(dae, h)
                 tt = t0 + done * h
-                g = dae.forcing(tt + np.concatenate([[0.0], _C * h]))
+                g = dae.step_forcing(tt, h)
                 f0 = dae.J @ y + g[:, 0]
                 y1, err = st.step(y, f0, g[:, 0], g[:, 1:])
                 e = 0.0
@@ -185,6 +249,10 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
                     if level > max_level:
                         raise IntegrationError(f"step size too small near t = {tt:.6g}: the error test keeps failing")
                     continue
+                if power is not None:
+                    Ys, Yd = st.stages(y)
+                    P = np.atleast_2d(power(tt + _C * h, Ys, Yd, dae.last_inputs[:, 1:]))
+                    acc = (np.zeros(P.shape[0]) if acc is None else acc) + h * (P @ _A[2])
                 y = y1
                 done += 1
                 accepted += 1
@@ -192,13 +260,23 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
                     level -= 1
                     done //= 2
             Y[:, k + 1] = y
+            if power is not None and acc is not None:
+                if work.shape[0] != acc.size:
+                    work = np.zeros((acc.size, t_out.size))
+                work[:, k + 1] = acc
             if progress is not None:
                 progress(t1)
     except KeyboardInterrupt:  # Ctrl-C: the output times reached so far (columns 0..k), stats["interrupted"]
         if stats is None:
             raise
         stats["nsteps"], stats["interrupted"] = accepted, float(t_out[k])
+        if power is not None:
+            if not work.shape[0]:  # interrupted before the first step: no energy moved yet
+                work = np.zeros((2, t_out.size))
+            return t_out[:k + 1], Y[:, :k + 1], work[:, :k + 1]
         return t_out[:k + 1], Y[:, :k + 1]
     if stats is not None:
         stats["nsteps"] = accepted
+    if power is not None:
+        return t_out, Y, work
     return t_out, Y
