@@ -25,7 +25,7 @@ import numpy as np
 
 from benchmarks.harness import needs, report, stopwatch
 from benchmarks.problems import (PENDULUM, chain_initial_state, pendulum_parameters, random_chain_state,
-                                 rc_ladder_deck)
+                                 rc_ladder_deck, nonlinear_ladder_deck)
 
 
 # --------------------------------------------------------------------------- sympy.physics.mechanics
@@ -158,7 +158,7 @@ def _ngspice(deck_path, raw_path, timeout):
     return wall, cpu, text
 
 
-def ngspice_rc_ladder(N, repeats=3, timeout=600):
+def ngspice_rc_ladder(N, repeats=3, timeout=600, deck=rc_ladder_deck):
     """ngspice on the N-section RC ladder; medians over ``repeats`` runs (one if a run takes over 2 s).
 
     * ``wall``, ``cpu``: the whole ngspice process (wall clock; user + system CPU from rusage);
@@ -172,16 +172,16 @@ def ngspice_rc_ladder(N, repeats=3, timeout=600):
         raise RuntimeError("ngspice is not installed (apt-get install ngspice)")
     with tempfile.TemporaryDirectory(prefix="netdyn-bench-") as tmp:
         tmp = Path(tmp)
-        (tmp / "warm.cir").write_text(rc_ladder_deck(2))
+        (tmp / "warm.cir").write_text(deck(2))
         _ngspice(tmp / "warm.cir", tmp / "warm.raw", timeout)  # warm-up: binary and libraries in cache
         runs = {}
         for analysis in ("tran", "op"):
-            deck = tmp / f"ladder_{analysis}.cir"
-            deck.write_text(rc_ladder_deck(N, analysis))
+            path = tmp / f"ladder_{analysis}.cir"
+            path.write_text(deck(N, analysis))
             walls, cpus, accts = [], [], []
             for k in range(repeats):
                 raw = tmp / f"ladder_{analysis}{k}.raw"
-                wall, cpu, text = _ngspice(deck, raw, timeout)
+                wall, cpu, text = _ngspice(path, raw, timeout)
                 walls.append(wall)
                 cpus.append(cpu)
                 accts.append(parse_acct(text))
@@ -202,7 +202,14 @@ def ngspice_rc_ladder(N, repeats=3, timeout=600):
     return out
 
 
-__all__ = ["kane_derive", "lagrange_derive", "pinocchio_chain", "ngspice_rc_ladder", "parse_acct", "read_raw"]
+def ngspice_nonlinear_ladder(N, repeats=3, timeout=600):
+    """ngspice on the nonlinear ladder's B-source deck (:func:`benchmarks.problems.nonlinear_ladder_deck`);
+    the same figures as :func:`ngspice_rc_ladder`."""
+    return ngspice_rc_ladder(N, repeats, timeout, deck=nonlinear_ladder_deck)
+
+
+__all__ = ["kane_derive", "lagrange_derive", "pinocchio_chain", "ngspice_rc_ladder", "ngspice_nonlinear_ladder",
+           "parse_acct", "read_raw"]
 
 
 def ngspice_read(n, repeats=3, timeout=600):

@@ -84,6 +84,38 @@ def rc_ladder_deck(N, analysis="tran"):
     return "\n".join(lines + [".end", ""])
 
 
+# Nonlinear RC ladder: the RC ladder above with nonlinear resistors, v = R i + A i^3 (netdyn: dissipation
+# D(i) = R i^2/2 + A i^4/4), and nonlinear capacitors, v = q/C + B q^3 (netdyn: energy V(q) = q^2/2C + B q^4/4);
+# A and B make the cubic terms about a tenth of the linear ones at 1 V.
+NLRC = {**RC, "A": 1e8, "B": 1e26}
+
+
+def nonlinear_ladder_deck(N, analysis="tran"):
+    """ngspice deck of the nonlinear ladder with B-sources.
+
+    Section k: a 0 V source ``Vs{k}`` senses the resistor current for ``BR{k}`` (v = R i + A i^3); the
+    capacitor is charge-controlled, so its charge is integrated on an auxiliary node (``Cx{k}`` of C
+    farads fed by ``Bq{k}`` with the capacitor current sensed by ``Vc{k}``: v(x{k}) = q/C) and
+    ``BC{k}`` sets v(n{k}) = q/C + B q^3. Four nodes per section where the linear ladder has one.
+    """
+    R, C, A, B = NLRC["R"], NLRC["C"], NLRC["A"], NLRC["B"]
+    lines = [f"* nonlinear RC ladder, {N} sections", f"V1 n0 0 DC {NLRC['V']:g}"]
+    for k in range(1, N + 1):
+        lines += [f"Vs{k} n{k - 1} m{k} 0",
+                  f"BR{k} m{k} n{k} V = {R:g}*I(Vs{k}) + {A:g}*I(Vs{k})^3",
+                  f"Vc{k} n{k} y{k} 0",
+                  f"BC{k} y{k} 0 V = V(x{k}) + {B * C ** 3:g}*V(x{k})^3",
+                  f"Bq{k} 0 x{k} I = I(Vc{k})",
+                  f"Cx{k} x{k} 0 {C:g}"]
+    if analysis == "tran":
+        lines += [".options acct", f".tran {NLRC['step']:g} {NLRC['t_stop']:g} 0 {NLRC['step']:g} uic"]
+    elif analysis == "op":
+        lines += [".options acct", ".op"]
+    else:
+        raise ValueError(f"analysis must be 'tran' or 'op', got {analysis!r}")
+    return "\n".join(lines + [".end", ""])
+
+
 def netlist_deck(elements):
     """A deck of about ``elements`` elements to read (an RC ladder of elements/2 sections, no analysis).
 

@@ -38,8 +38,9 @@ import numpy as np  # noqa: E402
 from benchmarks.harness import ROOT, growth_exponent, run_case  # noqa: E402
 
 FULL = {"chain": [2, 5, 10, 20, 50, 100], "rc": [10, 100, 1000, 10000], "recursive": [5, 10, 20, 50, 100, 200],
-        "netlist": [1000, 10000, 100000], "pwl": [10, 100, 1000]}
-QUICK = {"chain": [2, 5], "rc": [10, 100, 1000], "recursive": [5, 10], "netlist": [1000, 10000], "pwl": [10, 100]}
+        "netlist": [1000, 10000, 100000], "pwl": [10, 100, 1000], "nl": [10, 100, 1000, 10000]}
+QUICK = {"chain": [2, 5], "rc": [10, 100, 1000], "recursive": [5, 10], "netlist": [1000, 10000], "pwl": [10, 100],
+         "nl": [10, 100]}
 SKIP, NA = "skip", "n/a (not implemented)"
 
 
@@ -163,10 +164,10 @@ def exponents(sizes, columns, results, symbol):
     return "Growth exponent k (time ∝ size^k, log-log least squares): " + "; ".join(parts) + "."
 
 
-def rc_agreement(results, sizes):
+def rc_agreement(results, sizes, peer="ngspice", ours="nd_rc"):
     """Max |v_netdyn − v_ngspice| at nodes n1 and nN (ngspice interpolated to netdyn's times); arrays dropped."""
     for N in sizes:
-        ng, nd = results.get("ngspice", {}).get(N), results.get("nd_rc", {}).get(N)
+        ng, nd = results.get(peer, {}).get(N), results.get(ours, {}).get(N)
         arrays = ("t", "v_first", "v_last")
         if ng and nd and all(k in ng for k in arrays) and all(k in nd for k in arrays):
             tn, tt = np.asarray(ng["t"]), np.asarray(nd["t"])
@@ -206,7 +207,7 @@ def _commit():
         return "?"
 
 
-def build_report(results, plan, cap, quick, started, load0, groups=("chain", "rc", "closed", "recursive")):
+def build_report(results, plan, cap, quick, started, load0, groups=("chain", "rc", "nl", "closed", "recursive")):
     notes = []
     chain, rc = plan["chain"], plan["rc"]
     versions = ", ".join(f"{k} {v}" for k, v in _versions().items())
@@ -227,6 +228,8 @@ def build_report(results, plan, cap, quick, started, load0, groups=("chain", "rc
         out += _chain_tables(results, chain, notes)
     if "rc" in groups:
         out += _rc_table(results, rc, notes)
+    if "nl" in groups:
+        out += _rc_table(results, plan["nl"], notes, nonlinear=True)
     if "closed" in groups:
         out += _closed_table(results, notes)
     if "recursive" in groups:
@@ -286,7 +289,23 @@ def _chain_tables(results, chain, notes):
     return out
 
 
-def _rc_table(results, rc, notes):
+def _rc_table(results, rc, notes, nonlinear=False):
+    if nonlinear:
+        out = ["## Nonlinear RC ladder: 10 µs transient after a 1 V step (s)", "",
+               "The RC ladder with nonlinear resistors, v = R i + A i³, and nonlinear (charge-controlled) "
+               "capacitors, v = q/C + B q³ (A = 1e8, B = 1e26: the cubic terms are about a tenth at 1 V). "
+               "ngspice: B-sources (`benchmarks.problems.nonlinear_ladder_deck`: a sensing 0 V source for each "
+               "current-controlled element and the capacitor charge integrated on an auxiliary node, four "
+               "nodes per section), the same `.tran 10n 10u 0 10n uic`. netdyn: description → `net.model()` → "
+               "`netdyn.simulate` (IDA with the compiled element templates and SuperLU; 'total'), then "
+               "`netdyn.simulate` again on the same model ('solve'); rtol = 1e-6.", ""]
+        cols = [("ngspice process, CPU", "ngspice_nl", "cpu", 1), ("ngspice transient CPU", "ngspice_nl",
+                                                                     "transient_cpu", 1),
+                ("netdyn total", "nd_nl", "total", 1), ("netdyn solve", "nd_nl", "solve", 1)]
+        rats = [("total / ngspice process CPU", ("nd_nl", "total"), ("ngspice_nl", "cpu")),
+                ("solve / ngspice transient CPU", ("nd_nl", "solve"), ("ngspice_nl", "transient_cpu"))]
+        extra = [("ngspice time points", "ngspice_nl", "timepoints", 1), ("Δv (V)", "nd_nl", "dv", 1)]
+        return out + [table(rc, "N", cols + extra, rats, results, notes), "", exponents(rc, cols, results, "N"), ""]
     out = ["## RC ladder: 10 µs transient after a 1 V step (s)", "",
             "N sections of series 1 kΩ and shunt 1 nF. ngspice: `ngspice -b -r out.raw` with "
             "`.tran 10n 10u 0 10n uic` and `.options acct` (all node voltages written); 'process' is the "
@@ -378,14 +397,20 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="small sizes (under 2 minutes)")
     parser.add_argument("--cap", type=float, default=None,
                         help="cap per case in CPU seconds (default 60; 10 with --quick)")
-    parser.add_argument("--only", default="chain,rc,closed,recursive,safety",
-                        help="comma-separated groups to run: chain, rc, closed, recursive, safety (default: all)")
+    parser.add_argument("--only", default="chain,rc,nl,closed,recursive,safety",
+                        help="comma-separated groups to run: chain, rc, nl (nonlinear ladder), closed, recursive, "
+                             "safety (default: all)")
+    parser.add_argument("--sizes", default=None,
+                        help="override the sizes of the groups run, e.g. 10,100,1000")
     parser.add_argument("--output", default=None,
                         help="where to write the Markdown (default benchmarks/results.md; "
                              "benchmarks/results-quick.md with --quick, so a quick run keeps the full results)")
     args = parser.parse_args(argv)
     cap = args.cap if args.cap is not None else (10.0 if args.quick else 60.0)
-    plan = QUICK if args.quick else FULL
+    plan = dict(QUICK if args.quick else FULL)
+    if args.sizes:
+        sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
+        plan = {k: sizes for k in plan}
     groups = {g.strip() for g in args.only.split(",") if g.strip()}
     started, load0 = time.perf_counter(), os.getloadavg()[0]
     results = {}
@@ -407,6 +432,12 @@ def main(argv=None):
         results["ngspice"] = sweep("ngspice", "benchmarks.peers:ngspice_rc_ladder", plan["rc"], cap, size_arg="N")
         results["nd_rc"] = sweep("netdyn", "benchmarks.cases_netdyn:rc_ladder", plan["rc"], cap, size_arg="N")
         rc_agreement(results, plan["rc"])
+    if "nl" in groups:
+        log("nonlinear RC ladder")
+        results["ngspice_nl"] = sweep("ngspice", "benchmarks.peers:ngspice_nonlinear_ladder", plan["nl"], cap,
+                                      size_arg="N")
+        results["nd_nl"] = sweep("netdyn", "benchmarks.cases_netdyn:nonlinear_ladder", plan["nl"], cap, size_arg="N")
+        rc_agreement(results, plan["nl"], "ngspice_nl", "nd_nl")
     if "closed" in groups:
         log("closed chains")
         for name in ("four_bar", "slider_crank"):

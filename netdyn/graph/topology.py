@@ -107,13 +107,37 @@ def fundamental_loops(graph, tree, edges=None, sparse=False):
     cotree = [k for _, _, k in edges if k not in tree]
     entries = []
     ends = {k: (u, v) for u, v, k in edges}
+    # parent pointers and depths of the tree (one BFS per component): each loop is then walked from its
+    # two ends up to their common ancestor, in time proportional to its length (a shortest-path search
+    # per co-tree branch was O(N) each, O(N^2) in all, through a star-shaped tree at ground)
+    parent, depth = {}, {}
+    for root in tg.nodes:
+        if root in depth:
+            continue
+        depth[root], parent[root] = 0, None
+        for x, y in nx.bfs_edges(tg, root):
+            parent[y], depth[y] = x, depth[x] + 1
+
+    def step(x, y):  # the loop entry for going from x to y along a tree branch
+        d = tg.edges[x, y]
+        return col[d["key"]], 1.0 if d["tail"] == x else -1.0
+
     for l, k in enumerate(cotree):
         u, v = ends[k]
         entries.append((l, col[k], 1.0))
-        path = nx.shortest_path(tg, v, u)  # back from head to tail through the tree
-        for x, y in zip(path[:-1], path[1:]):
-            d = tg.edges[x, y]
-            entries.append((l, col[d["key"]], 1.0 if d["tail"] == x else -1.0))
+        up, down = [], []  # back from head v to tail u: up from v, then down to u
+        a, b = v, u
+        while depth[a] > depth[b]:
+            up.append(step(a, parent[a]))
+            a = parent[a]
+        while depth[b] > depth[a]:
+            down.append(step(parent[b], b))
+            b = parent[b]
+        while a != b:
+            up.append(step(a, parent[a]))
+            down.append(step(parent[b], b))
+            a, b = parent[a], parent[b]
+        entries.extend((l, c, sgn) for c, sgn in up + down[::-1])
     return _matrix(entries, (len(cotree), len(edges)), sparse), cotree
 
 
@@ -184,8 +208,8 @@ def source_cutsets(graph, is_cut_kind, is_required):
 
 def dangling_nodes(graph):
     """Nodes with exactly one branch attached (the element's current must be zero)."""
-    und = graph.to_undirected(as_view=True)
-    return [n for n in graph.nodes if und.degree(n) == 1]
+    degree = dict(graph.degree())  # in + out branches, as the undirected view counts them (one pass)
+    return [n for n in graph.nodes if degree[n] == 1]
 
 
 def components_without(graph, node):

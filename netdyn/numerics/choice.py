@@ -39,7 +39,13 @@ class Choice:
 
 
 def kkt_regular(cm, tt, q, f, p):
-    """Whether the index-1 matrix is regular at a state (relative pivot size above 1e-11)."""
+    """Whether the index-1 matrix is regular at a state (relative pivot size above 1e-11).
+
+    Without constraints a coordinate whose column of M is empty (a flow without inertia) makes it
+    singular whatever the state: decided from the pattern, with no evaluation.
+    """
+    if not cm.has_constraints and len({j for (_, j) in cm.eq.M.keys()}) < cm.n:
+        return False
     K, _, _ = cm.kkt(tt, q, f, p)
     s = np.linalg.svd(K, compute_uv=False)
     return s.size == 0 or s[-1] > 1e-11 * s[0]

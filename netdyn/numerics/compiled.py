@@ -133,13 +133,28 @@ class CompiledModel:
         self._Pq_idx = np.array(list(eq.Phi_q.keys()), dtype=int).reshape(-1, 2)
         self._A_idx = np.array(list(eq.A.keys()), dtype=int).reshape(-1, 2)
         self._nM = len(eq.M)
-        self._dyn = _lambdify(args, list(eq.M.values()) + list(eq.h))
+        self._args = args
         self._nPq, self._nA = len(eq.Phi_q), len(eq.A)
-        self._con = _lambdify(args, list(eq.phi) + list(eq.Phi_q.values()) + list(eq.Phi_t) + list(eq.gamma_phi)
-                              + list(eq.A.values()) + list(eq.a0) + list(eq.gamma_psi))
+        self._dyn_fn = self._con_fn = None
         self.has_constraints = (self.m1 + self.m2) > 0
         self._power = None
         self._dh_df = None
+
+    # compiled on first use: a network integrated on the element templates
+    # (:mod:`netdyn.numerics.assembly`) never needs the whole-model functions
+    @property
+    def _dyn(self):
+        if self._dyn_fn is None:
+            self._dyn_fn = _lambdify(self._args, list(self.eq.M.values()) + list(self.eq.h))
+        return self._dyn_fn
+
+    @property
+    def _con(self):
+        if self._con_fn is None:
+            eq = self.eq
+            self._con_fn = _lambdify(self._args, list(eq.phi) + list(eq.Phi_q.values()) + list(eq.Phi_t)
+                                     + list(eq.gamma_phi) + list(eq.A.values()) + list(eq.a0) + list(eq.gamma_psi))
+        return self._con_fn
 
     # --------------------------------------------------------------- parameters
     def parameter_vector(self, params=None):

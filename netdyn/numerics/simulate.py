@@ -24,6 +24,7 @@ from netdyn.numerics.choice import choose_method, kkt_regular
 from netdyn.numerics.compiled import compile_model
 from netdyn.numerics.initial import consistent_initial_conditions, integrator_tolerance, refuse_projection
 from netdyn.numerics.integrators import IDA, Projection
+from netdyn.numerics.integrators.sparse_ida import ida_for
 from netdyn.numerics.integrators.projection import SOLVERS
 from netdyn.numerics.linearsim import explain_not_linear, simulate_linear, try_linear
 from netdyn.numerics.solution import Solution
@@ -113,7 +114,7 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         method = choose_method(cm, t0, t1, q, f, p).name
     elif method == "projection" and not kkt_regular(cm, t0, q, f, p):
         refuse_projection(cm)  # before integrating: name the flows without inertia
-    integrator = Projection(cm, p, solver, max_step) if method == "projection" else IDA(cm, p, max_step)
+    integrator = Projection(cm, p, solver, max_step) if method == "projection" else ida_for(cm, p, max_step)
     _check_atol(atol, cm.n)
     corners = source_breakpoints(cm, t0, t1)
     t_eval = requested.copy()

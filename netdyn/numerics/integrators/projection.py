@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg as sla
+import scipy.sparse as sps
+import scipy.sparse.linalg as spla
 from scipy.integrate import DOP853, RK45, Radau
 
 from netdyn.errors import IntegrationError, SingularSystemError
@@ -117,23 +119,46 @@ class Projection(Integrator):
                           status=status)
 
 
+SPARSE_KKT = 50  # above this many unknowns the KKT matrix is factorised sparse (NUMERICS.md: 0.27 vs 2.3 ms at 500)
+
+
 def solve_kkt(K, r, tt):
-    """Solve the KKT system at time ``tt``; a lost pivot is a :class:`SingularSystemError` (dead centre)."""
+    """Solve the KKT system at time ``tt``; a lost pivot is a :class:`SingularSystemError` (dead centre).
+
+    Dense LAPACK LU up to :data:`SPARSE_KKT` unknowns, SuperLU above (the KKT matrix of a chain or a large
+    network is mostly zeros).
+    """
+    if K.shape[0] > SPARSE_KKT:
+        try:
+            lu = spla.splu(sps.csc_matrix(K))
+            d = np.abs(lu.U.diagonal())
+        except RuntimeError:  # exactly singular
+            d = np.zeros(1)
+        if d.size and d.min() > 1e-12 * d.max():
+            return lu.solve(r)
+        raise _singular(tt)
     lu, piv = sla.lu_factor(K, check_finite=False)
     d = np.abs(np.diag(lu))
     if d.size and d.min() <= 1e-12 * d.max():
-        raise SingularSystemError(
-            f"singular configuration at t = {tt:.6g}: the constrained mass matrix lost rank "
-            "(a dead centre, a locked linkage or redundant constraints); check the mechanism or stop before it")
+        raise _singular(tt)
     return sla.lu_solve((lu, piv), r, check_finite=False)
 
 
+def _singular(tt):
+    return SingularSystemError(
+        f"singular configuration at t = {tt:.6g}: the constrained mass matrix lost rank "
+        "(a dead centre, a locked linkage or redundant constraints); check the mechanism or stop before it")
+
+
 def kkt_solutions(cm, p, T, Q, F):
-    """Accelerations and multipliers at each output time, from the KKT system (least squares)."""
+    """Accelerations and multipliers at each output time, from the KKT system (LU; least squares if singular)."""
     n, m1, m2 = cm.n, cm.m1, cm.m2
     acc, lam, mu = np.zeros((n, T.size)), np.zeros((m1, T.size)), np.zeros((m2, T.size))
     for k, tt in enumerate(T):
         K, r, _ = cm.kkt(tt, Q[:, k], F[:, k], p)
-        z = np.linalg.lstsq(K, r, rcond=None)[0]
+        try:  # an LU solve; least squares only where the matrix is singular (redundant constraints)
+            z = solve_kkt(K, r, tt)
+        except SingularSystemError:
+            z = np.linalg.lstsq(K, r, rcond=None)[0]
         acc[:, k], lam[:, k], mu[:, k] = z[:n], z[n:n + m1], z[n + m1:]
     return acc, lam, mu

@@ -157,7 +157,8 @@ class _Stepper:
         """One step from ``y0``: ``f0 = J y0 + g0`` with ``g0`` the forcing at t0, ``g`` at the three stages."""
         Jy0 = f0 - g0
         r1 = Jy0 * _TI[0].sum().real + g @ _TI[0].real  # stage right-hand sides J y0 + G u(t_i), transformed
-        r2 = Jy0 * _TI[1].sum() + g @ _TI[1]
+        # real and imaginary parts apart: a real-by-complex matmul has no BLAS path (28 ms at 20,000 rows)
+        r2 = Jy0 * _TI[1].sum() + (g @ _TI[1].real + 1j * (g @ _TI[1].imag))
         w1 = self.lu_real.solve(r1)
         w2 = self.lu_complex.solve(r2)
         z3 = _T[2, 0].real * w1 + 2 * (_T[2, 1] * w2).real  # the last stage increment: y1 - y0
