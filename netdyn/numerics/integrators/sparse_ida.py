@@ -35,7 +35,7 @@ from scipy.sparse.linalg import splu
 
 from netdyn.errors import IntegrationError
 from netdyn.numerics.assembly import TermAssembly, supports
-from netdyn.numerics.integrators.base import Integrator, split_atol
+from netdyn.numerics.integrators.base import Integrator, split_atol, work_atol
 from netdyn.numerics.integrators.ida import IDA, ida_grid
 from netdyn.numerics.trajectory import Trajectory
 
@@ -202,7 +202,7 @@ class SparseIDA(Integrator):
         at = np.empty(N)
         base = np.broadcast_to(split_atol(atol, n), (2 * n,))
         at[:n], at[n:n + nI] = base[:n], base[n + inertial]
-        at[N - 2:] = 1e-14
+        at[N - 2:] = work_atol(atol, n)  # joules: scaled to the run's energies by simulate's first pass
         te = ida_grid(t0, t1, t_eval)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
