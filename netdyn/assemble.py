@@ -262,6 +262,7 @@ def assemble(net, formulation=None, symbolic=False, check=True):
     constraints, labels = (list(part.constraints), list(part.labels)) if part else ([], [])
     coordset = set(coords.list)
     info = {}
+    reactions = {}
     port_of = {}
     for name, el in net.elements.items():
         for k in range(len(el.ports)):
@@ -294,6 +295,8 @@ def assemble(net, formulation=None, symbolic=False, check=True):
         for j, c in enumerate(contrib.flow_constraints):
             flow_constraints.append(sp.sympify(c).xreplace(sub))
             flow_labels.append(f"{name}" if len(contrib.flow_constraints) == 1 else f"{name}[{j}]")
+            if j in contrib.reactions:  # a servo constraint: its multiplier acts along these port combinations
+                reactions[flow_labels[-1]] = _reaction(contrib.reactions[j], [combos[k] for k in keys])
         info[name] = {
             "element": el, "keys": keys, "kinds": [pv.kind for pv in pvs], "Q": Q, "F": F, "contribution": contrib,
             "port_displacements": qx, "constraints": list(range(first_c, len(constraints))),
@@ -301,7 +304,7 @@ def assemble(net, formulation=None, symbolic=False, check=True):
         }
     _check_coordinates_used(coords.list, T, V, D, efforts, constraints, flow_constraints)
     metadata = {"network": net, "formulation": forms, "kinds": kinds, "elements": info, "node_paths": node_paths,
-                "port_of": port_of}
+                "port_of": port_of, "flow_reactions": reactions}
     if part:
         metadata["planar"] = part.metadata
     return LagrangianModel(coords.list, T=T, V=V, D=D, efforts=efforts, constraints=constraints,
@@ -311,8 +314,7 @@ def assemble(net, formulation=None, symbolic=False, check=True):
 
 def element_ports(net, el, port_of):
     """The port keys an element acts on (its own, or the coupled elements' ports) and those ports."""
-    keys = [_key(el, k) for k in range(len(el.ports))] if not el.couples else \
-        [_key(_coupled(net, el, c), 0) for c in el.couples]
+    keys = [_key(el, k) for k in range(len(el.ports))] + [_key(_coupled(net, el, c), 0) for c in el.couples]
     return keys, [net.elements[port_of[k][0]].ports[port_of[k][1]] for k in keys]
 
 
@@ -330,6 +332,15 @@ def _coupled(net, el, name):
     return other
 
 
+def _reaction(coeffs, port_combos):
+    """{coordinate: coefficient} of a servo constraint's reaction, from its {port index: coefficient}."""
+    out = {}
+    for i, c in coeffs.items():
+        for coord, k in port_combos[i].items():
+            out[coord] = out.get(coord, 0) + k * sp.sympify(c)
+    return out
+
+
 def _combination(combo):
     return sp.Add(*[coeff * c for c, coeff in combo.items()])
 
@@ -343,7 +354,7 @@ def _resolve_values(el, symbolic, parameters, net):
             parameters[sym] = v
             v = sym
         values[pname] = v
-    for i, cname in enumerate(el.couples):
+    for i, cname in enumerate(el.couples if getattr(el, "couples_need_inductance", True) else ()):
         other = _coupled(net, el, cname)
         L = other.values.get("L")
         if L is None:

@@ -127,7 +127,7 @@ def _columns(net, sol):
         except (KeyError, ValueError):
             continue
     for name, el in net.elements.items():
-        if not el.ports or el.couples:
+        if not el.ports:
             continue
         try:
             cols.append((f"i({name})", sol.through(name)))

@@ -97,6 +97,9 @@ class CompiledModel:
         self._nPq, self._nA = len(eq.Phi_q), len(eq.A)
         self._con = _lambdify(args, list(eq.phi) + list(eq.Phi_q.values()) + list(eq.Phi_t) + list(eq.gamma_phi)
                               + list(eq.A.values()) + list(eq.a0) + list(eq.gamma_psi))
+        servo = eq.R is not None
+        self._R_idx = np.array(list(eq.R.keys()), dtype=int).reshape(-1, 2) if servo else None
+        self._R = _lambdify(args, list(eq.R.values())) if servo and eq.R else None
         self.has_constraints = (self.m1 + self.m2) > 0
         self._power = None
         self._dh_df = None
@@ -166,7 +169,12 @@ class CompiledModel:
         i += self._nA
         a = np.array(vals[i:i + m2]); i += m2
         gpsi = np.array(vals[i:i + m2])
-        return {"phi": phi, "Phi_q": Pq, "Phi_t": Pt, "gamma_phi": gphi, "A": A, "a": a, "gamma_psi": gpsi}
+        R = A
+        if self._R_idx is not None:  # servo constraints: μ acts along R, not along A
+            R = np.zeros((m2, n))
+            if self._R is not None:
+                R[self._R_idx[:, 0], self._R_idx[:, 1]] = [float(v) for v in self._R(tt, q, f, p.vector, p.inputs(tt))]
+        return {"phi": phi, "Phi_q": Pq, "Phi_t": Pt, "gamma_phi": gphi, "A": A, "a": a, "gamma_psi": gpsi, "R": R}
 
     def power(self, tt, q, f, lam, mu, p):
         """Dissipated and supplied power at one state (for the energy quadratures)."""
@@ -208,7 +216,7 @@ class CompiledModel:
         m = C.shape[0]
         K = np.zeros((self.n + m, self.n + m))
         K[: self.n, : self.n] = M
-        K[: self.n, self.n:] = C.T
+        K[: self.n, self.n:] = np.vstack([c["Phi_q"], c["R"]]).T  # reactions (= C unless servo constraints)
         K[self.n:, : self.n] = C
         r = np.concatenate([-h, -c["gamma_phi"], -c["gamma_psi"]])
         return K, r, c

@@ -347,16 +347,17 @@ def _algebraic_at_output(cm, p, tt, q, f, acc, rest, iterations=2):
         M, h = cm.dynamics(tt, q, f, p)
         c = cm.constraints(tt, q, f, p)
         C = np.vstack([c["Phi_q"], c["A"]])
+        Rt = np.vstack([c["Phi_q"], c["R"]]).T  # where the multipliers act (C.T unless servo constraints)
         if rest.size:
             H = cm.dh_df(tt, q, f, p)[:, rest]
-            J = np.block([[weight[:, None] * H, weight[:, None] * C.T], [C[:, rest], np.zeros((m1 + m2, m1 + m2))]])
-            r0 = np.concatenate([weight * (M @ acc + h + C.T @ z), C @ f + np.concatenate([c["Phi_t"], c["a"]])])
+            J = np.block([[weight[:, None] * H, weight[:, None] * Rt], [C[:, rest], np.zeros((m1 + m2, m1 + m2))]])
+            r0 = np.concatenate([weight * (M @ acc + h + Rt @ z), C @ f + np.concatenate([c["Phi_t"], c["a"]])])
             dz = np.linalg.lstsq(J, -r0, rcond=None)[0]
             f = f.copy()
             f[rest] += dz[:rest.size]
             z = z + dz[rest.size:]
         else:
-            z = np.linalg.lstsq(C.T, -(M @ acc + h), rcond=None)[0]
+            z = np.linalg.lstsq(Rt, -(M @ acc + h), rcond=None)[0]
     return f, z
 
 
@@ -408,7 +409,7 @@ def _ida(cm, p, t0, t1, q0, f0, t_eval, rtol, atol, max_step, progress=None):
         if cm.has_constraints:
             c = cm.constraints(tt, q, f, p)
             Pq = c["Phi_q"]
-            r += Pq.T @ y[sl] + c["A"].T @ y[sm]
+            r += Pq.T @ y[sl] + c["R"].T @ y[sm]
             res[sl] = c["phi"]
             res[sm] = c["A"] @ f + c["a"]
             res[se] = Pq @ f + c["Phi_t"]
