@@ -73,9 +73,17 @@ def role(element, kind):
     return None
 
 
-def resolve_formulation(formulation, domains):
-    """Per-domain formulation from a string, a dict or ``None`` (defaults)."""
+def resolve_formulation(formulation, domains, net=None):
+    """Per-domain formulation from a string, a dict or ``None`` (defaults).
+
+    A domain with an element that works only in across coordinates (``prefers_kind``, e.g. a diode)
+    defaults to the node formulation."""
     out = {d: DEFAULT_FORMULATION.get(d, "node") for d in domains}
+    for el in (net.elements.values() if net is not None else ()):
+        if getattr(el, "prefers_kind", None) == ACROSS:
+            for p in el.ports:
+                if p.domain in out:
+                    out[p.domain] = "node"
     if formulation is None:
         return out
     if isinstance(formulation, str):
@@ -240,7 +248,7 @@ def assemble(net, formulation=None, symbolic=False, check=True):
     from netdyn import planar
     planar_form, formulation = planar.split_formulation(formulation)
     domains = [d for d in net.domains if d in DOMAINS]
-    forms = resolve_formulation(formulation, domains)
+    forms = resolve_formulation(formulation, domains, net)
     kinds = {d: ACROSS if forms[d] == "node" else THROUGH for d in domains}
     if check:
         structural_check(net, kinds)

@@ -98,7 +98,7 @@ def linear_network(net, formulation=None, check=True, skip=()):
     if not net.elements or net.bodies:
         raise NotLinear("only networks of one-dimensional elements have a numeric linear form")
     domains = [d for d in net.domains if d in DOMAINS]
-    forms = resolve_formulation(formulation, domains)
+    forms = resolve_formulation(formulation, domains, net)
     kinds = {d: ACROSS if forms[d] == "node" else THROUGH for d in domains}
     for el in net.elements.values():
         if not isinstance(el, Element) or any(p.domain not in DOMAINS for p in el.ports):
