@@ -64,6 +64,14 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     """
     from netdyn.solution import Solution
 
+    if t_span is None:  # a netlist's .tran, on every path
+        tran = getattr(system, "tran", None) or getattr(getattr(system, "metadata", {}).get("network"), "tran", None)
+        if not tran:
+            raise IntegrationError("no t_span given and the network has no .tran card; pass t_span=(t0, t1)")
+        t_span = (0.0, float(tran["tstop"]))
+    if q0 is None and f0 is None and getattr(system, "tran", None) is not None and hasattr(system, "elements"):
+        from netdyn.operating_point import spice_initial_state  # a netlist starts as SPICE starts it
+        q0, f0 = spice_initial_state(system, formulation)
     if method in ("auto", "linear") and not params:
         from netdyn.linearsim import simulate_linear, try_linear
         lin = try_linear(system, formulation)
