@@ -74,11 +74,26 @@ class _Law:
             react.append([sp.sympify(servo.get(i, 0)) if servo is not None else sp.diff(sp.sympify(psi), F[i])
                           for i in range(n)])
         self._f = sp.lambdify(args, [gD, hD, gV, hV, eff, react or [[0] * n]], modules="numpy")
+        # small-signal pieces: inertia, effort sensitivities, and the response to each value (a source's drive)
+        hT = [[sp.diff(T, a, b) for b in F] for a in F]
+        deF = [[sp.diff(e, f) for f in F] for e in eff]
+        deQ = [[sp.diff(e, q) for q in Q] for e in eff]
+        deP = [[sp.diff(e, v) for v in P] for e in eff] if P else [[0]] * n
+        psis = [sp.sympify(x) for x in c.flow_constraints]
+        dpsiP = [[sp.diff(x, v) for v in P] for x in psis] if P and psis else [[0] * max(len(P), 1)]
+        self._g = sp.lambdify(args, [hT, deF, deQ, deP, dpsiP], modules="numpy")
+        self.value_names = tuple(value_names)
 
     def __call__(self, values, Q, F, tt):
         gD, hD, gV, hV, eff, react = self._f(values, Q, F, tt)
         f = lambda x: np.array(x, dtype=float)
         return {"gD": f(gD), "hD": f(hD), "gV": f(gV), "hV": f(hV), "eff": f(eff), "react": f(react)[:self.nflow]}
+
+    def small_signal(self, values, Q, F, tt):
+        """Inertia ``hT``, effort sensitivities ``deF``/``deQ`` and value sensitivities ``deP``/``dpsiP``."""
+        hT, deF, deQ, deP, dpsiP = self._g(values, Q, F, tt)
+        f = lambda x: np.array(x, dtype=float)
+        return {"hT": f(hT), "deF": f(deF), "deQ": f(deQ), "deP": f(deP), "dpsiP": f(dpsiP)[:self.nflow]}
 
 
 def _law(cache, el, kinds, values):
@@ -166,10 +181,9 @@ def operating_point(net, formulation=None, t0=0.0, hold=None, clamp=None, tol=1e
     >>> round(op.voltages["d"], 4), round(op.currents["D1"] * 1e3, 4)
     (0.6929, 4.3071)
     """
-    from netdyn.assemble import _Coordinates, coordinate_plan, resolve_formulation
-    from netdyn.network import Network, port_key
+    from netdyn.assemble import resolve_formulation
+    from netdyn.network import Network
     from netdyn.numeric import time_function
-    from netdyn.stamp import NotLinear, _template, linear_network
 
     hold = dict(hold or {})
     for name in hold:
@@ -189,40 +203,8 @@ def operating_point(net, formulation=None, t0=0.0, hold=None, clamp=None, tol=1e
     forms = resolve_formulation(formulation, domains, work)
     kinds = {d: ACROSS if forms[d] == "node" else THROUGH for d in domains}
 
-    # which elements the stamp takes, which are solved by their own law
-    skip, templates = [], {}
-    from netdyn.assemble import _resolve_values, element_ports
-    port_of = {port_key(el, k): (name, k) for name, el in work.elements.items() for k in range(len(el.ports))}
-    for name, el in work.elements.items():
-        values = _resolve_values(el, False, {}, work)
-        _, ports = element_ports(work, el, port_of)
-        pk = tuple(kinds[p.domain] for p in ports)
-        key = (type(el), pk, tuple(values), getattr(el, "law", None), getattr(el, "coupling", None))
-        if key not in templates:
-            try:
-                templates[key] = _template(el, pk, tuple(values))
-            except NotLinear:
-                templates[key] = None
-        if templates[key] is None:
-            skip.append(name)
-    try:
-        lin = linear_network(work, forms, check=False, skip=skip)
-    except NotLinear as exc:
-        raise ModelError(f"operating point: {exc}") from None
+    lin, info, skip = _stamped(work, forms, kinds, t0)
     n, m = lin.n, lin.m
-    laws, info = {}, {}
-    for name, el in work.elements.items():
-        values = _resolve_values(el, False, {}, work)
-        keys, ports = element_ports(work, el, port_of)
-        pk = tuple(kinds[p.domain] for p in ports)
-        law = _law(laws, el, pk, values)
-        info[name] = (el, law, _numbers(el, values, t0), [c for _, c in lin.ports[name]], keys, pk)
-    for name in skip:
-        el, law = info[name][:2]
-        if law.vports or law.tports or law.nflow or not law.has_D:
-            raise ModelError(f"operating point: {name} ({type(el).__name__}) is nonlinear and not a plain "
-                             "dissipator; the DC solve takes nonlinear resistors and diodes")
-
     # storage ports: V-ports get an effort unknown (or a held value), held T-ports a constraint row
     vcols, held_v, trows = [], {}, []
     for name, (el, law, vals, combos, keys, pk) in info.items():
@@ -331,6 +313,47 @@ def operating_point(net, formulation=None, t0=0.0, hold=None, clamp=None, tol=1e
     f, p, mu = x[:n], x[n:n + P], x[n + P:n + P + m]
     lam_held = x[n + P + m:]
     return _report(net, work, forms, kinds, lin, info, f, p, mu, vcols, held_v, trows, lam_held, t0)
+
+
+def _stamped(work, forms, kinds, t0):
+    """The network's sparse stamp (nonlinear elements left out) and each element's law, values and ports."""
+    from netdyn.assemble import _resolve_values, element_ports
+    from netdyn.network import port_key
+    from netdyn.stamp import NotLinear, _template, linear_network
+
+    # which elements the stamp takes, which are solved by their own law
+    skip, templates = [], {}
+    port_of = {port_key(el, k): (name, k) for name, el in work.elements.items() for k in range(len(el.ports))}
+    for name, el in work.elements.items():
+        values = _resolve_values(el, False, {}, work)
+        _, ports = element_ports(work, el, port_of)
+        pk = tuple(kinds[p.domain] for p in ports)
+        key = (type(el), pk, tuple(values), getattr(el, "law", None), getattr(el, "coupling", None))
+        if key not in templates:
+            try:
+                templates[key] = _template(el, pk, tuple(values))
+            except NotLinear:
+                templates[key] = None
+        if templates[key] is None:
+            skip.append(name)
+    try:
+        lin = linear_network(work, forms, check=False, skip=skip)
+    except NotLinear as exc:
+        raise ModelError(f"operating point: {exc}") from None
+    laws, info = {}, {}
+    for name, el in work.elements.items():
+        values = _resolve_values(el, False, {}, work)
+        keys, ports = element_ports(work, el, port_of)
+        pk = tuple(kinds[p.domain] for p in ports)
+        law = _law(laws, el, pk, values)
+        info[name] = (el, law, _numbers(el, values, t0), [c for _, c in lin.ports[name]], keys, pk)
+    for name in skip:
+        el, law = info[name][:2]
+        if law.vports or law.tports or law.nflow or not law.has_D:
+            raise ModelError(f"operating point: {name} ({type(el).__name__}) is nonlinear and not a plain "
+                             "dissipator; the DC solve takes nonlinear resistors and diodes")
+
+    return lin, info, skip
 
 
 def _singular_message(net, forms, lin, vcols):
