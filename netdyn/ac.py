@@ -97,8 +97,7 @@ class ACResult:
         for out in outputs:
             ax1.semilogx(self.frequencies, self.db(out), label=out)
             ax2.semilogx(self.frequencies, self.phase(out), label=out)
-        unit = "V" if self.input and self.input[:1].upper() == "V" else "A"
-        ax1.set_ylabel(f"magnitude (dB re 1 per {unit} of {self.input})")
+        ax1.set_ylabel(f"magnitude (dB, output / {self.input})")
         ax2.set_ylabel("phase (degrees)")
         ax2.set_xlabel("frequency (Hz)")
         for ax in (ax1, ax2):
