@@ -121,6 +121,23 @@ class Diode(Element):
         out[-1] = pnjlim(out[-1], float(old[-1]), nvt, vcrit)
         return np.array(out)
 
+    @staticmethod
+    def limit_flows_batch(values, old, new):
+        """:meth:`limit_flows` for many diodes at once: ``values`` maps parameter names to arrays, ``old``/``new``
+        are (diodes × ports) arrays of port flows; the last port is the junction."""
+        nvt = values["N"] * values["vt"]
+        vcrit = nvt * np.log(nvt / (np.sqrt(2) * values["IS"]))
+        vn, vo = new[:, -1], old[:, -1]
+        big = (vn > vcrit) & (np.abs(vn - vo) > 2 * nvt)
+        arg = 1 + (vn - vo) / nvt
+        with np.errstate(divide="ignore", invalid="ignore"):
+            up = np.where(arg > 0, vo + nvt * np.log(np.where(arg > 0, arg, 1.0)), vcrit)
+            fresh = nvt * np.log(np.where(vn > 0, vn, 1.0) / nvt)
+        lim = np.where(big, np.where(vo > 0, up, fresh), vn)
+        out = new.copy()
+        out[:, -1] = lim
+        return out
+
     def contribute(self, ports, values):
         if any(p.kind != ACROSS for p in ports):
             raise ElementError(

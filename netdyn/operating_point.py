@@ -89,6 +89,16 @@ class _Law:
         f = lambda x: np.array(x, dtype=float)
         return {"gD": f(gD), "hD": f(hD), "gV": f(gV), "hV": f(hV), "eff": f(eff), "react": f(react)[:self.nflow]}
 
+    def batch(self, values, F, tt):
+        """Dissipation gradients (elements × ports) and Hessians (ports × ports × elements) of many elements
+        of this law at once: ``values`` is a list of arrays (one per value), ``F`` an (elements × ports) array."""
+        ne, P = F.shape
+        Z = [np.zeros(ne)] * P
+        gD, hD, *_ = self._f(values, Z, [F[:, i] for i in range(P)], tt)
+        g = np.stack([np.broadcast_to(np.asarray(x, dtype=float), (ne,)) for x in gD], axis=1)
+        H = np.array([[np.broadcast_to(np.asarray(x, dtype=float), (ne,)) for x in row] for row in hD])
+        return g, H
+
     def small_signal(self, values, Q, F, tt):
         """Inertia ``hT``, effort sensitivities ``deF``/``deQ`` and value sensitivities ``deP``/``dpsiP``."""
         hT, deF, deQ, deP, dpsiP = self._g(values, Q, F, tt)

@@ -78,6 +78,15 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         if lin is not None:
             return simulate_linear(system, t_span, q0, f0, t_eval, rtol, atol, max_step, formulation, lin=lin,
                                    progress=progress)
+    if method in ("auto", "circuit") and not params and t_span is not None:
+        from netdyn.nonlinearsim import simulate_circuit, try_circuit  # linear + diodes: stamp, Newton, BDF
+        circuit = try_circuit(system, formulation)
+        if circuit is not None:
+            return simulate_circuit(system, t_span, q0, f0, t_eval, rtol=min(rtol * 100, 1e-6) if rtol < 1e-6
+                                    else rtol, atol=atol, max_step=max_step, circuit=circuit, progress=progress)
+        if method == "circuit":
+            raise IntegrationError("method='circuit' needs a network that is linear except for nonlinear "
+                                   "dissipators (diodes) with numeric values")
     if method == "linear":
         from netdyn.linearsim import explain_not_linear
         explain_not_linear(system, formulation, params)
