@@ -26,7 +26,7 @@ from benchmarks.harness import NotAvailable, needs, per_call, report, require, s
 from benchmarks.problems import (PENDULUM, RC, chain_energy, chain_initial_state, chain_poses,
                                  pendulum_parameters, random_chain_state)
 
-NETDYN = ("netdyn", "netdyn.numeric")
+NETDYN = ("netdyn", "netdyn.numerics.compiled")
 
 
 def _netdyn():
@@ -38,7 +38,7 @@ def _netdyn():
 
 
 def _compile(model):
-    compile_model = require("netdyn.numeric", "compile_model")
+    compile_model = require("netdyn.numerics.compiled", "compile_model")
     return compile_model(model)
 
 
@@ -267,8 +267,8 @@ def rc_ladder(N, formulation=None):
     Capacitor voltages are the port charges over C (no symbolic model is built).
     """
     netdyn = _netdyn()
-    simulate_linear = require("netdyn.linearsim", "simulate_linear")
-    linear_network = require("netdyn.stamp", "linear_network")
+    simulate_linear = require("netdyn.numerics.linearsim", "simulate_linear")
+    linear_network = require("netdyn.numerics.stamp", "linear_network")
     t_eval = np.linspace(0.0, RC["t_stop"], RC["points"])
     opts = {"t_eval": t_eval, "rtol": 1e-6, "atol": 1e-16, "formulation": formulation}
     netdyn.simulate(rc_ladder_network(2), (0.0, RC["t_stop"]), **opts)  # warm-up of the whole path

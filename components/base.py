@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from netdyn.errors import ElementError
-from netdyn.symbols import as_expr, t
+from netdyn.symbols import as_expr, engineering, t
 
 THROUGH = "through"
 ACROSS = "across"
@@ -64,6 +64,11 @@ def node_name(node):
     """
     node = str(node)
     return GROUND if node in GROUND_ALIASES else node
+
+
+def port_key(element, k):
+    """The graph edge key of port ``k`` of an element."""
+    return element.name if len(element.ports) == 1 else f"{element.name}:{k}"
 
 
 @dataclass(frozen=True)
@@ -170,8 +175,16 @@ class Element(Recorded):
         raise NotImplementedError
 
     def __repr__(self):
-        vals = ", ".join(f"{k}={v}" for k, v in self.values.items())
+        vals = ", ".join(f"{k}={engineering(v) if _is_number(v) else v}" for k, v in self.values.items())
         return f"{type(self).__name__}({self.name!r}, {', '.join(map(repr, self.terminals))}, {vals})"
+
+
+def _is_number(v):
+    try:
+        float(v)
+        return not isinstance(v, bool)
+    except (TypeError, ValueError):
+        return False
 
 
 def require_positive(element_name, parameter, value, allow_zero=False):

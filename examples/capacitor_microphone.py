@@ -30,7 +30,7 @@ def build(V0=48.0, R=1e9, area=1e-4, gap=25e-6, m=2e-6, k=2000.0, c=0.02):
     return net
 
 
-def main(out=Path("out")):
+def main(out=Path("examples/output")):
     out.mkdir(exist_ok=True)
     net = build(**PARAMS)
     op = netdyn.equilibrium(net, inputs=["F"], guess={"x_d": 1e-7, "q_mic_0": 1e-10})
@@ -45,4 +45,4 @@ def main(out=Path("out")):
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("out"))
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("examples/output"))

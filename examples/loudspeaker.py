@@ -27,7 +27,7 @@ def build(Re=6.0, Le=0.5e-3, Bl=7.0, Mms=0.015, Kms=1500.0, Rms=1.2, V=1.0):
     return net
 
 
-def main(out=Path("out")):
+def main(out=Path("examples/output")):
     out.mkdir(exist_ok=True)
     net = build(**PARAMS)
     lin = netdyn.linearize(net, inputs=["V1"], outputs=["x_cone", "i(Le)"], u={"V1": 0})
@@ -41,4 +41,4 @@ def main(out=Path("out")):
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("out"))
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("examples/output"))

@@ -37,7 +37,7 @@ def equilibrium_gap(m=0.05, g=9.81, R=10.0, L1=0.02, L0=0.01, a=0.005, V=12.0):
     return a * (np.sqrt(L0 * i**2 / (2 * a * m * g)) - 1), i
 
 
-def main(out=Path("out")):
+def main(out=Path("examples/output")):
     out.mkdir(exist_ok=True)
     net = build(**PARAMS)
     s, i = equilibrium_gap(**PARAMS)
@@ -51,4 +51,4 @@ def main(out=Path("out")):
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("out"))
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("examples/output"))

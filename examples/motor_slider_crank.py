@@ -37,7 +37,7 @@ def build_hand_typed(voltage=6.0, **motor):
     return with_motor(mech, "theta1", DCMotor("M", "a", "0", "s", **{**MOTOR, **motor}), voltage)
 
 
-def main(out=Path("out")):
+def main(out=Path("examples/output")):
     out.mkdir(exist_ok=True)
     net = build()
     sol = netdyn.simulate(net, (0, 1.0), q0={"theta_crank": 0.3}, guess=GUESS)
@@ -53,4 +53,4 @@ def main(out=Path("out")):
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("out"))
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("examples/output"))

@@ -1,5 +1,23 @@
 """netdyn: physical systems as networks, equations of motion from energy.
 
+The package is layered; each folder is one stage of the pipeline
+(graph → energy model → equations → numbers), and imports point down only
+(checked by import-linter, see ``pyproject.toml``):
+
+==================== ===========================================================
+``components/``      the element library (``netdyn.components``), one module a domain
+``netdyn.lagrange``  the energy model ``LagrangianModel`` and its derivation
+``netdyn.graph``     ``Network`` and its formulations (circuits, 1-D, planar linkages)
+``netdyn.numerics``  compiled functions, initial conditions, integrators, ``simulate``, ``Solution``
+``netdyn.analysis``  linearization, comparison, analogies, kinematics, inverse dynamics, sweeps
+``netdyn.io``,       netlists and model files; export of equations; pictures
+``netdyn.export``,
+``netdyn.viz``
+``netdyn.cli``       the ``netdyn`` command
+==================== ===========================================================
+
+Public names are imported on first use, so ``import netdyn`` stays fast.
+
 >>> import netdyn
 >>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
 >>> net = netdyn.Network()
@@ -9,40 +27,64 @@
 >>> round(float(sol.voltage("C1")[-1]), 6)   # 1 - exp(-1)
 0.632121
 """
-from netdyn import components  # noqa: F401  (netdyn.components)
-from netdyn.errors import (ElementError, ExportError, InitialConditionError, IntegrationError, ModelError, NetdynError,
-                           OperatingPointError, ParameterError, ParseError, SingularSystemError, TopologyError)
-from netdyn.linear import Descriptor, StateSpace
-from netdyn.linearize import OperatingPoint, equilibrium, linearize, transfer_function
-from netdyn.integrability import is_integrable
-from netdyn import linkages, models  # noqa: F401  (ready-made networks and LagrangianModel builders)
-from netdyn.analog import analog
-from netdyn.compare import analogy, compare
-from netdyn.model import LagrangianModel
-from netdyn.network import Network
-from netdyn.simulate import simulate
-from netdyn.sweep import sweep  # noqa: E402  (the function shadows the module name on purpose)
-from netdyn.structure import mobility
-from netdyn.kinematics import assemble_configuration, kinematics
-from netdyn.inverse import inverse_dynamics
-from netdyn.plotting import animate_mechanism, plot_mechanism
-from netdyn.solution import Solution
-from netdyn.symbols import coordinates, symbols, t
-from netdyn.io import read_netlist, write_netlist  # noqa: F401  (SPICE netlists in and out)
-from netdyn.io.modelfile import load_model, save_model  # noqa: F401  (model files, JSON or YAML)
-from netdyn import export  # noqa: F401,E402  (netdyn.export.export(model, format); model.export(format))
+import importlib
 
-__version__ = "0.1.0"
+from netdyn.errors import (ElementError, ExportError, InitialConditionError, IntegrationError, ModelError,  # noqa: F401
+                           NetdynError, OperatingPointError, ParameterError, ParseError, SingularSystemError,
+                           TopologyError)
+from netdyn.symbols import coordinates, symbols, t  # noqa: F401
 
-__all__ = ["Network", "LagrangianModel", "Solution", "simulate", "sweep", "coordinates", "symbols", "t", "NetdynError",
-           "ModelError", "ElementError", "TopologyError", "ParameterError", "InitialConditionError",
-           "SingularSystemError", "IntegrationError", "ParseError", "ExportError", "read_netlist", "write_netlist",
-           "save_model", "load_model", "OperatingPointError", "StateSpace", "Descriptor", "OperatingPoint",
-           "equilibrium", "linearize", "transfer_function"]
+__version__ = "0.2.0"
 
-# mixed-domain analysis (issue 4)
-__all__ += ["is_integrable", "models", "analog", "analogy", "compare"]
+#: public name -> module that defines it (imported on first access)
+_LAZY = {
+    "Network": "netdyn.graph.network",
+    "LagrangianModel": "netdyn.lagrange.model",
+    "simulate": "netdyn.numerics.simulate",
+    "Solution": "netdyn.numerics.solution",
+    "sweep": "netdyn.analysis.sweep",
+    "StateSpace": "netdyn.analysis.linear",
+    "Descriptor": "netdyn.analysis.linear",
+    "OperatingPoint": "netdyn.analysis.linearize",
+    "equilibrium": "netdyn.analysis.linearize",
+    "linearize": "netdyn.analysis.linearize",
+    "transfer_function": "netdyn.analysis.linearize",
+    "is_integrable": "netdyn.analysis.integrability",
+    "analog": "netdyn.analysis.analog",
+    "analogy": "netdyn.analysis.compare",
+    "compare": "netdyn.analysis.compare",
+    "mobility": "netdyn.numerics.structure",
+    "assemble_configuration": "netdyn.analysis.kinematics",
+    "kinematics": "netdyn.analysis.kinematics",
+    "inverse_dynamics": "netdyn.analysis.inverse",
+    "plot_mechanism": "netdyn.viz.plotting",
+    "animate_mechanism": "netdyn.viz.plotting",
+    "read_netlist": "netdyn.io.netlist",
+    "write_netlist": "netdyn.io.spice",
+    "load_model": "netdyn.io.modelfile",
+    "save_model": "netdyn.io.modelfile",
+    "operating_point": "netdyn.numerics.operating_point",
+    "ac": "netdyn.analysis.ac",
+}
+#: sub-packages reachable as attributes (``netdyn.export.export(...)``, ``netdyn.linkages.four_bar()``)
+_SUBPACKAGES = ("components", "export", "io", "linkages", "models", "lagrange", "graph", "numerics", "analysis",
+                "viz")
 
-# planar linkages (issue 3)
-__all__ += ["mobility", "assemble_configuration", "kinematics", "inverse_dynamics", "plot_mechanism",
-            "animate_mechanism"]
+__all__ = ["NetdynError", "ModelError", "ElementError", "TopologyError", "ParameterError", "InitialConditionError",
+           "SingularSystemError", "IntegrationError", "ParseError", "ExportError", "OperatingPointError",
+           "coordinates", "symbols", "t", *_LAZY]
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+    elif name in _SUBPACKAGES:
+        value = importlib.import_module(f"netdyn.{name}")
+    else:
+        raise AttributeError(f"module 'netdyn' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY) | set(_SUBPACKAGES))

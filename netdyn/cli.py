@@ -18,6 +18,16 @@ import argparse
 import os
 import sys
 import time
+from netdyn import __version__
+from netdyn.io.modelfile import load_model
+from netdyn.io.netlist import read_netlist
+from netdyn.export import export
+from netdyn.graph.assemble import structural_check
+from netdyn.errors import NetdynError
+from netdyn.numerics.compiled import compile_model
+from netdyn.numerics.choice import method_for
+from netdyn.numerics.quantities import quantity
+from netdyn.numerics.initial import consistent_initial_conditions
 
 NETLIST_EXTENSIONS = (".cir", ".sp", ".net", ".spice", ".ckt")
 MODEL_EXTENSIONS = (".json", ".yaml", ".yml")
@@ -37,8 +47,6 @@ class _Parser(argparse.ArgumentParser):
 
 def load_network(path):
     """A ``Network`` from a netlist or a model file, chosen by the extension."""
-    from netdyn.io.modelfile import load_model
-    from netdyn.io.netlist import read_netlist
     ext = os.path.splitext(path)[1].lower()
     if not os.path.exists(path):
         raise UsageError(f"{path}: no such file")
@@ -68,8 +76,8 @@ def _formulation(text):
 class ProgressBar:
     """A progress bar on a stream for ``netdyn.simulate(progress=...)``.
 
-    ``mode``: ``"auto"`` draws once the run has taken more than ``delay`` seconds,
-    ``"always"`` from the start, ``"never"`` not at all.
+    ``mode``: ``"auto"`` draws once the run has taken more than ``delay`` seconds and only when the
+    stream is a terminal, ``"always"`` from the start, ``"never"`` not at all.
 
     >>> import io
     >>> out = io.StringIO()
@@ -83,6 +91,8 @@ class ProgressBar:
 
     def __init__(self, t0, t1, stream=None, mode="auto", delay=1.0):
         self.t0, self.t1, self.stream, self.mode, self.delay = t0, t1, stream or sys.stderr, mode, delay
+        if mode == "auto" and not getattr(self.stream, "isatty", lambda: False)():
+            self.mode = "never"  # a log file or a pipe gets no bar
         self.start = time.monotonic()
         self.last_draw = None
         self.reached = t0
@@ -152,23 +162,31 @@ def _write_table(cols, stream, sep=None):
         stream.write(" ".join(f"{float(v):>{width}.9e}" for v in row) + "\n")
 
 
-def _plot(cols, path, title):
+def _plot(cols, path, title, model):
+    """The table's columns against time: one axis per quantity, SI units, at most 10 curves an axis."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import EngFormatter
     t = cols[0][1]
-    groups = [[c for c in cols[1:] if c[0].startswith("v(")], [c for c in cols[1:] if c[0].startswith("i(")]]
-    groups = [g for g in groups if g]
-    fig, axes = plt.subplots(len(groups) or 1, 1, figsize=(8, 3 * max(len(groups), 1)), sharex=True, squeeze=False)
-    for ax, group in zip(axes[:, 0], groups):
-        for name, values in group:
+    groups = {}
+    for name, values in cols[1:]:
+        groups.setdefault(quantity(model, name), []).append((name, values))
+    fig, axes = plt.subplots(max(len(groups), 1), 1, figsize=(8, 1.2 + 2.6 * max(len(groups), 1)), sharex=True,
+                             squeeze=False)
+    for ax, ((what, unit), group) in zip(axes[:, 0], groups.items()):
+        for name, values in group[:10]:
             ax.plot(t, values, label=name)
-        ax.legend(loc="best", fontsize="small")
+        ax.set_ylabel(f"{what} [{unit}]" if unit else what)
+        ax.yaxis.set_major_formatter(EngFormatter(unit=unit, sep=" "))
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", borderaxespad=0,
+                  title=f"showing 10 of {len(group)}" if len(group) > 10 else None, title_fontsize="small")
         ax.grid(True, alpha=0.3)
-    axes[0, 0].set_title(title)
-    axes[-1, 0].set_xlabel("time")
+    axes[0, 0].set_title(title, fontsize="medium")
+    axes[-1, 0].set_xlabel("time t [s]")
+    axes[-1, 0].xaxis.set_major_formatter(EngFormatter(unit="s", sep=" "))
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
 
 
@@ -284,12 +302,11 @@ def cmd_simulate(args):
     else:
         _write_table(cols, sys.stdout)
     if args.plot:
-        _plot(cols, args.plot, f"{net.name} ({os.path.basename(args.file)})")
+        _plot(cols, args.plot, f"{net.name} ({os.path.basename(args.file)})", sol.model)
     return 0
 
 
 def cmd_equations(args):
-    from netdyn.export import export
     net = load_network(args.file)
     model = net.model(formulation=_formulation(args.formulation))
     options = {}
@@ -319,11 +336,6 @@ def cmd_equations(args):
 def cmd_info(args):
     import numpy as np
 
-    from netdyn.assemble import structural_check
-    from netdyn.errors import NetdynError
-    from netdyn.numeric import compile_model
-    from netdyn.simulate import kkt_regular
-    from netdyn.initial import consistent_initial_conditions
     net = load_network(args.file)
     warnings = list(getattr(net, "netlist_notes", None) or [])
     try:
@@ -362,11 +374,12 @@ def cmd_info(args):
             pv = cm.parameter_vector()
             q, f = consistent_initial_conditions(cm, 0.0, None, None, pv)
             c = cm.constraints(0.0, q, f, pv)
-            C = np.vstack([c["Phi_q"], c["A"]])
+            C = c.jacobian
             rank = int(np.linalg.matrix_rank(C)) if C.size else 0
             p(f"degrees of freedom: {n - rank} ({n} coordinates - {rank} independent constraints)")
-            regular = kkt_regular(cm, 0.0, q, f, pv)
-            p(f"integrator: {'projection (index-1 form regular)' if regular else 'ida (singular mass matrix)'}")
+            tran = getattr(net, "tran", None) or {}
+            choice = method_for(net, (0.0, float(tran.get("tstop", 1.0))), _formulation(args.formulation))
+            p(f"integrator: {choice.name} ({choice.reason})")
             if rank < m1 + m2:
                 warnings.append(f"{m1 + m2 - rank} redundant constraint(s) at t = 0")
         except NetdynError as exc:
@@ -396,6 +409,7 @@ def cmd_demo(args):
 def build_parser():
     """The ``argparse`` parser of the ``netdyn`` command."""
     parser = _Parser(prog="netdyn", description="Physical systems as networks: equations of motion from energy.")
+    parser.add_argument("--version", action="version", version=f"netdyn {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
@@ -419,7 +433,7 @@ def build_parser():
     s.add_argument("--formulation", metavar="F",
                    help="loop, branch or node (or per domain: electrical=branch,translational=node)")
     s.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
-                   help="progress bar on stderr (auto: for runs over a second)")
+                   help="progress bar on stderr (auto: on a terminal, for runs over a second)")
     e = add("equations", cmd_equations, "print the derived equations of motion")
     e.add_argument("file", metavar="FILE", help=files)
     e.add_argument("--format", choices=FORMATS, default="latex", help="output format (default: latex)")
@@ -451,7 +465,6 @@ def build_parser():
 
 def main(argv=None):
     """Run the command line; returns the exit code (0, or 2 on bad input)."""
-    from netdyn.errors import NetdynError
     args = None
     try:
         args = build_parser().parse_args(argv)

@@ -23,10 +23,11 @@ import numpy as np
 import sympy as sp
 
 import netdyn
+from netdyn.graph import topology
 from netdyn.components.electrical import Capacitor, Inductor, Resistor, VoltageSource
 from netdyn.components.translational import Damper, Force, Mass, Spring
 from netdyn.linkages import slider_crank
-from netdyn.plotting import plot_mechanism
+from netdyn.viz.plotting import plot_mechanism
 
 
 def example_4_4(v=None, values=None):
@@ -61,7 +62,7 @@ def run(outdir="netdyn-demo", quiet=False):
     symbolic = net.model(formulation="branch", symbolic=True)
     say("== Example 4.4: RLC network, branch charges and KCL flow constraints ==")
     say(f"{len(symbolic.coordinates)} charges, {len(symbolic.flow_constraints)} KCL constraints, "
-        f"n = B - N + 1 = {netdyn.topology.independent_loop_count(net.graph)} independent flows")
+        f"n = B - N + 1 = {topology.independent_loop_count(net.graph)} independent flows")
     for eq in symbolic.equations():
         say("   0 =", sp.sstr(eq))
     te = np.linspace(0, 0.1, 1001)
@@ -73,7 +74,7 @@ def run(outdir="netdyn-demo", quiet=False):
         say(f"   {form:6s}: {len(s.model.coordinates)} coordinates, integrator {s.method}, "
             f"i(R1) vs branch {dev:.1e}, energy balance {s.power_balance()['relative']:.1e}")
     path = out / "example_4_4.png"
-    sols["loop"].plot("i(L1)", "i(L2)", "i(R1)", path=path, title="Example 4.4: branch currents (A)")
+    sols["loop"].plot("i(L1)", "i(L2)", "i(R1)", path=path, title="Example 4.4: branch currents")
     report["plots"].append(str(path))
 
     # 2. a mass-spring-damper
@@ -85,7 +86,7 @@ def run(outdir="netdyn-demo", quiet=False):
     say(f"   final position {s['x_x'][-1]:.6g} m (static F/k = {1.0 / 1e4:.6g} m), "
         f"energy balance {s.power_balance()['relative']:.1e}")
     path = out / "mass_spring_damper.png"
-    s.plot("x_x", path=path, title="mass-spring-damper: position (m)")
+    s.plot("x_x", path=path, title="mass-spring-damper")
     report["plots"].append(str(path))
 
     # 3. the slider-crank of the book's Example 4.2, from bodies and joints
@@ -102,7 +103,7 @@ def run(outdir="netdyn-demo", quiet=False):
     say(f"   constraint residual {res['position']:.1e} (position), {res['velocity']:.1e} (velocity); "
         f"energy balance {s.power_balance()['relative']:.1e}")
     path = out / "slider_crank_angles.png"
-    s.plot("theta_crank", "theta_rod", "x_block", path=path, title="slider-crank: crank and rod angles, block")
+    s.plot("theta_crank", "theta_rod", "x_block", path=path, title="slider-crank: crank and rod angles, block position")
     report["plots"].append(str(path))
     path = out / "slider_crank.png"
     plot_mechanism(model, s.q[:, -1], path=path, title="slider-crank at t = 3 s")

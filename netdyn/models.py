@@ -13,7 +13,7 @@ import sympy as sp
 
 from netdyn.components.base import ACROSS, THROUGH, PortVariables
 from netdyn.components.nonholonomic import KnifeEdge, RollingDisk
-from netdyn.model import LagrangianModel
+from netdyn.lagrange.model import LagrangianModel
 from netdyn.symbols import coordinates, t
 
 

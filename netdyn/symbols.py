@@ -8,6 +8,8 @@ models typed with either library mix freely.
 >>> x.diff(t)
 Derivative(x(t), t)
 """
+import re
+
 import sympy as sp
 from sympy.physics.mechanics import dynamicsymbols
 
@@ -46,3 +48,27 @@ def as_expr(value):
     if callable(value) and not isinstance(value, sp.Basic):
         return sp.sympify(value(t))
     return sp.sympify(value)
+
+
+def identifier(text):
+    """A node or element name made safe for a symbol name.
+
+    >>> identifier("n1.out"), identifier("3")
+    ('n1_out', '3')
+    """
+    return re.sub(r"\W", "_", str(text))
+
+
+def engineering(x):
+    """A number as an engineer writes it: six significant digits, an exponent outside [1e-3, 1e4).
+
+    >>> [engineering(v) for v in (1e6, 1e-3, 0.5, 10.0, 2.5e-9, 123456789.0, -4.7e3)]
+    ['1.0e6', '0.001', '0.5', '10', '2.5e-9', '1.23457e8', '-4700']
+    """
+    x = float(x)
+    if x == 0 or 1e-3 <= abs(x) < 1e4:
+        return f"{x:.6g}"
+    mantissa, exponent = f"{x:.6g}".split("e") if "e" in f"{x:.6g}" else (f"{x:.6g}", "0")
+    if "." not in mantissa:
+        mantissa += ".0"
+    return f"{mantissa}e{int(exponent)}"

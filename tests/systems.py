@@ -31,7 +31,7 @@ def mechanical_network():
 
 def every_element_network():
     """A network with every element kind of the library (for model-file round trips)."""
-    from netdyn.sources import pulse, pwl
+    from netdyn.lagrange.sources import pulse, pwl
     net = Network("everything")
     net.add(el.VoltageSource("V1", "in", "0", pulse(0, 5, 1e-3, 1e-4, 1e-4, 1e-3, 4e-3)),
             el.Resistor("R1", "in", "a", 1e3),

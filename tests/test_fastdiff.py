@@ -2,8 +2,8 @@
 import pytest
 import sympy as sp
 
-from netdyn.equations import derive
-from netdyn.fastdiff import Differentiator
+from netdyn.lagrange.equations import derive
+from netdyn.lagrange.fastdiff import Differentiator
 
 from chains import chain_absolute, chain_relative
 from systems import every_element_network, mechanical_network, rlc_circuit

@@ -6,9 +6,9 @@ import sympy as sp
 import netdyn
 from netdyn import Network, simulate
 from netdyn.components import electrical as el
-from netdyn.equations import derive
-from netdyn.sources import pulse
-from netdyn.stamp import NotLinear, linear_network
+from netdyn.lagrange.equations import derive
+from netdyn.lagrange.sources import pulse
+from netdyn.numerics.stamp import NotLinear, linear_network
 from netdyn.symbols import t
 
 from systems import mechanical_network, rlc_circuit

@@ -8,7 +8,7 @@ import netdyn
 from netdyn.components.base import THROUGH, Contribution, TwoTerminal
 from netdyn.components.electrical import Capacitor, Resistor, VoltageSource
 from netdyn.io.modelfile import model_to_dict
-from netdyn.sources import spice_form
+from netdyn.lagrange.sources import spice_form
 from systems import every_element_network
 
 

@@ -12,7 +12,7 @@ from netdyn.components.electrical import (Capacitor, CurrentSource, Inductor, Mu
                                           VoltageSource)
 from netdyn.errors import ParseError
 from netdyn.io.netlist import evaluate, parse_value, read_netlist, split_cards, tokenize
-from netdyn.sources import pulse, pwl, sine
+from netdyn.lagrange.sources import pulse, pwl, sine
 from netdyn.symbols import t
 
 

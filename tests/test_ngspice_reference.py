@@ -20,7 +20,7 @@ from netdyn.components.electrical import (Capacitor, CoupledInductors, IdealTran
                                           Resistor, VoltageSource)
 from netdyn.errors import NetdynError
 from netdyn.io import read_netlist, run_ngspice, spice_names, write_netlist
-from netdyn.sources import pulse, sine
+from netdyn.lagrange.sources import pulse, sine
 
 NGSPICE = shutil.which("ngspice")
 pytestmark = pytest.mark.skipif(NGSPICE is None, reason="ngspice is not installed (no 'ngspice' on PATH)")

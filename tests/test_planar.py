@@ -10,7 +10,7 @@ from netdyn import t
 from netdyn.components import rotational
 from netdyn.components.planar import (Actuator, Damper, Force, Gravity, Prismatic, Revolute, RigidBody, Slider,
                                       Spring, Torque, Weld)
-from netdyn.numeric import compile_model
+from netdyn.numerics.compiled import compile_model
 from references.pendulum import kane_pendulum, pinocchio_forward, pinocchio_pendulum
 from netdyn.linkages import BOOK, FOUR_BAR_GUESS, pendulum_state
 from netdyn.linkages import five_bar as five_bar_net, four_bar as four_bar_net, pendulum as pendulum_net
@@ -161,7 +161,7 @@ def test_mobility_counts_and_redundant_parallelogram():
     sol = netdyn.simulate(model, (0, 2), q0={"theta_crank": -1.2}, guess=guess, t_eval=np.linspace(0, 2, 101))
     assert sol.model.metadata["redundant"] == mob.redundant
     cm = compile_model(model)  # every constraint, the redundant one included, still holds
-    worst = max(np.max(np.abs(cm.constraints(tt, sol.q[:, k], sol.f[:, k], cm.parameter_vector())["phi"]))
+    worst = max(np.max(np.abs(cm.constraints(tt, sol.q[:, k], sol.f[:, k], cm.parameter_vector()).phi))
                 for k, tt in enumerate(sol.t))
     assert worst < 1e-8
     E = sol.energy()

@@ -1,20 +1,21 @@
-"""The README's Python examples run as written (blocks with ``...`` placeholders are sketches and skipped)."""
+"""The Python examples of README.md and docs/*.md run as written, each block on its own in a fresh namespace
+(blocks with ``...`` placeholders are sketches and skipped)."""
 import os
 import re
 from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
-BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+BLOCKS = [(page.relative_to(ROOT).as_posix(), k, code) for page in PAGES
+          for k, code in enumerate(re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S))]
 
 
-@pytest.mark.parametrize("k", range(len(BLOCKS)))
-def test_readme_block_runs(k, tmp_path, monkeypatch):
-    code = BLOCKS[k]
+@pytest.mark.parametrize("page, k, code", BLOCKS, ids=[f"{p}#{k}" for p, k, _ in BLOCKS])
+def test_block_runs_on_its_own(page, k, code, tmp_path, monkeypatch):
     if "..." in code:
         pytest.skip("sketch with placeholders")
     monkeypatch.chdir(tmp_path)
     os.environ.setdefault("MPLBACKEND", "Agg")
-    namespace = {}
-    exec(compile("import numpy as np, sympy as sp, netdyn\n" + code, f"README block {k}", "exec"), namespace)
+    exec(compile(code, f"{page} block {k}", "exec"), {"__name__": "__readme__"})

@@ -6,7 +6,7 @@ import pytest
 import sympy as sp
 
 from netdyn.errors import ElementError, NetdynError
-from netdyn.sources import Sawtooth, pulse, pwl, sine, spice_form, step
+from netdyn.lagrange.sources import Sawtooth, pulse, pwl, sine, spice_form, step
 from netdyn.symbols import t
 
 
@@ -181,7 +181,7 @@ def test_bad_waveforms_raise(make, match):
 
 
 def test_breakpoints_are_the_corners():
-    from netdyn.sources import breakpoints
+    from netdyn.lagrange.sources import breakpoints
 
     v = pulse(0, 1, delay=1e-3, rise=1e-4, fall=2e-4, width=5e-4, period=2e-3)
     bps = breakpoints(v, 6e-3)

@@ -7,7 +7,7 @@ import sympy as sp
 
 import netdyn
 from netdyn import LagrangianModel, coordinates, t
-from netdyn.sweep import parameter_grid, sweep
+from netdyn.analysis.sweep import parameter_grid, sweep
 
 
 def oscillator():

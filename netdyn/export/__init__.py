@@ -15,7 +15,7 @@ Formats (each a module of this package):
 >>> from netdyn import LagrangianModel, coordinates, t
 >>> x, = coordinates("x,")
 >>> model = LagrangianModel([x], T=x.diff(t)**2/2, V=x**2/2)
->>> print(model.export("latex"))
+>>> print(export(model, "latex"))
 \\begin{align}
 x + \\ddot{x} &= 0
 \\end{align}
@@ -30,6 +30,8 @@ import inspect
 
 from netdyn.errors import ExportError
 
+from netdyn.graph.network import as_model
+
 from . import c, json, latex, matrices, python
 
 FORMATS = {"latex": latex.to_latex, "python": python.to_python, "c": c.to_c, "json": json.to_json,
@@ -38,7 +40,6 @@ FORMATS = {"latex": latex.to_latex, "python": python.to_python, "c": c.to_c, "js
 
 def export(model, format="latex", formulation=None, **options):
     """Export a model's (or a network's) derived equations in ``format``; see the module docstring."""
-    from netdyn.simulate import as_model
     fn = FORMATS.get(str(format).lower())
     if fn is None:
         raise ExportError(f"unknown export format {format!r}; use one of {sorted(FORMATS)}")

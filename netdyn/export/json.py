@@ -28,7 +28,7 @@ import sympy as sp
 
 from netdyn.errors import ParseError
 from netdyn.export._program import parameter_defaults
-from netdyn.exprtext import from_text, symbol_table, to_text
+from netdyn.lagrange.exprtext import from_text, symbol_table, to_text
 
 FORMAT = "netdyn-equations"
 FORMAT_VERSION = 1

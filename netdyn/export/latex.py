@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import sympy as sp
 from sympy.printing.conventions import split_super_sub
+from sympy.printing.latex import LatexPrinter
 
-from netdyn.equations import internalize
+from netdyn.lagrange.equations import internalize
+from netdyn.symbols import engineering
 from netdyn.errors import ExportError
 
 
@@ -59,6 +61,13 @@ def _rows(model, efforts):
     return out
 
 
+class _LatexPrinter(LatexPrinter):
+    """sympy's LaTeX with numbers as engineers write them (``1.0e6 q_{L1} + 0.001 \\ddot{q}_{L1}``)."""
+
+    def _print_Float(self, expr):
+        return engineering(expr)
+
+
 def _escape(text):
     return "".join("\\" + ch if ch in "_&%#$" else ch for ch in str(text))
 
@@ -67,7 +76,7 @@ def to_latex(model, standalone=False, efforts="left", environment="align"):
     """LaTeX of a model's equations (a string); see the module docstring."""
     eq = model.derive()
     show = display_symbols(model)
-    tex = lambda e: sp.latex(sp.sympify(e).xreplace(show))
+    tex = lambda e: _LatexPrinter().doprint(sp.sympify(e).xreplace(show))
     lines = [f"{tex(lhs)} &= {tex(rhs)}" for lhs, rhs in _rows(model, efforts)]
     lines += [f"{tex(p)} &= 0" for p in eq.phi]
     lines += [f"{tex(r)} &= 0" for r in eq.flow_constraint_rows()]

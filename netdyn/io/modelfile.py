@@ -55,7 +55,8 @@ import sympy as sp
 
 from netdyn.components.base import REGISTRY, Port
 from netdyn.errors import NetdynError, ParseError
-from netdyn.exprtext import from_text, symbol_table, to_text
+from netdyn.lagrange.exprtext import from_text, symbol_table, to_text
+from netdyn.graph.network import Network
 
 FORMAT = "netdyn-model"
 FORMAT_VERSION = 1
@@ -249,7 +250,6 @@ def _build(entry, index, built):
 
 def model_from_dict(doc):
     """A ``Network`` from model-file content (see :func:`model_to_dict`)."""
-    from netdyn.network import Network
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ParseError(f"not a netdyn model file: expected 'format: {FORMAT}' at the top")
     version = doc.get("format_version")

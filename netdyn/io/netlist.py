@@ -59,6 +59,9 @@ import re
 from dataclasses import dataclass, field
 
 from netdyn.errors import NetdynError, ParseError
+from netdyn.lagrange import sources
+from netdyn.components import electrical as el
+from netdyn.graph.network import Network
 
 __all__ = ["read_netlist", "parse_value"]
 
@@ -666,8 +669,6 @@ class _Reader:
         self.element_specs.append((card, letter, name, (a, b), value))
 
     def _waveform(self, card, who, toks, params):
-        from netdyn import sources
-
         line = card.line
         dc = None
         tran = None
@@ -914,8 +915,6 @@ class _Reader:
 
     # build the network
     def _build(self):
-        from netdyn.components import electrical as el
-        from netdyn.network import Network
 
         net = Network(self.title or "netlist")
         made = {}

@@ -13,7 +13,7 @@ waveforms as numpy arrays.
 
 >>> from netdyn import Network
 >>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
->>> from netdyn.sources import pulse
+>>> from netdyn.lagrange.sources import pulse
 >>> net = Network("rc")
 >>> _ = net.add(VoltageSource("V1", "in", "0", pulse(0, 1, 0, 1e-6, 1e-6, 1e-3)),
 ...             Resistor("R1", "in", "out", 1e3), Capacitor("C1", "out", "0", 1e-6))
@@ -39,6 +39,8 @@ import sympy as sp
 
 from netdyn.errors import NetdynError
 from netdyn.symbols import t
+from netdyn.components import electrical as el
+from netdyn.lagrange.sources import spice_form
 
 __all__ = ["write_netlist", "spice_names", "run_ngspice", "ngspice_expression"]
 
@@ -144,7 +146,6 @@ def ngspice_expression(expr):
 
 def _element_kind(element):
     from netdyn.components import controlled as ctl
-    from netdyn.components import electrical as el
     from netdyn.components.diode import Diode
 
     for cls, letter in ((ctl.VCVS, "E"), (ctl.VCCS, "G"), (ctl.CCCS, "F"), (ctl.CCVS, "H"), (Diode, "D"),
@@ -240,7 +241,6 @@ def _fmt(x):
 
 
 def _source_text(expr, what, params):
-    from netdyn.sources import spice_form
 
     expr = sp.sympify(expr)
     if params:

@@ -1,0 +1,45 @@
+"""Inverse dynamics and joint reactions of planar mechanisms.
+
+Given the motion of the actuated joints (drivers), the kinematics fix q, q̇, q̈;
+the Lagrange equations ``M q̈ + h + Φ_qᵀ λ = 0`` then give every multiplier by
+least squares, the driver multipliers are the actuator efforts (``effort = −λ``
+on the driven joint coordinate) and the joint multipliers the reactions.
+
+A joint's reaction is the force that ``body_a`` exerts on ``body_b`` and its
+moment about ``point_b``, global frame, from the joint's constraint equations
+``φ(pose_a, pose_b)``: the constraint wrench on body b is ``−(∂φ/∂pose_b)ᵀ λ``.
+
+>>> import numpy as np, sympy as sp
+>>> from netdyn import Network, t
+>>> from netdyn.components.planar import RigidBody, Revolute, Gravity
+>>> net = Network()
+>>> _ = net.add(RigidBody("bar", 2.0, 1/6), Gravity(g=10), Revolute("O", "ground", (0, 0), "bar", (-0.5, 0)))
+>>> res = inverse_dynamics(net.model(), {"O": 0}, [0.0])   # held horizontal: torque m g l/2
+>>> float(np.round(res.efforts["O"][0], 9)), np.round(res.reaction("O")[:, 0], 9).tolist()
+(10.0, [0.0, 20.0, 0.0])
+"""
+from __future__ import annotations
+
+from netdyn.analysis.kinematics import kinematics
+from netdyn.numerics.reactions import motion_multipliers
+from netdyn.numerics.solution import Solution
+
+
+def inverse_dynamics(system, drivers, t, guess=None, params=None):
+    """Actuator efforts and joint reactions for the prescribed driver motions at times ``t``.
+
+    Returns a :class:`~netdyn.solution.Solution` (``method="inverse"``) with the motion, the
+    multipliers, ``efforts`` (driver name -> effort on its joint coordinate) and ``reaction(joint)``.
+    """
+    motion = kinematics(system, drivers, t, guess=guess, params=params)
+    sol = multipliers_from_motion(motion.model, motion.t, motion.q, motion.f, motion.acc, params=params)
+    sol.method = "inverse"
+    labels = sol.model.constraint_labels
+    sol.efforts = {name: -sol.lam[labels.index(f"driver {name}")] for name in dict(drivers)}
+    return sol
+
+
+def multipliers_from_motion(model, t, q, f, acc, params=None):
+    """The motion ``(t, q, f, acc)`` of a model as a :class:`~netdyn.numerics.solution.Solution` whose
+    multipliers solve ``Φ_qᵀ λ + Aᵀ μ = −(M q̈ + h)`` by least squares (redundant constraints left out)."""
+    return Solution(*motion_multipliers(model, t, q, f, acc, params=params), method="multipliers")

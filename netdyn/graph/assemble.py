@@ -1,0 +1,371 @@
+"""From a ``Network`` to a ``LagrangianModel``: coordinates and constraints generated from the graph.
+
+Formulations, chosen per domain (a string applies to every 1-D domain, a dict
+maps domain names to formulations):
+
+* ``"branch"``: one displacement per branch (charge, impulse) and one KCL flow
+  constraint per node other than the reference, ``Σ inflow − Σ outflow = 0``
+  (the book's Example 4.4; multiplier μ of node n = its potential);
+* ``"loop"``: one displacement per fundamental loop of a normal spanning tree
+  (voltage sources and capacitors in the tree), so KCL holds identically and no
+  constraint is left;
+* ``"node"``: one displacement per node other than ground: flux linkage
+  ``phi_<node>`` for circuits, position ``x_<node>`` or angle
+  ``theta_<node>`` for mechanical networks.
+
+The default is ``"loop"`` for circuits and ``"node"`` for mechanical networks.
+
+>>> from netdyn import Network
+>>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
+>>> net = Network()
+>>> _ = net.add(VoltageSource("V1", "a", "0", 1), Resistor("R1", "a", "b", 1), Capacitor("C1", "b", "0", 1))
+>>> [str(c) for c in net.model(formulation="branch").coordinates]
+['q_V1(t)', 'q_R1(t)', 'q_C1(t)']
+>>> net.model(formulation="loop").coordinate_names
+['q_R1']
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import sympy as sp
+from sympy.physics.mechanics import dynamicsymbols
+
+from netdyn.graph import topology
+from netdyn.components.base import (port_key, ACROSS, DOMAINS, THROUGH, AcrossSource, DisplacementSource, EnergyLaw,
+                                    LinearLaw, PortVariables, ThroughSource)
+from netdyn.errors import ModelError, TopologyError
+from netdyn.lagrange.fastdiff import rate
+from netdyn.lagrange.model import LagrangianModel
+from netdyn.symbols import identifier, t
+from netdyn.graph import planar
+
+DEFAULT_FORMULATION = {"electrical": "loop", "translational": "node", "rotational": "node"}
+FORMULATIONS = ("branch", "loop", "node")
+
+
+def role(element, kind):
+    """What an element is, structurally, in a domain of the given kind.
+
+    One of ``across_source``, ``through_source``, ``across_storage`` (inductor,
+    spring), ``through_storage`` (capacitor, mass), ``dissipator`` or ``None``.
+    """
+    if isinstance(element, (AcrossSource, DisplacementSource)):
+        return "across_source"
+    if isinstance(element, ThroughSource):
+        return "through_source"
+    if isinstance(element, LinearLaw):
+        return element.law
+    if isinstance(element, EnergyLaw):
+        if element.role == "D":
+            return "dissipator"
+        natural_inductive = (element.role == "T") == (element.natural_kind == THROUGH)
+        return "across_storage" if natural_inductive else "through_storage"
+    return None
+
+
+def resolve_formulation(formulation, domains, net=None):
+    """Per-domain formulation from a string, a dict or ``None`` (defaults).
+
+    A domain with an element that works only in across coordinates (``prefers_kind``, e.g. a diode)
+    defaults to the node formulation."""
+    out = {d: DEFAULT_FORMULATION.get(d, "node") for d in domains}
+    for el in (net.elements.values() if net is not None else ()):
+        if getattr(el, "prefers_kind", None) == ACROSS:
+            for p in el.ports:
+                if p.domain in out:
+                    out[p.domain] = "node"
+    if formulation is None:
+        return out
+    if isinstance(formulation, str):
+        if formulation not in FORMULATIONS:
+            raise ModelError(f"unknown formulation {formulation!r}; use one of {FORMULATIONS}")
+        return {d: formulation for d in domains}
+    for d, f in dict(formulation).items():
+        if f not in FORMULATIONS:
+            raise ModelError(f"unknown formulation {f!r} for domain {d!r}; use one of {FORMULATIONS}")
+        out[d] = f
+    return out
+
+
+# ------------------------------------------------------------------------------------------ checks
+
+def structural_check(net, kinds=None):
+    """Structural errors that make a network unsolvable, each naming the elements at fault."""
+    _check_transducer_ports(net)
+    for domain in [d for d in net.domains if d in DOMAINS]:
+        g = net.domain_graph(domain)
+        for b in net.bodies:  # a body's inertia ties a rotational node that names it to ground
+            if b in g:
+                g.add_edge(b, "0", key=f"<body {b}>", element=net.bodies[b], domain=domain)
+        kind = (kinds or {}).get(domain, THROUGH if DEFAULT_FORMULATION.get(domain) != "node" else ACROSS)
+        el = {k: d["element"] for _, _, k, d in g.edges(keys=True, data=True)}
+        r = {k: role(e, kind) for k, e in el.items()}
+        words = DOMAINS[domain]
+        for key, loop in topology.source_loops(g, lambda k: r[k] == "across_source", lambda k: True):
+            raise TopologyError(
+                f"loop of {words['across']} sources: {', '.join(_names(el, loop))}; their sum is fixed by KVL, "
+                "so remove one or put a resistance in the loop")
+        if kind == THROUGH:
+            for key, loop in topology.source_loops(g, lambda k: r[k] in ("across_source", "through_storage"),
+                                                   lambda k: r[k] == "across_source"):
+                raise TopologyError(
+                    f"loop of {words['across']} sources and capacitive elements: {', '.join(_names(el, loop))}; "
+                    "add a series resistance or use formulation='node'")
+        for key in topology.source_cutsets(g, lambda k: r[k] == "through_source", lambda k: True):
+            raise TopologyError(
+                f"{el[key].name} is in a cut-set of {words['through']} sources only: KCL fixes its value; "
+                "remove it or add a parallel path")
+        if kind == THROUGH:
+            for key in topology.source_cutsets(g, lambda k: r[k] in ("through_source", "across_storage"),
+                                               lambda k: r[k] == "through_source"):
+                raise TopologyError(
+                    f"{el[key].name} is in a cut-set of {words['through']} sources and inductive elements: "
+                    "it forces their flow; add a parallel resistance or use formulation='node'")
+        if domain == "electrical":
+            for node in topology.dangling_nodes(g):
+                names = sorted({d["element"].name for *_, d in g.in_edges(node, data=True)}
+                               | {d["element"].name for *_, d in g.out_edges(node, data=True)})
+                raise TopologyError(f"floating node {node!r}: only {names[0]} is connected to it; "
+                                    "connect another element to it or remove it")
+            for comp in topology.components_without(g, "0"):
+                raise TopologyError(
+                    f"floating sub-network: nodes {sorted(comp)} have no path to ground '0'; "
+                    "connect one of them to '0' (directly or through an element)")
+
+
+def _check_transducer_ports(net):
+    """Every port of a transducer (an element with ports in two domains) must reach some other element,
+    unless the transducer loads that port itself (``loaded_ports``: a motor with its own rotor inertia)."""
+    for el in net.elements.values():
+        if not getattr(el, "is_transducer", False):
+            continue
+        for k, port in enumerate(el.ports):
+            for node in (port.a, port.b):
+                if node == "0" or node in net.bodies or k in getattr(el, "loaded_ports", ()):
+                    continue
+                others = {d["element"].name for *_, d in net.graph.in_edges(node, data=True)} | \
+                         {d["element"].name for *_, d in net.graph.out_edges(node, data=True)}
+                if others <= {el.name}:
+                    raise TopologyError(
+                        f"{el.name}: its {port.domain} port is unconnected (node {node!r} has nothing else "
+                        f"attached); connect a {port.domain} element to {node!r} or ground that terminal")
+
+
+def _names(el, keys):
+    return [el[k].name for k in keys]
+
+
+# ------------------------------------------------------------------------------------------ assembly
+
+class _Coordinates:
+    """Coordinates created so far, with each port's displacement as a linear combination."""
+
+    def __init__(self, make=dynamicsymbols):
+        self.list = []
+        self.names = set()
+        self.make = make
+
+    def new(self, name):
+        if name in self.names:
+            raise ModelError(f"two coordinates would be called {name!r}; rename a node or an element")
+        self.names.add(name)
+        c = self.make(name)
+        self.list.append(c)
+        return c
+
+
+def coordinate_plan(net, domains, forms, coords, body_angle=None):
+    """Coordinates of every one-dimensional domain and each port's displacement as a combination of them.
+
+    ``coords.new(name)`` makes a coordinate (a sympy function of t for the model,
+    a plain name for numeric assembly); ``body_angle`` maps rotational nodes that
+    are planar bodies to their angle coordinate. Returns ``combos`` (port key ->
+    {coordinate: coefficient}), the KCL rows of branch formulations as
+    ``(label, [(port key, sign), ...])`` and the tree paths from ground per domain.
+    """
+    body_angle = body_angle or {}
+    combos, kcl, node_paths = {}, [], {}
+    order = {}
+    for i, el in enumerate(net.elements.values()):
+        for k in range(len(el.ports)):
+            order[_key(el, k)] = (i, k)
+    for domain in domains:
+        g = net.domain_graph(domain)
+        words = DOMAINS[domain]
+        edges = sorted(topology.branches(g), key=lambda e: order[e[2]])
+        if forms[domain] == "node":
+            cmap = {n: body_angle[n] if domain == "rotational" and n in body_angle else
+                    coords.new(f"{words['node_prefix']}_{identifier(n)}") for n in g.nodes if n != "0"}
+            for u, v, k in edges:
+                combo = {}
+                if u in cmap:
+                    combo[cmap[u]] = combo.get(cmap[u], 0) + 1
+                if v in cmap:
+                    combo[cmap[v]] = combo.get(cmap[v], 0) - 1
+                combos[k] = combo
+        elif forms[domain] == "branch":
+            for u, v, k in edges:
+                combos[k] = {coords.new(f"{words['branch_prefix']}_{identifier(k)}"): 1}
+            A, nodes, _ = topology.reduced_incidence(g, ground="0", edges=edges, sparse=True)
+            A = A.tocsr()
+            for i, node in enumerate(nodes):
+                row = A[[i], :]
+                kcl.append((f"KCL at node {node}",
+                            [(edges[j][2], int(v)) for j, v in zip(row.indices, row.data) if v != 0]))
+        else:  # loop
+            el = {k: d["element"] for _, _, k, d in g.edges(keys=True, data=True)}
+            weight = {"across_source": 0, "through_storage": 1, "dissipator": 2, None: 2, "across_storage": 3,
+                      "through_source": 4}
+            tree = topology.spanning_tree(g, weight=lambda k: weight[role(el[k], THROUGH)], edges=edges)
+            B, cotree = topology.fundamental_loops(g, tree, edges=edges, sparse=True)
+            loop_coords = [coords.new(f"{words['branch_prefix']}_{identifier(k)}") for k in cotree]
+            for j, (_, _, k) in enumerate(edges):
+                col = slice(B.indptr[j], B.indptr[j + 1])
+                combos[k] = {loop_coords[l]: int(v) for l, v in zip(B.indices[col], B.data[col]) if v != 0}
+        node_paths[domain] = topology.tree_paths(g, "0")
+    return combos, kcl, node_paths
+
+
+def assemble(net, formulation=None, symbolic=False, check=True):
+    """Assemble the :class:`LagrangianModel` of a network.
+
+    ``symbolic=True`` replaces numeric element values by symbols named after the
+    element (``R1``) or ``<element>_<parameter>`` for multi-parameter elements,
+    with the numbers as default parameter values.
+    """
+    if not net.elements and not net.bodies:
+        raise ModelError("the network is empty; add elements first")
+    planar_form, formulation = planar.split_formulation(formulation)
+    domains = [d for d in net.domains if d in DOMAINS]
+    forms = resolve_formulation(formulation, domains, net)
+    kinds = {d: ACROSS if forms[d] == "node" else THROUGH for d in domains}
+    if check:
+        structural_check(net, kinds)
+    coords = _Coordinates()
+    parameters = {}
+    part = None
+    if net.bodies or planar.planar_elements(net):
+        part = planar.assemble_planar(net, planar_form, coords.new,
+                                      lambda el: _resolve_values(el, symbolic, parameters, net))
+    body_angle = part.angles if part else {}
+    flow_constraints, flow_labels = (list(part.flow_constraints), list(part.flow_labels)) if part else ([], [])
+    combos, kcl, node_paths = coordinate_plan(net, domains, forms, coords, body_angle)
+    for label, row in kcl:
+        flow_constraints.append(sp.Add(*[sign * rate(next(iter(combos[k]))) for k, sign in row]))
+        flow_labels.append(label)
+
+    T, V, D = (part.T, part.V, part.D) if part else ([], [], [])
+    efforts = dict(part.efforts) if part else {}
+    constraints, labels = (list(part.constraints), list(part.labels)) if part else ([], [])
+    coordset = set(coords.list)
+    info = {}
+    reactions = {}
+    port_of = {}
+    for name, el in net.elements.items():
+        for k in range(len(el.ports)):
+            port_of[_key(el, k)] = (name, k)
+    for name, el in net.elements.items():
+        if getattr(el, "planar", False):
+            continue
+        values = _resolve_values(el, symbolic, parameters, net)
+        keys, ports = element_ports(net, el, port_of)
+        Q = [sp.Dummy(f"Q{i}") for i in range(len(keys))]
+        F = [sp.Dummy(f"F{i}") for i in range(len(keys))]
+        pvs = [PortVariables(kinds[p.domain], Q[i], F[i]) for i, p in enumerate(ports)]
+        contrib = el.contribute(pvs, values)
+        qx = [_combination(combos[k]) for k in keys]
+        sub = {}
+        for i in range(len(keys)):
+            sub[Q[i]] = qx[i]
+            sub[F[i]] = _combination({rate(c): coeff for c, coeff in combos[keys[i]].items()})
+        T.append(sp.sympify(contrib.T).xreplace(sub))
+        V.append(sp.sympify(contrib.V).xreplace(sub))
+        D.append(sp.sympify(contrib.D).xreplace(sub))
+        for i, e in contrib.efforts.items():
+            e = sp.sympify(e).xreplace(sub)
+            for c, coeff in combos[keys[i]].items():
+                planar.distribute(efforts, coordset, coeff * c, e)
+        first_c, first_f = len(constraints), len(flow_constraints)
+        for j, c in enumerate(contrib.constraints):
+            constraints.append(sp.sympify(c).xreplace(sub))
+            labels.append(f"{name}" if len(contrib.constraints) == 1 else f"{name}[{j}]")
+        for j, c in enumerate(contrib.flow_constraints):
+            flow_constraints.append(sp.sympify(c).xreplace(sub))
+            flow_labels.append(f"{name}" if len(contrib.flow_constraints) == 1 else f"{name}[{j}]")
+            if j in contrib.reactions:  # a servo constraint: its multiplier acts along these port combinations
+                reactions[flow_labels[-1]] = _reaction(contrib.reactions[j], [combos[k] for k in keys])
+        info[name] = {
+            "element": el, "keys": keys, "kinds": [pv.kind for pv in pvs], "Q": Q, "F": F, "contribution": contrib,
+            "port_displacements": qx, "constraints": list(range(first_c, len(constraints))),
+            "flow_constraints": list(range(first_f, len(flow_constraints))),
+        }
+    _check_coordinates_used(coords.list, T, V, D, efforts, constraints, flow_constraints)
+    metadata = {"network": net, "formulation": forms, "kinds": kinds, "elements": info, "node_paths": node_paths,
+                "port_of": port_of, "flow_reactions": reactions}
+    if part:
+        metadata["planar"] = part.metadata
+    return LagrangianModel(coords.list, T=T, V=V, D=D, efforts=efforts, constraints=constraints,
+                           flow_constraints=flow_constraints, parameters=parameters, name=net.name,
+                           metadata=metadata, constraint_labels=labels, flow_constraint_labels=flow_labels)
+
+
+def element_ports(net, el, port_of):
+    """The port keys an element acts on (its own, or the coupled elements' ports) and those ports."""
+    keys = [_key(el, k) for k in range(len(el.ports))] + [_key(_coupled(net, el, c), 0) for c in el.couples]
+    return keys, [net.elements[port_of[k][0]].ports[port_of[k][1]] for k in keys]
+
+
+def _key(el, k):
+    return port_key(el, k)
+
+
+def _coupled(net, el, name):
+    other = net.elements.get(name)
+    if other is None:
+        raise ModelError(f"{el.name} couples {name!r}, which is not an element of the network; add it first")
+    if len(other.ports) != 1:
+        raise ModelError(f"{el.name} couples {name!r}, which is not a two-terminal element")
+    return other
+
+
+def _reaction(coeffs, port_combos):
+    """{coordinate: coefficient} of a servo constraint's reaction, from its {port index: coefficient}."""
+    out = {}
+    for i, c in coeffs.items():
+        for coord, k in port_combos[i].items():
+            out[coord] = out.get(coord, 0) + k * sp.sympify(c)
+    return out
+
+
+def _combination(combo):
+    return sp.Add(*[coeff * c for c, coeff in combo.items()])
+
+
+def _resolve_values(el, symbolic, parameters, net):
+    values = {}
+    multi = len(el.values) > 1
+    for pname, v in el.values.items():
+        if symbolic and v.is_number:
+            sym = sp.Symbol(el.name if not multi else f"{el.name}_{pname}")
+            parameters[sym] = v
+            v = sym
+        values[pname] = v
+    for i, cname in enumerate(el.couples if getattr(el, "couples_need_inductance", True) else ()):
+        other = _coupled(net, el, cname)
+        L = other.values.get("L")
+        if L is None:
+            raise ModelError(f"{el.name} couples {cname!r}, which has no inductance L")
+        values[f"L_{i + 1}"] = sp.Symbol(cname) if (symbolic and L.is_number) else L
+    return values
+
+
+def _check_coordinates_used(coords, T, V, D, efforts, constraints, flow_constraints):
+    used = set()
+    for e in list(T) + list(V) + list(D) + list(efforts.values()) + list(constraints) + list(flow_constraints):
+        used |= sp.sympify(e).atoms(sp.core.function.AppliedUndef)
+    for c in coords:
+        if c not in used:
+            raise TopologyError(f"coordinate {c.func.__name__} appears in no energy and no constraint: "
+                                "the node or loop it belongs to has nothing attached; remove it")

@@ -1,0 +1,159 @@
+"""``Network``: elements on a networkx graph.
+
+Nodes are terminals (ground is ``"0"``); every port of an element is an edge
+from its first terminal to its second, keyed by ``"<element>"`` (or
+``"<element>:<k>"`` for the k-th port of a multi-port element), with the element
+object in the edge data. ``net.graph`` is a plain ``networkx.MultiDiGraph``.
+
+>>> from netdyn import Network
+>>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
+>>> net = Network()
+>>> _ = net.add(VoltageSource("V1", "in", "0", 1.0), Resistor("R1", "in", "out", 1e3),
+...             Capacitor("C1", "out", "0", 1e-6))
+>>> sorted(net.graph.nodes)
+['0', 'in', 'out']
+"""
+from __future__ import annotations
+
+import networkx as nx
+
+from netdyn.components.base import port_key
+from netdyn.graph.assemble import assemble, structural_check
+from netdyn.errors import ElementError, ModelError, TopologyError
+
+
+class Network:
+    """A thin owner of a ``networkx.MultiDiGraph`` of elements."""
+
+    def __init__(self, name="network"):
+        self.name = name
+        self.graph = nx.MultiDiGraph(name=name)
+        self.elements = {}
+        self.bodies = {}  # planar/spatial bodies (graph nodes with coordinates of their own)
+
+    def add(self, *elements):
+        """Add elements; returns the last one added (so ``r = net.add(Resistor(...))`` works)."""
+        last = None
+        for el in elements:
+            if getattr(el, "is_body", False):
+                self._add_body(el)
+                last = el
+                continue
+            if el.name in self.elements or el.name in self.bodies:
+                raise ElementError(f"duplicate name {el.name!r}: every element needs its own name")
+            for k, port in enumerate(el.ports):
+                for node in (port.a, port.b):
+                    doms = self.graph.nodes[node].get("domains", set()) if node in self.graph else set()
+                    if node != "0" and doms and port.domain not in doms and node not in self.bodies:
+                        raise ElementError(
+                            f"{el.name}: node {node!r} already belongs to the {sorted(doms)[0]} domain but "
+                            f"{el.name} is {port.domain}; give it a node of its own and couple the domains "
+                            "with a transducer")
+            for k, port in enumerate(el.ports):
+                for node in (port.a, port.b):
+                    self.graph.add_node(node)
+                    self.graph.nodes[node].setdefault("domains", set()).add(port.domain)
+                self.graph.add_edge(port.a, port.b, key=port_key(el, k), element=el, port=k, domain=port.domain)
+            self.elements[el.name] = el
+            last = el
+        return last
+
+    def _add_body(self, body):
+        if body.name in self.elements or body.name in self.bodies:
+            raise ElementError(f"duplicate name {body.name!r}: every element needs its own name")
+        self.bodies[body.name] = body
+        self.graph.add_node(body.name, body=body, domains={"planar"})
+
+    def __getitem__(self, name):
+        if name in self.elements:
+            return self.elements[name]
+        if name in self.bodies:
+            return self.bodies[name]
+        raise KeyError(f"no element or body named {name!r}")
+
+    def __contains__(self, name):
+        return name in self.elements or name in self.bodies
+
+    def remove(self, name):
+        """Remove an element by name."""
+        el = self.elements.pop(name)
+        for k, port in enumerate(el.ports):
+            self.graph.remove_edge(port.a, port.b, key=port_key(el, k))
+        for n in [n for n in self.graph.nodes if self.graph.degree(n) == 0 and n not in self.bodies]:
+            self.graph.remove_node(n)
+
+    @property
+    def nodes(self):
+        return list(self.graph.nodes)
+
+    def domain_graph(self, domain):
+        """The sub-multigraph of one domain's ports (edges keyed by port key)."""
+        g = nx.MultiDiGraph()
+        for u, v, k, d in self.graph.edges(keys=True, data=True):
+            if d["domain"] == domain:
+                g.add_edge(u, v, key=k, **d)
+        return g
+
+    @property
+    def domains(self):
+        return sorted({d["domain"] for _, _, d in self.graph.edges(data=True)})
+
+    def model(self, formulation=None, symbolic=False, check=True):
+        """Assemble the network's :class:`~netdyn.lagrange.model.LagrangianModel`.
+
+        Parameters
+        ----------
+        formulation : str or dict, optional
+            Which coordinates, for every domain (a string) or per domain (a dict such as
+            ``{"electrical": "branch", "translational": "node", "planar": "relative"}``):
+
+            * ``"loop"`` (default for circuits) — one charge per fundamental loop of a normal spanning
+              tree: KCL holds exactly, no flow constraints;
+            * ``"branch"`` — one charge per element, KCL as flow constraints with multipliers μ (the node
+              voltages): the book's Example 4.4;
+            * ``"node"`` (default for 1-D mechanical domains) — node fluxes / positions / angles, the dual;
+            * planar bodies: ``"absolute"`` (default; x, y, θ of every body, joints as constraints) or
+              ``"relative"`` (joint coordinates on a spanning tree, cut joints close the loops).
+        symbolic : bool
+            Replace numeric element values by symbols (``R1``, ``<element>_<parameter>``), the numbers
+            becoming default parameter values (for sweeps and printed equations).
+        check : bool
+            Run the structural checks first (floating nodes, source loops, ...).
+
+        Returns
+        -------
+        LagrangianModel
+
+        >>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
+        >>> net = Network()
+        >>> _ = net.add(VoltageSource("V1", "a", "0", 1.0), Resistor("R1", "a", "b", 1.0), Capacitor("C1", "b", "0", 1.0))
+        >>> net.model(formulation="branch").coordinate_names
+        ['q_V1', 'q_R1', 'q_C1']
+        """
+        return assemble(self, formulation=formulation, symbolic=symbolic, check=check)
+
+    def check(self):
+        """Run the structural checks; raises a :class:`~netdyn.errors.TopologyError` on the first problem."""
+        structural_check(self)
+
+    def __repr__(self):
+        return f"Network({self.name!r}: {len(self.elements)} elements, {self.graph.number_of_nodes()} nodes)"
+
+
+__all__ = ["Network", "TopologyError"]
+
+
+def as_model(system, formulation=None):
+    """A ``LagrangianModel`` from a model or a :class:`Network` (assembled in ``formulation``).
+
+    >>> from netdyn.components.electrical import Resistor, Capacitor
+    >>> net = Network()
+    >>> _ = net.add(Resistor("R1", "a", "0", 1.0), Capacitor("C1", "a", "0", 1.0))
+    >>> as_model(net).coordinate_names
+    ['q_R1']
+    """
+    if hasattr(system, "derive"):
+        return system
+    if hasattr(system, "model"):
+        return system.model(formulation=formulation)
+    raise ModelError(f"expected a LagrangianModel or a Network, got {type(system).__name__}")

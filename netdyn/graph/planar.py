@@ -1,0 +1,239 @@
+"""Planar linkages: coordinates, energies and constraints from the bodies and joints on the graph.
+
+Two formulations (``Network.model(formulation=...)``):
+
+* ``"absolute"`` (default): every body keeps ``x_<body>``, ``y_<body>``,
+  ``theta_<body>``; every joint contributes its constraints (the book's
+  Examples 4.2 and 4.3). Loops close by themselves.
+* ``"relative"``: a spanning tree of the joint graph rooted at ground (found by
+  breadth-first search) carries joint coordinates (``theta_<joint>`` for a
+  revolute, ``s_<joint>`` for a prismatic joint); every body pose is an
+  expression of them; the joints left out of the tree (cut joints, one per
+  independent loop of the graph) close the loops with their constraints.
+
+>>> from netdyn import Network
+>>> from netdyn.components.planar import RigidBody, Revolute, Gravity
+>>> net = Network()
+>>> _ = net.add(RigidBody("l1", 1, 0.1), RigidBody("l2", 1, 0.1), Gravity(),
+...             Revolute("A", "ground", (0, 0), "l1", (-0.5, 0)), Revolute("B", "l1", (0.5, 0), "l2", (-0.5, 0)))
+>>> net.model(formulation="relative").coordinate_names
+['theta_A', 'theta_B']
+>>> m = net.model()
+>>> len(m.coordinates), len(m.constraints), m.metadata["planar"]["gruebler"]
+(6, 4, 2)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import networkx as nx
+import sympy as sp
+
+from netdyn.components.planar import GROUND_POSE
+from netdyn.errors import ModelError, TopologyError
+from netdyn.symbols import identifier, t
+
+FORMULATIONS = ("absolute", "relative")
+
+
+def split_formulation(formulation):
+    """Separate the planar formulation from the 1-D ones: ``(planar, rest)``.
+
+    >>> split_formulation("relative"), split_formulation({"planar": "absolute", "electrical": "loop"})
+    (('relative', None), ('absolute', {'electrical': 'loop'}))
+    """
+    if isinstance(formulation, str) and formulation in FORMULATIONS:
+        return formulation, None
+    if isinstance(formulation, dict) and "planar" in formulation:
+        rest = {k: v for k, v in formulation.items() if k != "planar"}
+        form = formulation["planar"]
+        if form not in FORMULATIONS:
+            raise ModelError(f"unknown planar formulation {form!r}; use one of {FORMULATIONS}")
+        return form, rest or None
+    return "absolute", formulation
+
+
+def planar_elements(net):
+    """The planar elements of a network (joints, drivers, loads), in insertion order."""
+    return [el for el in net.elements.values() if getattr(el, "planar", False)]
+
+
+def joints(net):
+    return [el for el in planar_elements(net) if getattr(el, "is_joint", False)]
+
+
+def joint_graph(net):
+    """An undirected ``networkx.MultiGraph``: bodies and ground ``"0"`` as nodes, joints as edges keyed by name."""
+    g = nx.MultiGraph()
+    g.add_node("0")
+    g.add_nodes_from(net.bodies)
+    for j in joints(net):
+        g.add_edge(j.bodies[0], j.bodies[1], key=j.name, joint=j)
+    return g
+
+
+def check_structure(net):
+    """Unknown bodies and joints, floating bodies: each a :class:`TopologyError` naming the culprit."""
+    names = {j.name for j in joints(net)}
+    for el in planar_elements(net):
+        for b in el.bodies:
+            if b != "0" and b not in net.bodies:
+                raise TopologyError(f"{el.name} names body {b!r}, which is not in the network; add "
+                                    f"RigidBody({b!r}, mass, inertia) or correct the name")
+        joint = getattr(el, "joint", None)
+        if joint is not None and joint not in names:
+            raise TopologyError(f"{el.name} acts on joint {joint!r}, which is not in the network; "
+                                f"the joints are {sorted(names)}")
+    g = joint_graph(net)
+    grounded = nx.node_connected_component(g, "0")
+    for el in planar_elements(net):  # a contact with the ground (a knife edge) holds a body without a joint
+        if getattr(el, "contacts_ground", False):
+            grounded = grounded | set(el.bodies)
+    for b in net.bodies:
+        if b not in grounded:
+            raise TopologyError(f"body {b!r} is floating: no chain of joints connects it to ground; "
+                                "add a joint (Revolute, Prismatic, Slider or Weld) to it")
+
+
+def spanning_tree(net):
+    """Breadth-first spanning tree of the joint graph from ground.
+
+    Returns ``(tree, cuts)``: ``tree`` lists ``(joint, parent, child)`` in the order
+    bodies are reached; ``cuts`` the joints that close loops.
+    """
+    order = joints(net)
+    reached, queue, tree, used = {"0"}, ["0"], [], set()
+    while queue:
+        u = queue.pop(0)
+        for j in order:
+            if j.name in used or u not in j.bodies:
+                continue
+            other = j.bodies[1] if j.bodies[0] == u else j.bodies[0]
+            if other in reached:
+                continue
+            reached.add(other)
+            used.add(j.name)
+            tree.append((j, u, other))
+            queue.append(other)
+    return tree, [j for j in order if j.name not in used]
+
+
+def fundamental_loops(net, tree, cuts):
+    """For each cut joint, the closed chain of joints it completes (by networkx's path in the tree)."""
+    g = nx.Graph()
+    g.add_node("0")
+    for j, u, v in tree:
+        g.add_edge(u, v, joint=j.name)
+    loops = {}
+    for c in cuts:
+        path = nx.shortest_path(g, c.bodies[1], c.bodies[0])
+        loops[c.name] = [g.edges[u, v]["joint"] for u, v in zip(path, path[1:])] + [c.name]
+    return loops
+
+
+def distribute(efforts, coordinates, displacement, effort):
+    """Add the generalized efforts of ``effort`` acting on ``displacement(q)`` (virtual work)."""
+    for c in displacement.atoms(sp.core.function.AppliedUndef) & coordinates:
+        efforts[c] = efforts.get(c, 0) + sp.diff(displacement, c) * effort
+
+
+@dataclass
+class PlanarPart:
+    """The planar share of a model: coordinates (already registered), energies, efforts, constraints."""
+
+    T: list = field(default_factory=list)
+    V: list = field(default_factory=list)
+    D: list = field(default_factory=list)
+    efforts: dict = field(default_factory=dict)
+    constraints: list = field(default_factory=list)
+    labels: list = field(default_factory=list)
+    flow_constraints: list = field(default_factory=list)
+    flow_labels: list = field(default_factory=list)
+    angles: dict = field(default_factory=dict)  # body -> angle expression (for rotational elements)
+    metadata: dict = field(default_factory=dict)
+
+
+class _Context:
+    def __init__(self, poses, body_values, joint_coords):
+        self.poses, self._values, self._jc = poses, body_values, joint_coords
+        self.bodies = list(poses)
+
+    def pose(self, body):
+        return GROUND_POSE if body == "0" else self.poses[body]
+
+    def body_values(self, body):
+        return self._values[body]
+
+    def joint_coordinate(self, joint, k):
+        coords = self._jc[joint]
+        if k >= len(coords):
+            raise ModelError(f"joint {joint!r} has {len(coords)} coordinate(s); coordinate={k} does not exist")
+        return coords[k]
+
+
+def assemble_planar(net, formulation, new_coordinate, values_of):
+    """The :class:`PlanarPart` of a network; ``new_coordinate(name)`` registers a coordinate."""
+
+    if formulation not in FORMULATIONS:
+        raise ModelError(f"unknown planar formulation {formulation!r}; use one of {FORMULATIONS}")
+    check_structure(net)
+    tree, cuts = spanning_tree(net)
+    values = {el.name: values_of(el) for el in planar_elements(net)}
+    body_values = {b: values_of(body) for b, body in net.bodies.items()}
+    poses, coords = {}, []
+    tree_coords = {}
+    if formulation == "absolute":
+        for b in net.bodies:
+            poses[b] = tuple(new_coordinate(f"{p}_{identifier(b)}") for p in ("x", "y", "theta"))
+            coords.extend(poses[b])
+        closing = joints(net)
+    else:
+        for j, parent, child in tree:
+            qs = [new_coordinate(f"{p}_{identifier(j.name)}") for p in j.relative]
+            coords.extend(qs)
+            tree_coords[j.name] = qs
+            base = GROUND_POSE if parent == "0" else poses[parent]
+            poses[child] = tuple(j.child_pose(base, qs, values[j.name], parent == j.bodies[0]))
+        for b in net.bodies:  # held by ground contacts only: absolute coordinates
+            if b not in poses:
+                poses[b] = tuple(new_coordinate(f"{p}_{identifier(b)}") for p in ("x", "y", "theta"))
+                coords.extend(poses[b])
+        poses = {b: poses[b] for b in net.bodies}
+        closing = cuts
+    joint_coords = {}
+    for j in joints(net):
+        pa = GROUND_POSE if j.bodies[0] == "0" else poses[j.bodies[0]]
+        pb = GROUND_POSE if j.bodies[1] == "0" else poses[j.bodies[1]]
+        joint_coords[j.name] = tree_coords.get(j.name) or j.coordinates(pa, pb, values[j.name])
+    ctx = _Context(poses, body_values, joint_coords)
+    part = PlanarPart()
+    coordset = set(coords)
+    for b, body in net.bodies.items():
+        part.T.append(body.contribute(poses[b], body_values[b]).T)
+    constraint_index = {}
+    closing_names = {j.name for j in closing}
+    for el in planar_elements(net):
+        if getattr(el, "is_joint", False) and el.name not in closing_names:
+            continue
+        c = el.planar_contribution(ctx, values[el.name])
+        part.T.append(c.T)
+        part.V.append(c.V)
+        part.D.append(c.D)
+        for disp, effort in c.work:
+            distribute(part.efforts, coordset, sp.sympify(disp), effort)
+        constraint_index[el.name] = list(range(len(part.constraints), len(part.constraints) + len(c.constraints)))
+        part.constraints.extend(c.constraints)
+        part.labels.extend(c.labels)
+        part.flow_constraints.extend(c.flow_constraints)
+        part.flow_labels.extend(c.flow_labels)
+    part.angles = {b: poses[b][2] for b in net.bodies}
+    n_constraints = sum(len(j.components) for j in joints(net)) + sum(
+        1 for el in planar_elements(net) if getattr(el, "is_driver", False))
+    part.metadata = {
+        "formulation": formulation, "bodies": list(net.bodies), "poses": poses, "joint_coordinates": joint_coords,
+        "constraints": constraint_index, "tree": [j.name for j, _, _ in tree], "cuts": [j.name for j in cuts],
+        "loops": fundamental_loops(net, tree, cuts), "gruebler": 3 * len(net.bodies) - n_constraints,
+        "joints": {j.name: j for j in joints(net)}, "body_values": body_values,
+    }
+    return part
+

@@ -1,0 +1,161 @@
+"""The energy model: coordinates, T*, V, D, applied efforts and constraints.
+
+A :class:`LagrangianModel` is a constant description of a system, exactly as
+the book writes one (eqs. 4.5 and 4.6). Build it by hand or get it from
+``Network.model()``.
+
+>>> import sympy as sp
+>>> from netdyn import LagrangianModel, coordinates, t
+>>> x, y = coordinates("x y")
+>>> mA, mB, k, l, g = sp.symbols("m_A m_B k l g", positive=True)
+>>> model = LagrangianModel([x, y], T=(mA*y.diff(t)**2 + mB*x.diff(t)**2)/2, V=k*x**2/2,
+...                         efforts={y: -mA*g}, constraints=[x**2 + y**2 - l**2])
+>>> lam, = model.multipliers
+>>> sp.simplify(model.equations()[0] - (mB*x.diff(t, 2) + k*x + 2*lam*x))
+0
+"""
+from __future__ import annotations
+
+import sympy as sp
+from sympy.physics.mechanics import dynamicsymbols
+
+from netdyn.errors import ModelError
+from netdyn.symbols import as_expr, t
+from netdyn.lagrange.equations import derive
+
+
+class LagrangianModel:
+    """Coordinates q(t), kinetic coenergy T*, potential V, dissipation D,
+    applied efforts e^s, displacement constraints φ(q, t) = 0 and flow
+    constraints ψ(q, f, t) = Σ a_ki f_i + a_k = 0.
+
+    ``T``, ``V`` and ``D`` may be expressions or lists of terms (one per
+    element: derivation then works term by term, which keeps it linear in the
+    size of the system). ``efforts`` maps coordinates to expressions.
+    ``parameters`` maps symbols to default values used at simulation.
+    ``metadata`` carries what the assembler knows (elements, ports, nodes).
+    """
+
+    def __init__(self, coordinates, T=0, V=0, D=0, efforts=None, constraints=(), flow_constraints=(),
+                 parameters=None, name=None, metadata=None, constraint_labels=None, flow_constraint_labels=None):
+        self.coordinates = list(coordinates)
+        if not self.coordinates:
+            raise ModelError("a model needs at least one coordinate")
+        for c in self.coordinates:
+            if not (isinstance(c, sp.Function) or (isinstance(c, sp.core.function.AppliedUndef))) or c.args != (t,):
+                raise ModelError(f"coordinate {c!r} must be a function of netdyn.t (use netdyn.coordinates)")
+        if len(set(self.coordinates)) != len(self.coordinates):
+            raise ModelError("a coordinate is listed twice")
+        self.name = name or "model"
+        self.T_terms = _terms(T)
+        self.V_terms = _terms(V)
+        self.D_terms = _terms(D)
+        self.efforts = {}
+        for c, e in (efforts or {}).items():
+            c = self._coordinate(c)
+            self.efforts[c] = self.efforts.get(c, 0) + as_expr(e)
+        self.constraints = [as_expr(c) for c in constraints]
+        self.flow_constraints = [as_expr(c) for c in flow_constraints]
+        self.constraint_labels = list(constraint_labels or [f"phi_{j + 1}" for j in range(len(self.constraints))])
+        self.flow_constraint_labels = list(
+            flow_constraint_labels or [f"psi_{j + 1}" for j in range(len(self.flow_constraints))])
+        self.lambdas = list(dynamicsymbols(" ".join(f"lambda_{j + 1}" for j in range(len(self.constraints))), seq=True)) \
+            if self.constraints else []
+        self.mus = list(dynamicsymbols(" ".join(f"mu_{j + 1}" for j in range(len(self.flow_constraints))), seq=True)) \
+            if self.flow_constraints else []
+        self.metadata = dict(metadata or {})
+        self.parameters = {}
+        for k, v in (parameters or {}).items():
+            sym = k if isinstance(k, sp.Symbol) else sp.Symbol(str(k))
+            self.parameters[self._parameter_symbol(sym)] = v
+        self._derived = None
+        self._compiled = {}
+
+    # ----------------------------------------------------------------- accessors
+    @property
+    def T(self):
+        """Kinetic coenergy T*(q, f, t)."""
+        return sp.Add(*self.T_terms)
+
+    @property
+    def V(self):
+        """Potential energy V(q, t)."""
+        return sp.Add(*self.V_terms)
+
+    @property
+    def D(self):
+        """Dissipation function D(q, f, t)."""
+        return sp.Add(*self.D_terms)
+
+    @property
+    def multipliers(self):
+        """Lagrange multipliers: λ for displacement constraints, then μ for flow constraints."""
+        return self.lambdas + self.mus
+
+    @property
+    def flows(self):
+        """The flows f = dq/dt."""
+        return [c.diff(t) for c in self.coordinates]
+
+    def coordinate(self, name):
+        """The coordinate called ``name`` (or the coordinate itself).
+
+        >>> from netdyn import coordinates
+        >>> x, = coordinates("x,")
+        >>> LagrangianModel([x], T=x.diff(t)**2/2).coordinate("x")
+        x(t)
+        """
+        return self._coordinate(name)
+
+    def _coordinate(self, c):
+        if isinstance(c, str):
+            for q in self.coordinates:
+                if q.func.__name__ == c:
+                    return q
+            raise ModelError(f"unknown coordinate {c!r}; the model's coordinates are "
+                             f"{[q.func.__name__ for q in self.coordinates]}")
+        if c not in self.coordinates:
+            raise ModelError(f"{c} is not a coordinate of this model; add it to the coordinate list")
+        return c
+
+    def _parameter_symbol(self, sym):
+        return sym
+
+    @property
+    def coordinate_names(self):
+        return [q.func.__name__ for q in self.coordinates]
+
+    @property
+    def free_parameters(self):
+        """Symbols other than t, the coordinates and the multipliers that the model's expressions contain."""
+        return self.derive().parameters
+
+    # ----------------------------------------------------------------- derivation
+    def derive(self):
+        """The structured equations (:class:`netdyn.equations.Equations`), computed once."""
+        if self._derived is None:
+            self._derived = derive(self)
+        return self._derived
+
+    def equations(self):
+        """The DAE as a list of sympy expressions, each ``== 0``.
+
+        First the N Lagrange equations of eq. (4.5)/(4.6)
+        ``d/dt ∂T*/∂f_i − ∂T*/∂q_i + ∂D/∂f_i + ∂V/∂q_i + Σ λ_j ∂φ_j/∂q_i + Σ μ_k a_ki − e^s_i``,
+        then the displacement constraints φ_j and the flow constraints ψ_k.
+        """
+        return self.derive().as_time_functions()
+
+    def __repr__(self):
+        return (f"LagrangianModel({self.name!r}: {len(self.coordinates)} coordinates, "
+                f"{len(self.constraints)} displacement and {len(self.flow_constraints)} flow constraints)")
+
+
+def _terms(expr):
+    if isinstance(expr, (list, tuple)):
+        out = []
+        for e in expr:
+            out.extend(sp.Add.make_args(as_expr(e)))
+        return [e for e in out if e != 0]
+    e = as_expr(expr)
+    return [a for a in sp.Add.make_args(sp.expand(e) if len(sp.Add.make_args(e)) == 1 and e.is_Mul else e) if a != 0]

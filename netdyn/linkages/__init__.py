@@ -1,0 +1,13 @@
+"""Ready-made mechanisms: networks of bodies and joints built from published data.
+
+One module a family; everything is re-exported here, so ``from netdyn.linkages import four_bar`` works.
+
+>>> from netdyn.linkages import four_bar
+>>> sorted(four_bar().graph.nodes)[:2]
+['0', 'crank']
+"""
+from netdyn.linkages.planar import (BOOK, FOUR_BAR_GUESS, five_bar, four_bar, pendulum, pendulum_state,  # noqa: F401
+                                    slider_crank, three_rrr)
+
+__all__ = ["BOOK", "FOUR_BAR_GUESS", "five_bar", "four_bar", "pendulum", "pendulum_state", "slider_crank",
+           "three_rrr"]

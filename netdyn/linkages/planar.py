@@ -1,0 +1,120 @@
+"""Ready-made planar linkages as ``Network`` builders: slider-crank, four-bar, five-bar,
+3-RRR parallel manipulator and n-link pendulum (bodies are uniform bars unless stated).
+
+Angles follow :mod:`netdyn.components.planar`. ``BOOK`` holds the parameters used for the
+book's Examples 4.2 and 4.3 (the book prints none).
+
+>>> net = four_bar()
+>>> m = net.model()
+>>> m.metadata["planar"]["gruebler"], len(m.constraints)
+(1, 8)
+>>> four_bar().model(formulation="relative").coordinate_names
+['theta_O', 'theta_D', 'theta_A']
+"""
+import numpy as np
+
+from netdyn.components.planar import Gravity, Prismatic, Revolute, RigidBody, Torque
+from netdyn.graph.network import Network
+
+# parameters of the book's Examples 4.2 (slider-crank) and 4.3 (four-bar); the book gives none
+BOOK = dict(m1=1.0, m2=2.0, m3=0.5, I1=0.1, I2=0.3, I3=0.2, l1=0.5, l2=1.2, l3=0.9, l4=1.0, tau=1.0)
+
+
+def slider_crank(p=BOOK, tau=None):
+    """The book's Example 4.2 from bodies and joints: crank pinned at the origin, rod, block on the x axis,
+    torque ``tau`` on the crank."""
+    l1, l2 = p["l1"], p["l2"]
+    net = Network("slider-crank")
+    net.add(RigidBody("crank", p["m1"], p["I1"]), RigidBody("rod", p["m2"], p["I2"]), RigidBody("block", p["m3"], 0.05),
+            Revolute("O", "ground", (0, 0), "crank", (-l1 / 2, 0)),
+            Revolute("A", "crank", (l1 / 2, 0), "rod", (-l2 / 2, 0)),
+            Revolute("B", "rod", (l2 / 2, 0), "block", (0, 0)),
+            Prismatic("P", "ground", (0, 0), "block", (0, 0), axis=(1, 0)),
+            Torque("tau", "crank", p["tau"] if tau is None else tau))
+    return net
+
+
+def four_bar(p=BOOK, tau=None, gravity=False):
+    """The book's Example 4.3: crank pinned at the origin, rod, rocker pinned at ``(l4, 0)``;
+    ``tau=False`` leaves out the crank torque. ``FOUR_BAR_GUESS`` selects the elbow-up branch."""
+    l1, l2, l3, l4 = p["l1"], p["l2"], p["l3"], p["l4"]
+    net = Network("four-bar")
+    net.add(RigidBody("crank", p["m1"], p["I1"]), RigidBody("rod", p["m2"], p["I2"]),
+            RigidBody("rocker", p["m3"], p["I3"]),
+            Revolute("O", "ground", (0, 0), "crank", (-l1 / 2, 0)),
+            Revolute("A", "crank", (l1 / 2, 0), "rod", (-l2 / 2, 0)),
+            Revolute("C", "rod", (l2 / 2, 0), "rocker", (l3 / 2, 0)),
+            Revolute("D", "ground", (l4, 0), "rocker", (-l3 / 2, 0)))
+    if tau is not False:
+        net.add(Torque("tau", "crank", p["tau"] if tau is None else tau))
+    if gravity:
+        net.add(Gravity())
+    return net
+
+
+FOUR_BAR_GUESS = {"theta_rod": 0.9, "theta_rocker": 1.9}  # the elbow-up branch
+
+
+def pendulum(masses, lengths, g=9.81):
+    """n-link pendulum: link i pinned at its left end to the right end of link i-1 (first to the origin)."""
+    net = Network(f"pendulum-{len(masses)}")
+    net.add(Gravity(g=g))
+    prev, at = "ground", (0, 0)
+    for i, (m, l) in enumerate(zip(masses, lengths)):
+        b = f"link{i + 1}"
+        net.add(RigidBody(b, m, m * l ** 2 / 12), Revolute(f"J{i + 1}", prev, at, b, (-l / 2, 0)))
+        prev, at = b, (l / 2, 0)
+    return net
+
+
+def pendulum_state(q, u, lengths):
+    """Absolute coordinates (x, y, theta per link) and their rates from relative joint angles and rates."""
+    th, w = np.cumsum(q), np.cumsum(u)
+    pos, vel, Q, F = np.zeros(2), np.zeros(2), [], []
+    for i, l in enumerate(lengths):
+        e = np.array([np.cos(th[i]), np.sin(th[i])])
+        de = np.array([-np.sin(th[i]), np.cos(th[i])]) * w[i]
+        Q += [*(pos + l / 2 * e), th[i]]
+        F += [*(vel + l / 2 * de), w[i]]
+        pos, vel = pos + l * e, vel + l * de
+    return np.array(Q), np.array(F)
+
+
+def five_bar():
+    """Planar five-bar: cranks pinned at (0, 0) and (1, 0), couplers meeting at the end point P.
+
+    Returns ``(network, guess)``; ``guess`` assembles the elbow-up configuration."""
+    net = Network("five-bar")
+    L = dict(c1=0.6, c2=0.6, k1=0.9, k2=0.9)
+    for b, l in L.items():
+        net.add(RigidBody(b, 1.0 * l, l ** 3 / 12))
+    net.add(Gravity(),
+            Revolute("J1", "ground", (0, 0), "c1", (-0.3, 0)), Revolute("J2", "ground", (1, 0), "c2", (-0.3, 0)),
+            Revolute("E1", "c1", (0.3, 0), "k1", (-0.45, 0)), Revolute("E2", "c2", (0.3, 0), "k2", (-0.45, 0)),
+            Revolute("P", "k1", (0.45, 0), "k2", (0.45, 0)))
+    guess = {"theta_c1": 1.9, "theta_c2": 1.2, "theta_k1": 0.67, "theta_k2": 2.47,
+             "x_c1": -0.1, "y_c1": 0.28, "x_c2": 1.1, "y_c2": 0.28, "x_k1": 0.16, "y_k1": 0.85,
+             "x_k2": 0.86, "y_k2": 0.84}
+    return net, guess
+
+
+def three_rrr(R=1.0, r=0.25, L1=0.6, L2=0.6):
+    """3-RRR parallel manipulator: three legs (actuated ground pin A_i, elbow E_i, platform pin B_i) on a base
+    circle of radius ``R``, platform pins on radius ``r``. Returns ``(network, guess)``."""
+    net = Network("3-RRR")
+    net.add(Gravity(), RigidBody("platform", 1.5, 0.02))
+    guess = {"x_platform": 0.0, "y_platform": 0.0, "theta_platform": 0.0}
+    for i, a in enumerate(np.deg2rad([90.0, 210.0, 330.0]), start=1):
+        A = R * np.array([np.cos(a), np.sin(a)])
+        sB = r * np.array([np.cos(a), np.sin(a)])
+        d = np.linalg.norm(A - sB)
+        h = np.sqrt(L1 ** 2 - (d / 2) ** 2)
+        E = (A + sB) / 2 + h * np.array([np.sin(a), -np.cos(a)])
+        net.add(RigidBody(f"p{i}", 0.6, 0.6 * L1 ** 2 / 12), RigidBody(f"d{i}", 0.5, 0.5 * L2 ** 2 / 12),
+                Revolute(f"A{i}", "ground", tuple(A), f"p{i}", (-L1 / 2, 0)),
+                Revolute(f"E{i}", f"p{i}", (L1 / 2, 0), f"d{i}", (-L2 / 2, 0)),
+                Revolute(f"B{i}", f"d{i}", (L2 / 2, 0), "platform", tuple(sB)))
+        for b, (P0, P1) in ((f"p{i}", (A, E)), (f"d{i}", (E, sB))):
+            c, v = (P0 + P1) / 2, P1 - P0
+            guess.update({f"x_{b}": c[0], f"y_{b}": c[1], f"theta_{b}": np.arctan2(v[1], v[0])})
+    return net, guess

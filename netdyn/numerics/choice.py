@@ -1,0 +1,93 @@
+"""Which integrator a system gets: the choice rule, in one place.
+
+``simulate(method="auto")`` and ``netdyn info`` both ask :func:`choose_method`:
+
+1. a network whose elements are all linear with numeric values, of index one, with no
+   ``params`` override → ``"linear"`` (stamped sparse matrices, Radau IIA);
+2. otherwise, at the consistent initial state: if the KKT matrix ``[[M, Cᵀ], [C, 0]]`` is
+   regular and the index-1 ODE is not stiff (fastest eigenvalue × span ≤ 1e3) → ``"projection"``;
+3. otherwise (flows without inertia, or stiff) → ``"ida"``.
+
+>>> import numpy as np
+>>> from netdyn import LagrangianModel, coordinates, t
+>>> from netdyn.numerics.compiled import compile_model
+>>> x, = coordinates("x,")
+>>> cm = compile_model(LagrangianModel([x], T=x.diff(t)**2/2, V=x**2/2))
+>>> choose_method(cm, 0, 1, np.zeros(1), np.zeros(1), cm.parameter_vector()).name
+'projection'
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from netdyn.graph.network import as_model
+from netdyn.numerics.compiled import compile_model
+from netdyn.numerics.initial import consistent_initial_conditions
+from netdyn.numerics.linearsim import try_linear
+
+STIFFNESS_RATIO = 1e3
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The integrator picked and why (``netdyn info`` prints ``reason``)."""
+
+    name: str
+    reason: str
+
+
+def kkt_regular(cm, tt, q, f, p):
+    """Whether the index-1 matrix is regular at a state (relative pivot size above 1e-11)."""
+    K, _, _ = cm.kkt(tt, q, f, p)
+    s = np.linalg.svd(K, compute_uv=False)
+    return s.size == 0 or s[-1] > 1e-11 * s[0]
+
+
+def stiffness(cm, t0, t1, q, f, p, max_states=400):
+    """Fastest decay rate × span of the index-1 ODE at a state (None above ``max_states`` states).
+
+    The Jacobian of the right-hand side is taken by finite differences.
+    """
+    n = cm.n
+    if 2 * n > max_states:
+        return None
+
+    def rhs(y):
+        K, r, _ = cm.kkt(t0, y[:n], y[n:], p)
+        return np.concatenate([y[n:], np.linalg.lstsq(K, r, rcond=None)[0][:n]])
+
+    y = np.concatenate([q, f])
+    r0 = rhs(y)
+    J = np.empty((2 * n, 2 * n))
+    for j in range(2 * n):
+        h = 1e-7 * (1.0 + abs(y[j]))
+        y2 = y.copy()
+        y2[j] += h
+        J[:, j] = (rhs(y2) - r0) / h
+    lam = np.linalg.eigvals(J)
+    return float(min(np.max(np.abs(lam)), np.max(-lam.real)) * (t1 - t0))
+
+
+def choose_method(cm, t0, t1, q, f, p):
+    """The symbolic path's integrator for a compiled model at its consistent initial state."""
+    if not kkt_regular(cm, t0, q, f, p):
+        return Choice("ida", "the constrained mass matrix is singular (flows without inertia): "
+                             "a DAE for IDA")
+    ratio = stiffness(cm, t0, t1, q, f, p)
+    if ratio is not None and ratio > STIFFNESS_RATIO:
+        return Choice("ida", f"stiff: fastest decay rate × span = {ratio:.3g} > {STIFFNESS_RATIO:g}")
+    return Choice("projection", "regular constrained mass matrix, not stiff"
+                  + ("" if ratio is not None else " (stiffness not tested above 400 states)"))
+
+
+def method_for(system, t_span=(0.0, 1.0), formulation=None, guess=None):
+    """The :class:`Choice` ``simulate(system, t_span)`` makes with ``method="auto"`` and no ``params``."""
+    if try_linear(system, formulation) is not None:
+        return Choice("linear", "every element linear with numeric values and the DAE of index one: "
+                                "stamped sparse matrices, Radau IIA")
+    cm = compile_model(as_model(system, formulation))
+    p = cm.parameter_vector()
+    q, f = consistent_initial_conditions(cm, t_span[0], None, None, p, guess=guess)
+    return choose_method(cm, t_span[0], t_span[1], q, f, p)

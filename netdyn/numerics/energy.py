@@ -1,0 +1,125 @@
+"""Energy bookkeeping: stored energy, dissipated and supplied power, element port efforts.
+
+All functions return sympy expressions in the model's internal symbols
+(``x``, ``x_dot``, ``x_ddot``, multipliers, parameters, ``t``) that
+:meth:`netdyn.solution.Solution.evaluate` turns into numbers.
+
+The balance they close is, for any model,
+
+    d/dt (Σ f ∂T*/∂f − T* + V) = − f·∂D/∂f + f·e^s + λᵀΦ_t + μᵀa − ∂(T* − V)/∂t
+
+>>> import sympy as sp
+>>> from netdyn import LagrangianModel, coordinates, t
+>>> x, = coordinates("x,")
+>>> m, k, c = sp.symbols("m k c")
+>>> model = LagrangianModel([x], T=m*x.diff(t)**2/2, V=k*x**2/2, D=c*x.diff(t)**2/2)
+>>> stored_energy(model), dissipated_power(model)
+(k*x**2/2 + m*x_dot**2/2, c*x_dot**2)
+"""
+import sympy as sp
+
+from netdyn.lagrange.equations import internalize
+from netdyn.errors import ModelError
+from netdyn.symbols import t
+
+
+def stored_energy(model):
+    """Σ f ∂T*/∂f − T* + V (equal to T* + V for quadratic coenergy)."""
+    eq = model.derive()
+    T = internalize(model, model.T)
+    E = -T + internalize(model, model.V)
+    for fi in eq.f:
+        if fi in T.free_symbols:
+            E += fi * sp.diff(T, fi)
+    return sp.expand(E) if len(eq.f) < 50 else E
+
+
+def dissipated_power(model):
+    """f·∂D/∂f."""
+    eq = model.derive()
+    D = internalize(model, model.D)
+    return sp.Add(*[fi * sp.diff(D, fi) for fi in eq.f if fi in D.free_symbols])
+
+
+def supplied_power(model):
+    """Power put in by applied efforts, rheonomic constraints and explicitly time-varying energies."""
+    eq = model.derive()
+    P = sp.S.Zero
+    for c, e in model.efforts.items():
+        P += internalize(model, e) * eq.f[model.coordinates.index(c)]
+    P += sp.Add(*[l * pt for l, pt in zip(eq.lam, eq.Phi_t)])
+    P += sp.Add(*[m * a for m, a in zip(eq.mu, eq.a0)])
+    if eq.R is not None:  # servo constraints (controlled sources) work: μ·(A − R) f
+        for (k, i), v in eq.A.items():
+            P += eq.mu[k] * v * eq.f[i]
+        for (k, i), v in eq.R.items():
+            P -= eq.mu[k] * v * eq.f[i]
+    L = internalize(model, model.T) - internalize(model, model.V)
+    if t in L.free_symbols:
+        P -= sp.diff(L, t)
+    return P
+
+
+def port_efforts(model, name, k):
+    """(flow, conjugate effort) of port ``k`` of a network element, internal symbols.
+
+    The conjugate effort is what the element absorbs on that port: its own
+    ``d/dt ∂T/∂f − ∂T/∂q + ∂D/∂f + ∂V/∂q − e`` plus its constraint forces, plus the
+    terms of coupling elements acting on the same port (mutual inductance).
+    """
+    md = model.metadata
+    owner = md["elements"][name]
+    key = owner["keys"][k]
+    flow = internalize(model, owner["port_displacements"][k].diff(t))
+    effort = sp.S.Zero
+    for other, info in md["elements"].items():
+        for slot, kk in enumerate(info["keys"]):
+            if kk == key:
+                effort += internalize(model, _slot_effort(model, info, slot))
+    return flow, effort
+
+
+def _slot_effort(model, info, i):
+    c = info["contribution"]
+    Q, F = info["Q"], info["F"]
+    Acc = [sp.Dummy(f"A{j}") for j in range(len(Q))]
+    T, V, D = sp.sympify(c.T), sp.sympify(c.V), sp.sympify(c.D)
+    p = sp.diff(T, F[i])
+    dp = sp.diff(p, t) + sp.Add(*[sp.diff(p, Q[j]) * F[j] + sp.diff(p, F[j]) * Acc[j] for j in range(len(Q))])
+    e = dp - sp.diff(T, Q[i]) + sp.diff(D, F[i]) + sp.diff(V, Q[i]) - sp.sympify(c.efforts.get(i, 0))
+    for idx, phi in zip(info["constraints"], c.constraints):
+        e += model.lambdas[idx] * sp.diff(sp.sympify(phi), Q[i])
+    for j, (idx, psi) in enumerate(zip(info["flow_constraints"], c.flow_constraints)):
+        servo = getattr(c, "reactions", {}).get(j)
+        e += model.mus[idx] * (sp.sympify(servo.get(i, 0)) if servo is not None else sp.diff(sp.sympify(psi), F[i]))
+    sub = {}
+    for j, qx in enumerate(info["port_displacements"]):
+        sub[Q[j]] = qx
+        sub[F[j]] = qx.diff(t)
+        sub[Acc[j]] = qx.diff(t, 2)
+    return e.xreplace(sub)
+
+
+def element_energy(model, name):
+    """``(stored energy, dissipated power, absorbed power)`` of one network element, internal symbols.
+
+    The absorbed power is Σ over the element's ports of flow × the element's own
+    effort on that port (its constraint forces included), so for every element
+    ``d/dt stored + dissipated = absorbed``; sources absorb negative power, an
+    ideal transducer none.
+    """
+    md = model.metadata
+    info = md.get("elements", {}).get(name)
+    if info is None:
+        raise ModelError(f"no element {name!r} in {model.name}; per-element energy needs a model assembled from a "
+                         f"network (its elements are {sorted(md.get('elements', {})) or 'none'})")
+    c, Q, F = info["contribution"], info["Q"], info["F"]
+    T, V, D = sp.sympify(c.T), sp.sympify(c.V), sp.sympify(c.D)
+    stored = -T + V + sp.Add(*[f * sp.diff(T, f) for f in F])
+    dissipated = sp.Add(*[f * sp.diff(D, f) for f in F])
+    sub = {}
+    for j, qx in enumerate(info["port_displacements"]):
+        sub[Q[j]] = qx
+        sub[F[j]] = qx.diff(t)
+    absorbed = sp.Add(*[info["port_displacements"][i].diff(t) * _slot_effort(model, info, i) for i in range(len(Q))])
+    return tuple(internalize(model, e.xreplace(sub)) for e in (stored, dissipated, absorbed))

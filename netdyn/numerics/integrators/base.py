@@ -1,0 +1,57 @@
+"""The integrator interface every method implements (scipy's ``OdeSolver`` pattern).
+
+An integrator is made once for a system (a compiled model and its parameters,
+or a stamped linear network) and then asked for pieces of trajectory between
+two times; :func:`netdyn.simulate` splits the span at source corners, picks the
+method (:func:`netdyn.numerics.choice.choose_method`) and wraps the pieces in a
+:class:`~netdyn.numerics.solution.Solution`.
+
+>>> from netdyn.numerics.integrators import INTEGRATORS
+>>> sorted(INTEGRATORS)
+['ida', 'linear', 'projection']
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+class Integrator:
+    """Base class: ``integrate(t0, t1, q0, f0, t_eval, rtol, atol, progress) -> Trajectory``.
+
+    Subclasses set ``name`` and ``carries_work`` (whether the dissipated and
+    supplied energy are integrated with the state), take the system in their
+    constructor and implement :meth:`integrate`.
+    """
+
+    name = "base"
+    carries_work = False
+
+    def integrate(self, t0, t1, q0, f0, t_eval, rtol, atol, progress=None):
+        """Integrate from consistent ``(q0, f0)`` at ``t0`` to ``t1``; return a
+        :class:`~netdyn.numerics.trajectory.Trajectory` at the ``t_eval`` times in ``[t0, t1]``.
+
+        Parameters
+        ----------
+        t0, t1 : float
+            the interval (``t1 > t0``); no source corner lies strictly inside it
+        q0, f0 : ndarray
+            consistent initial displacements and flows
+        t_eval : ndarray
+            sorted output times inside ``[t0, t1]``; ``t1`` is always among them
+        rtol : float
+        atol : float or ndarray of length ``2 n`` (displacements then flows)
+        progress : callable(t) or None
+        """
+        raise NotImplementedError
+
+
+def split_atol(atol, n):
+    """The absolute tolerance of ``[q, f]``: a scalar, or an array of length ``2 n``.
+
+    >>> split_atol(None, 2), split_atol([1, 2, 3, 4], 2).tolist()
+    (1e-10, [1.0, 2.0, 3.0, 4.0])
+    """
+    if atol is None:
+        return 1e-10
+    atol = np.asarray(atol, dtype=float)
+    return atol if atol.ndim == 0 else atol[: 2 * n]

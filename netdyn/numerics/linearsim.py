@@ -1,0 +1,149 @@
+"""The numeric fast path of ``simulate``: a linear network straight to sparse matrices and Radau IIA.
+
+``simulate(net, ...)`` takes this path by itself (``method="auto"``) when
+:func:`netdyn.stamp.linear_network` can stamp the network and its DAE is of
+index one; ``method="linear"`` insists on it. The equations are those of
+``net.model(formulation)`` (same coordinates, same multipliers), written as
+the first-order DAE ``E ẏ = J y + G u(t)`` in ``y = [q, f_I, μ]``: the flows
+``f_I`` of coordinates with inertia are states, the others are ``q̇`` itself
+(an RC ladder in loop charges is then ``D q̇ + K q = B u``, one unknown per loop).
+
+>>> from netdyn import Network, simulate
+>>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
+>>> net = Network()
+>>> _ = net.add(VoltageSource("V1", "a", "0", 1.0), Resistor("R1", "a", "b", 1.0), Capacitor("C1", "b", "0", 1.0))
+>>> sol = simulate(net, (0, 1))
+>>> sol.method, round(float(sol["q_R1"][-1]), 9)    # 1 - exp(-1)
+('linear', 0.632120559)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from netdyn.errors import ModelError, SingularSystemError
+from netdyn.numerics.integrators.linear import LinearRadau, linear_dae
+from netdyn.numerics.integrators.radau import consistent_rates
+from netdyn.numerics.solution import Solution
+from netdyn.numerics.stamp import NotLinear, linear_network
+from netdyn.lagrange.sources import breakpoints
+from netdyn.numerics.compiled import compile_model
+
+__all__ = ["linear_dae", "simulate_linear", "LinearSolution", "try_linear"]
+
+
+def try_linear(net, formulation=None):
+    """The :class:`~netdyn.stamp.LinearNetwork` of a network, or ``None`` when it has no index-1 linear form."""
+    if not hasattr(net, "elements") or not hasattr(net, "bodies"):
+        return None
+    try:
+        lin = linear_network(net, formulation)
+        dae, I = linear_dae(lin)
+        consistent_rates(dae)
+    except (NotLinear, SingularSystemError):
+        return None
+    return lin
+
+
+def explain_not_linear(system, formulation=None, params=None):
+    """Raise the error that says why ``method="linear"`` cannot run on ``system``."""
+    if params:
+        raise ModelError("method='linear' takes the element values as they are; params= needs the symbolic path")
+    if not hasattr(system, "elements"):
+        raise ModelError("method='linear' needs a Network (a hand-written LagrangianModel takes the symbolic path)")
+    linear_dae_of = linear_dae(linear_network(system, formulation))[0]  # raises NotLinear naming the element
+    consistent_rates(linear_dae_of)  # raises SingularSystemError: not of index one
+
+
+def simulate_linear(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-8, atol=None, max_step=np.inf,
+                    formulation=None, lin=None, progress=None):
+    """Integrate a linear network on the numeric path; returns a :class:`LinearSolution`.
+
+    ``progress(t)`` (optional) is called as each output interval is reached."""
+    lin = lin or linear_network(net, formulation)
+    t0, t1 = float(t_span[0]), float(t_span[1])
+    t_eval = np.linspace(t0, t1, 1001) if t_eval is None else np.asarray(t_eval, dtype=float)
+    q0 = _values(lin.names, q0, "q")
+    f0 = _values(lin.names, f0, "f")
+    integrator = LinearRadau(lin, max_step=max_step, corners=_corners(lin.inputs, t0, t1))
+    return LinearSolution(net, lin, integrator.integrate(t0, t1, q0, f0, t_eval, rtol, atol, progress))
+
+
+def _corners(inputs, t0, t1):
+    found = set()
+    for u in inputs:
+        found.update(c for c in breakpoints(u, t1, t0) if t0 < c < t1)
+    return np.array(sorted(found))
+
+
+def _values(names, given, what):
+    index = {nm: i for i, nm in enumerate(names)}
+    out = np.zeros(len(names))
+    for k, v in (given or {}).items():
+        key = k if isinstance(k, str) else getattr(getattr(k, "func", None), "__name__", str(k))
+        if what == "f" and key.endswith("_dot") and key[:-4] in index:
+            key = key[:-4]
+        if key not in index:
+            raise ModelError(f"unknown coordinate {key!r} in the initial {what}; the coordinates are {names}")
+        out[index[key]] = float(v)
+    return out
+
+
+class LinearSolution(Solution):
+    """A :class:`~netdyn.solution.Solution` of the numeric path.
+
+    Coordinates, flows and multipliers are at hand at once; the symbolic model
+    (``sol.model``), needed only for energies and element quantities, is
+    assembled on first use.
+    """
+
+    def __init__(self, net, lin, trajectory):
+        self.net, self.linear = net, lin
+        self._model = self._compiled = self._p = None
+        self._init_trajectory(trajectory, "linear")
+
+    @property
+    def model(self):
+        if self._model is None:
+            self._model = self.net.model(formulation=self.linear.formulation)
+        return self._model
+
+    @property
+    def compiled(self):
+        if self._compiled is None:
+            self._compiled = compile_model(self.model)
+        return self._compiled
+
+    @property
+    def p(self):
+        if self._p is None:
+            self._p = self.compiled.parameter_vector()
+        return self._p
+
+    def port_displacement(self, name, k=0):
+        """Displacement of port ``k`` of an element (a capacitor's charge, a spring's stretch), numerically.
+
+        Unlike ``voltage``/``current`` it needs no symbolic model (large networks).
+        """
+        return self._port(name, k, self.q)
+
+    def port_flow(self, name, k=0):
+        """Flow of port ``k`` of an element (current in charge coordinates, velocity in node ones)."""
+        return self._port(name, k, self.f)
+
+    def _port(self, name, k, X):
+        ports = self.linear.ports.get(name)
+        if ports is None:
+            raise KeyError(f"no element named {name!r}")
+        out = np.zeros(self.t.size)
+        for i, c in ports[k][1].items():
+            out += c * X[i]
+        return out
+
+    @property
+    def coordinate_names(self):
+        return list(self.linear.names)
+
+    @property
+    def multiplier_names(self):
+        return [f"mu_{k + 1}" for k in range(self.linear.m)]
+

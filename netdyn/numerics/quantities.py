@@ -1,0 +1,63 @@
+"""What a named series of a solution measures, and in which SI unit — for plot axes and tables.
+
+>>> from netdyn.linkages import four_bar
+>>> model = four_bar().model()
+>>> quantity(model, "theta_crank"), quantity(model, "x_rod_dot")
+(('angle', 'rad'), ('velocity', 'm/s'))
+"""
+from __future__ import annotations
+
+# displacement kind -> (its rate, the rate's rate), each (quantity, unit)
+_DISPLACEMENTS = {
+    ("charge", "C"): (("current", "A"), ("current rate", "A/s")),
+    ("flux linkage", "Wb"): (("voltage", "V"), ("voltage rate", "V/s")),
+    ("position", "m"): (("velocity", "m/s"), ("acceleration", "m/s²")),
+    ("angle", "rad"): (("angular velocity", "rad/s"), ("angular acceleration", "rad/s²")),
+    ("impulse", "N·s"): (("force", "N"), ("force rate", "N/s")),
+    ("angular impulse", "N·m·s"): (("torque", "N·m"), ("torque rate", "N·m/s")),
+}
+_PREFIX = {"q": ("charge", "C"), "phi": ("flux linkage", "Wb"), "x": ("position", "m"), "y": ("position", "m"),
+           "z": ("position", "m"), "theta": ("angle", "rad"), "s": ("position", "m")}
+_PORT = {  # domain -> through, across
+    "electrical": (("current", "A"), ("voltage", "V")),
+    "translational": (("force", "N"), ("velocity", "m/s")),
+    "rotational": (("torque", "N·m"), ("angular velocity", "rad/s")),
+}
+_IMPULSE = {"translational": ("impulse", "N·s"), "rotational": ("angular impulse", "N·m·s")}
+UNKNOWN = ("value", "")
+
+
+def _domain_of(model, name):
+    md = model.metadata
+    info = md.get("elements", {}).get(name)
+    if info is not None:
+        return info["element"].ports[0].domain
+    for domain, paths in md.get("node_paths", {}).items():
+        if name in paths:
+            return domain
+    return None
+
+
+def _displacement(model, coordinate):
+    head, _, rest = coordinate.partition("_")
+    if head == "p" and rest:
+        element = rest.split(":")[0]
+        return _IMPULSE.get(_domain_of(model, element), UNKNOWN)
+    return _PREFIX.get(head, UNKNOWN)
+
+
+def quantity(model, spec):
+    """``(quantity, unit)`` of a series name: a coordinate (``x_rod``), its rates (``x_rod_dot``,
+    ``x_rod_ddot``), a multiplier, or ``v(name)`` / ``i(name)`` of an element or node."""
+    if len(spec) > 3 and spec[1] == "(" and spec.endswith(")"):
+        through, across = _PORT.get(_domain_of(model, spec[2:-1]), (UNKNOWN, UNKNOWN))
+        return across if spec[0].lower() == "v" else through
+    for suffix, order in (("_ddot", 2), ("_dot", 1), ("", 0)):
+        if spec.endswith(suffix) and spec[:len(spec) - len(suffix)] in model.coordinate_names:
+            base = _displacement(model, spec[:len(spec) - len(suffix)])
+            if base == UNKNOWN:
+                return UNKNOWN
+            return base if order == 0 else _DISPLACEMENTS[base][order - 1]
+    if spec.startswith(("lambda_", "mu_")):
+        return ("multiplier", "")
+    return UNKNOWN

@@ -1,0 +1,200 @@
+"""Mobility and redundant constraints of a constrained model.
+
+The true number of degrees of freedom at a configuration is ``n − rank Φ_q``;
+for a planar linkage the Grübler–Kutzbach count ``3 (bodies) − Σ joint
+constraints`` is also given, and the two differ exactly when some constraints are
+redundant (a parallelogram, a doubled joint). Redundant constraints are found
+in model order (a constraint is redundant when its gradient lies in the span of
+the earlier ones) and can be left out of the solve with :func:`without_constraints`.
+
+>>> from netdyn import Network
+>>> from netdyn.components.planar import RigidBody, Revolute
+>>> net = Network()
+>>> _ = net.add(RigidBody("bar", 1, 0.1), Revolute("A", "ground", (0, 0), "bar", (-0.5, 0)),
+...             Revolute("A2", "ground", (0, 0), "bar", (-0.5, 0)))   # a doubled pin
+>>> mob = mobility(net.model(), guess={"x_bar": 0.5})
+>>> mob.gruebler, mob.dof, mob.redundant
+(-1, 1, ['A2[x]', 'A2[y]'])
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from netdyn.errors import SingularSystemError
+from netdyn.lagrange.model import LagrangianModel
+from netdyn.numerics.initial import consistent_initial_conditions
+from netdyn.numerics.compiled import compile_model
+from netdyn.graph.network import as_model
+from netdyn.errors import IntegrationError
+
+
+@dataclass
+class Mobility:
+    """``dof = n − rank``; ``gruebler`` (planar models only, else None); ``redundant`` constraint labels."""
+
+    dof: int
+    rank: int
+    gruebler: int | None
+    redundant: list
+    q: np.ndarray
+
+
+def dependent_rows(J, tol=1e-9):
+    """Indices of rows of ``J`` that lie in the span of the rows before them.
+
+    >>> dependent_rows(np.array([[1.0, 0], [0, 1], [1, 1]]))
+    [2]
+    """
+    basis, out = [], []
+    scale = max(float(np.max(np.abs(J))) if J.size else 0.0, 1e-300)
+    for i, row in enumerate(J):
+        r = row.astype(float).copy()
+        for b in basis:  # modified Gram-Schmidt, twice for stability
+            r -= (b @ r) * b
+        for b in basis:
+            r -= (b @ r) * b
+        norm = np.linalg.norm(r)
+        if norm > tol * max(np.linalg.norm(row), scale):
+            basis.append(r / norm)
+        else:
+            out.append(i)
+    return out
+
+
+def redundant_constraints(cm, tt, q, p):
+    """Indices of the displacement constraints redundant at configuration ``q`` (model order)."""
+    if not cm.m1:
+        return []
+    c = cm.constraints(tt, q, np.zeros(cm.n), p)
+    return dependent_rows(c.Phi_q)
+
+
+def with_constraints(model, constraints, labels, metadata=None):
+    """A copy of ``model`` with other displacement constraints (everything else shared)."""
+    return LagrangianModel(model.coordinates, T=model.T_terms, V=model.V_terms, D=model.D_terms,
+                           efforts=model.efforts, constraints=constraints, flow_constraints=model.flow_constraints,
+                           parameters=model.parameters, name=model.name,
+                           metadata=model.metadata if metadata is None else metadata, constraint_labels=labels,
+                           flow_constraint_labels=model.flow_constraint_labels)
+
+
+def without_constraints(model, drop):
+    """A copy of ``model`` without the displacement constraints at indices ``drop``.
+
+    ``metadata["redundant"]`` lists the labels left out.
+    """
+    drop = set(drop)
+    keep = [j for j in range(len(model.constraints)) if j not in drop]
+    metadata = dict(model.metadata)
+    metadata["redundant"] = list(metadata.get("redundant", [])) + [model.constraint_labels[j] for j in sorted(drop)]
+    return with_constraints(model, [model.constraints[j] for j in keep], [model.constraint_labels[j] for j in keep],
+                            metadata)
+
+
+def mobility(system, q0=None, guess=None, t=0.0, params=None):
+    """Degrees of freedom at a configuration assembled from ``q0``/``guess`` (see :func:`netdyn.simulate`)."""
+
+    model = as_model(system)
+    cm = compile_model(model)
+    p = cm.parameter_vector(params)
+    q, _ = consistent_initial_conditions(cm, t, q0, {}, p, guess=guess)
+    drop = redundant_constraints(cm, t, q, p)
+    rank = cm.m1 - len(drop)
+    planar = model.metadata.get("planar")
+    return Mobility(dof=cm.n - rank - _flow_rank(cm, t, q, p), rank=rank,
+                    gruebler=planar["gruebler"] if planar else None,
+                    redundant=[model.constraint_labels[j] for j in drop], q=q)
+
+
+def _flow_rank(cm, tt, q, p):
+    if not cm.m2:
+        return 0
+    return int(np.linalg.matrix_rank(cm.constraints(tt, q, np.zeros(cm.n), p).A))
+
+
+def prepare(model, cm, tt, q, p, params=None):
+    """Leave out redundant constraints found at ``q`` (recompiling); refuse a planar linkage that cannot move.
+
+    Returns ``(model, cm, p)``; unchanged when nothing is redundant.
+    """
+
+    drop = redundant_constraints(cm, tt, q, p)
+    if drop:
+        model = without_constraints(model, drop)
+        cm = compile_model(model)
+        p = cm.parameter_vector(params)
+    planar = model.metadata.get("planar")
+    if planar and cm.m1 >= cm.n:
+        rheonomic = any(bool(e != 0) for e in cm.eq.Phi_t)
+        if not rheonomic:
+            raise SingularSystemError(
+                f"the mechanism {model.name!r} cannot move: its {cm.m1} independent constraints fix all "
+                f"{cm.n} coordinates (Grübler count {planar['gruebler']}); it is over-constrained — remove a "
+                "joint or free one")
+    return model, cm, p
+
+
+def integration_failure(cm, tt, q, p, message, tol=1e-3):
+    """The error for a failed step at ``(tt, q)``: a :class:`SingularSystemError` naming the time when the
+    constraint Jacobian has (nearly) lost rank there, else an :class:`~netdyn.errors.IntegrationError`."""
+
+    if cm.m1 + cm.m2:
+        c = cm.constraints(tt, q, np.zeros(cm.n), p)
+        s = np.linalg.svd(c.jacobian, compute_uv=False)
+        if s.size and s[-1] < tol * s[0]:
+            return SingularSystemError(
+                f"singular configuration at t = {tt:.6g}: the constraint Jacobian has nearly lost rank "
+                f"(smallest/largest singular value {s[-1] / s[0]:.2g}), as at a dead centre or a change point "
+                "where links align; the motion cannot be continued through it — stop before it or change the "
+                "loads or the geometry")
+    return IntegrationError(f"integration failed at t = {tt:.6g}: {message}")
+
+
+class SingularityWatch:
+    """Watches ``σ_min/σ_max`` of the constraint Jacobian of a planar model at the accepted steps.
+
+    A change point (links aligning, where two assembly branches cross) can be stepped over without
+    the integrator failing; the silent result would then follow either branch. When the ratio has a
+    local minimum below ``suspect`` at a step, it is minimized over the neighbouring steps' dense output;
+    below ``tol`` that is a :class:`SingularSystemError` with the time (``err.time``) and the
+    configuration (``err.q``, a dict).
+    """
+
+    def __init__(self, cm, p, tol=1e-6, suspect=0.5):
+        self.cm, self.p, self.tol, self.suspect = cm, p, tol, suspect
+        self.active = bool(cm.model.metadata.get("planar")) and cm.m1 > 0
+        self.history = []
+
+    def ratio(self, tt, q):
+        s = np.linalg.svd(self.cm.constraints(tt, q, np.zeros(self.cm.n), self.p).Phi_q, compute_uv=False)
+        return s[-1] / s[0] if s.size and s[0] > 0 else 1.0
+
+    def step(self, solver):
+        """Call after every accepted step of a scipy ``OdeSolver`` whose state starts with q."""
+        if not self.active:
+            return
+        from scipy.optimize import minimize_scalar
+
+        n = self.cm.n
+        self.history = (self.history + [(solver.t, self.ratio(solver.t, solver.y[:n]), solver.dense_output())])[-3:]
+        if len(self.history) < 3:
+            return
+        (t0, r0, _), (t1, r1, d1), (t2, r2, d2) = self.history
+        if not (r1 < self.suspect and r1 <= r0 and r1 <= r2):
+            return
+        best = (r1, t1)
+        for a, b, dense in ((t0, t1, d1), (t1, t2, d2)):
+            res = minimize_scalar(lambda tt: self.ratio(tt, dense(tt)[:n]), bounds=(a, b), method="bounded",
+                                  options={"xatol": 1e-10 * max(1.0, abs(b))})
+            if res.fun < best[0]:
+                best = (float(res.fun), float(res.x), dense)
+        if best[0] < self.tol:
+            tt, q = best[1], best[2](best[1])[:n]
+            err = SingularSystemError(
+                f"singular configuration at t = {tt:.6g}: the constraint Jacobian loses rank there (smallest/"
+                f"largest singular value {best[0]:.2g}), a change point where assembly branches cross; the motion "
+                "past it is not determined by the model — stop before it or change the geometry")
+            err.time, err.q = tt, dict(zip(self.cm.model.coordinate_names, q))
+            raise err

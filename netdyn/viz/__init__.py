@@ -1,0 +1,1 @@
+"""Pictures: mechanism drawings and animations (:mod:`.plotting`). matplotlib is imported here only."""

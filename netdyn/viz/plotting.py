@@ -1,0 +1,172 @@
+"""Pictures of planar mechanisms: one configuration (:func:`plot_mechanism`) or a simulated
+motion as a GIF (:func:`animate_mechanism`, matplotlib's ``PillowWriter``).
+
+Each body is drawn through the points where its joints and springs attach (a bar for two,
+a plate for more), its centre of mass as a dot; pins are circles, pins to ground triangles,
+prismatic and slider axes dashed lines.
+
+>>> import matplotlib; matplotlib.use("Agg")
+>>> from netdyn import Network
+>>> from netdyn.components.planar import RigidBody, Revolute
+>>> net = Network()
+>>> _ = net.add(RigidBody("bar", 1, 0.1), Revolute("O", "ground", (0, 0), "bar", (-0.5, 0)))
+>>> ax = plot_mechanism(net.model(), {"x_bar": 0.0, "y_bar": -0.5, "theta_bar": -1.5707963})
+>>> len(ax.lines) > 0
+True
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from netdyn.errors import ModelError
+from netdyn.lagrange.equations import internalize
+from netdyn.numerics.compiled import compile_model
+
+
+def _planar(model):
+    planar = model.metadata.get("planar")
+    if not planar:
+        raise ModelError(f"{model.name!r} has no planar bodies to draw; build it from RigidBody and joints")
+    return planar
+
+
+def pose_function(model):
+    """``poses(q) -> {body: (x, y, theta)}`` for a coordinate vector ``q`` (model order)."""
+
+    planar = _planar(model)
+    cm = compile_model(model)
+    p = cm.parameter_vector({str(u): 0.0 for u in cm.inputs}).vector  # poses never depend on inputs
+    bodies = planar["bodies"]
+    exprs = [internalize(model, e) for b in bodies for e in planar["poses"][b]]
+    fn = sp.lambdify([cm.eq.q, cm.parameters], exprs, modules="numpy")
+
+    def poses(q):
+        vals = np.asarray(fn(np.asarray(q, dtype=float), p), dtype=float).reshape(len(bodies), 3)
+        return {b: vals[i] for i, b in enumerate(bodies)}
+
+    return poses
+
+
+def _vector(model, q):
+    if isinstance(q, dict):
+        names = model.coordinate_names
+        unknown = sorted(set(q) - set(names))
+        if unknown:
+            raise ModelError(f"unknown coordinate(s) {unknown}; the coordinates are {names}")
+        return np.array([float(q.get(n, 0.0)) for n in names])
+    return np.asarray(q, dtype=float)
+
+
+def _global(pose, s):
+    c, si = np.cos(pose[2]), np.sin(pose[2])
+    return np.array([pose[0] + c * s[0] - si * s[1], pose[1] + si * s[0] + c * s[1]])
+
+
+def _attachments(model):
+    """Per body the body-frame points where something attaches, and the joints as drawing items."""
+    net = model.metadata.get("network")
+    pts = {b: [] for b in _planar(model)["bodies"]}
+    items = []
+    for el in (net.elements.values() if net is not None else []):
+        if not hasattr(el, "point_a"):
+            continue
+        for body, s in ((el.bodies[0], el.point_a), (el.bodies[1], el.point_b)):
+            if body in pts:
+                pts[body].append(tuple(float(v) for v in s))
+        items.append(el)
+    return pts, items
+
+
+def draw(ax, model, poses, attachments, items, scale):
+    """Draw one configuration on ``ax`` (used by :func:`plot_mechanism` and :func:`animate_mechanism`)."""
+    ground = np.zeros(3)
+    for k, (b, pose) in enumerate(poses.items()):
+        local = attachments.get(b) or [(0.0, 0.0)]
+        P = np.array([_global(pose, s) for s in local])
+        if len(P) > 2:  # a plate: its attachment points around the centre
+            order = np.argsort(np.arctan2(P[:, 1] - pose[1], P[:, 0] - pose[0]))
+            P = np.vstack([P[order], P[order][:1]])
+        ax.plot(P[:, 0], P[:, 1], "-", lw=3, color=f"C{k % 10}", solid_capstyle="round")
+        ax.plot([pose[0]], [pose[1]], "o", ms=3, color="k")
+    for el in items:
+        pa = ground if el.bodies[0] == "0" else poses[el.bodies[0]]
+        pb = ground if el.bodies[1] == "0" else poses[el.bodies[1]]
+        A, B = _global(pa, [float(v) for v in el.point_a]), _global(pb, [float(v) for v in el.point_b])
+        kind = type(el).__name__
+        if kind in ("Spring", "Damper"):
+            ax.plot([A[0], B[0]], [A[1], B[1]], ":" if kind == "Damper" else "--", color="0.3", lw=1)
+            continue
+        if hasattr(el, "axis"):
+            c, s = np.cos(pa[2]), np.sin(pa[2])
+            u = np.array([c * float(el.axis[0]) - s * float(el.axis[1]), s * float(el.axis[0]) + c * float(el.axis[1])])
+            ax.plot([A[0] - 2 * scale * u[0], A[0] + 2 * scale * u[0]],
+                    [A[1] - 2 * scale * u[1], A[1] + 2 * scale * u[1]], "--", color="0.5", lw=1)
+        marker = "^" if "0" in el.bodies else "o"
+        ax.plot([B[0]], [B[1]], marker, ms=7, mfc="white", mec="k")
+
+
+def _extent(model, Q, poses_fn, attachments):
+    pts = []
+    for q in Q:
+        for b, pose in poses_fn(q).items():
+            pts.extend(_global(pose, s) for s in (attachments.get(b) or [(0.0, 0.0)]))
+    pts = np.array(pts + [np.zeros(2)])
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    pad = 0.1 * max(float(np.max(hi - lo)), 1e-3)
+    return lo - pad, hi + pad
+
+
+def plot_mechanism(model, q, ax=None, path=None, title=None):
+    """Draw the mechanism at coordinates ``q`` (dict name -> value, or a vector in model order)."""
+    import matplotlib
+    if path is not None:
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    poses_fn = pose_function(model)
+    qv = _vector(model, q)
+    attachments, items = _attachments(model)
+    lo, hi = _extent(model, [qv], poses_fn, attachments)
+    own = ax is None
+    if own:
+        _, ax = plt.subplots(figsize=(5, 5))
+    draw(ax, model, poses_fn(qv), attachments, items, scale=float(np.max(hi - lo)) / 10)
+    ax.set_aspect("equal")
+    ax.set_xlim(lo[0], hi[0])
+    ax.set_ylim(lo[1], hi[1])
+    ax.grid(True, alpha=0.3)
+    if title:
+        ax.set_title(title)
+    if own and path is not None:
+        ax.figure.savefig(path, dpi=100)
+        plt.close(ax.figure)
+    return ax
+
+
+def animate_mechanism(solution, path, fps=25, frames=100, dpi=80):
+    """Write the motion of a simulated mechanism to a GIF at ``path``; returns the number of frames."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.animation import PillowWriter
+
+    model = solution.model
+    poses_fn = pose_function(model)
+    idx = np.unique(np.linspace(0, solution.t.size - 1, min(frames, solution.t.size)).astype(int))
+    Q = [solution.q[:, k] for k in idx]
+    attachments, items = _attachments(model)
+    lo, hi = _extent(model, Q, poses_fn, attachments)
+    fig, ax = plt.subplots(figsize=(5, 5))
+    writer = PillowWriter(fps=fps)
+    with writer.saving(fig, str(path), dpi):
+        for k, q in zip(idx, Q):
+            ax.clear()
+            draw(ax, model, poses_fn(q), attachments, items, scale=float(np.max(hi - lo)) / 10)
+            ax.set_aspect("equal")
+            ax.set_xlim(lo[0], hi[0])
+            ax.set_ylim(lo[1], hi[1])
+            ax.set_title(f"{model.name}   t = {solution.t[k]:.2f}")
+            writer.grab_frame()
+    plt.close(fig)
+    return len(idx)
