@@ -112,9 +112,12 @@ class _Circuit:
 
 
 def try_circuit(net, formulation=None):
-    """A :class:`_Circuit` when the network is linear except for nonlinear dissipators, else ``None``."""
+    """A :class:`_Circuit` when the network is linear except for semiconductor devices (diodes) and other
+    nonlinear dissipators, else ``None``."""
     if not hasattr(net, "elements") or getattr(net, "bodies", None):
         return None
+    if not any(getattr(el, "prefers_kind", None) for el in net.elements.values()):
+        return None  # semiconductor devices only: other nonlinear networks keep the symbolic path's energy work
     try:
         return _Circuit(net, formulation)
     except Exception:  # noqa: BLE001 - any reason at all sends the network to the symbolic path
