@@ -211,7 +211,7 @@ def _warn_notes(net):
 
 
 def cmd_op(args):
-    from netdyn.operating_point import operating_point
+    from netdyn.numerics.operating_point import operating_point
     net = load_network(args.file)
     _warn_notes(net)
     print(operating_point(net, formulation=_formulation(args.formulation)).table())
@@ -219,7 +219,7 @@ def cmd_op(args):
 
 
 def cmd_ac(args, net=None, header=False):
-    from netdyn.ac import ac, frequencies_of
+    from netdyn.analysis.ac import ac, frequencies_of
     quiet = net is not None
     net = net or load_network(args.file)
     if not quiet:
@@ -263,7 +263,7 @@ def cmd_simulate(args):
     analyses = list(getattr(net, "analyses", None) or [])
     several = bool(analyses) and (bool(tran) or args.tstop is not None or len(analyses) > 1)
     if ".op" in analyses:
-        from netdyn.operating_point import operating_point
+        from netdyn.numerics.operating_point import operating_point
         if several:
             print("# operating point")
         print(operating_point(net, formulation=_formulation(args.formulation)).table())
