@@ -176,6 +176,7 @@ def co_content(v, IS, N, gmin, vt):
     nvt = N * vt
     x = v / nvt
     d = x - XMAX  # the excess above v_max
-    exponential = sp.Piecewise((sp.exp(x), x <= XMAX), (sp.exp(XMAX) * (1 + d + d ** 2 / 2), True))
+    capped = sp.Piecewise((x, x <= XMAX), (XMAX, True))  # numpy evaluates both branches: never exp(huge)
+    exponential = sp.Piecewise((sp.exp(capped), x <= XMAX), (sp.exp(XMAX) * (1 + d + d ** 2 / 2), True))
     return IS * nvt * (exponential - 1) - IS * v + gmin * v ** 2 / 2
 
