@@ -8,7 +8,9 @@ netdyn is faster):
 * n-link pendulum, one right-hand side evaluation: Pinocchio ``aba``;
 * n-link pendulum, 10 s of motion: scipy DOP853 driven by Pinocchio ``aba``, same tolerances;
 * RC ladder, 10 us transient: ngspice (whole process, and its own transient analysis time);
-* four-bar and slider-crank, 10 s: constraint residual and energy drift (no external peer).
+* four-bar and slider-crank, 10 s: constraint residual and energy drift (no external peer);
+* recursive path (``netdyn.recursive``): n-link chain RHS and 10 s of motion vs Pinocchio ``aba`` (+ DOP853),
+  n = 5 … 200 with the growth exponent; DeNOC inverse dynamics of the 3-RRR over 201 points.
 
 Every case runs in its own process under ``--cap`` CPU seconds (default 60; 10 with
 ``--quick``), counted once its imports are done; a case over the cap shows ``> cap`` and the larger
@@ -33,8 +35,8 @@ import numpy as np  # noqa: E402
 
 from benchmarks.harness import ROOT, growth_exponent, run_case  # noqa: E402
 
-FULL = {"chain": [2, 5, 10, 20, 50, 100], "rc": [10, 100, 1000, 10000]}
-QUICK = {"chain": [2, 5], "rc": [10, 100, 1000]}
+FULL = {"chain": [2, 5, 10, 20, 50, 100], "rc": [10, 100, 1000, 10000], "recursive": [5, 10, 20, 50, 100, 200]}
+QUICK = {"chain": [2, 5], "rc": [10, 100, 1000], "recursive": [5, 10]}
 SKIP, NA = "skip", "n/a (not implemented)"
 
 
@@ -201,7 +203,7 @@ def _commit():
         return "?"
 
 
-def build_report(results, plan, cap, quick, started, load0, groups=("chain", "rc", "closed")):
+def build_report(results, plan, cap, quick, started, load0, groups=("chain", "rc", "closed", "recursive")):
     notes = []
     chain, rc = plan["chain"], plan["rc"]
     versions = ", ".join(f"{k} {v}" for k, v in _versions().items())
@@ -224,6 +226,8 @@ def build_report(results, plan, cap, quick, started, load0, groups=("chain", "rc
         out += _rc_table(results, rc, notes)
     if "closed" in groups:
         out += _closed_table(results, notes)
+    if "recursive" in groups:
+        out += _recursive_tables(results, plan["recursive"], notes)
     if notes:
         out += ["## Errors", ""] + [f"{i + 1}. {msg}" for i, msg in enumerate(notes)] + [""]
     out.append(f"Run time of the suite: {time.perf_counter() - started:.0f} s (wall).")
@@ -318,6 +322,28 @@ def _closed_table(results, notes):
     return out + [""]
 
 
+def _recursive_tables(results, sizes, notes):
+    out = ["## Recursive path: n-link chain in joint coordinates (netdyn.recursive)", "",
+           "RHS (µs): one call of the function handed to the ODE solver — netdyn `tree_rhs(model)(t, y)` "
+           "(compiled ABA, numba) against Pinocchio `aba(model, data, q, v, tau)` at the same random state; "
+           "'agree' as above. 10 s (s): `netdyn.recursive.integrate` (DOP853) against Pinocchio `aba` + scipy "
+           "DOP853, same tolerances (rtol = atol = 1e-8), after a 0.1 s warm-up; drift in J. Targets of issue 14: "
+           "RHS within 5× at n = 10 and 3× at n = 100, 10 s within 3×.", ""]
+    cols = [("Pinocchio aba (µs)", "pinocchio_rec", "rhs", 1e6), ("netdyn recursive RHS (µs)", "nd_recursive", "rhs", 1e6),
+            ("Pinocchio + DOP853 10 s", "pinocchio_rec", "simulate", 1),
+            ("netdyn recursive 10 s", "nd_recursive", "simulate", 1)]
+    rats = [("RHS / Pinocchio", ("nd_recursive", "rhs"), ("pinocchio_rec", "rhs")),
+            ("10 s / peer", ("nd_recursive", "simulate"), ("pinocchio_rec", "simulate"))]
+    extra = [("agree", "nd_recursive", "rhs_agree", 1), ("drift, peer", "pinocchio_rec", "energy_drift", 1),
+             ("drift, netdyn", "nd_recursive", "energy_drift", 1)]
+    out += [table(sizes, "n", cols + extra, rats, results, notes), "", exponents(sizes, cols, results, "n"), ""]
+    res = results.get("rrr_inverse")
+    out += ["3-RRR of issue 14, DeNOC inverse dynamics over 201 time points of the circle (loop-closure "
+            f"kinematics included; target < 50 ms): {cell(res, 'inverse', 1e3, notes)} ms "
+            f"(max actuator effort {cell(res, 'max_effort', 1, notes)} N·m).", ""]
+    return out
+
+
 def _inline(sizes, series, key, results):
     parts = []
     for label, s in series:
@@ -333,8 +359,8 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="small sizes (under 2 minutes)")
     parser.add_argument("--cap", type=float, default=None,
                         help="cap per case in CPU seconds (default 60; 10 with --quick)")
-    parser.add_argument("--only", default="chain,rc,closed",
-                        help="comma-separated groups to run: chain, rc, closed (default: all)")
+    parser.add_argument("--only", default="chain,rc,closed,recursive",
+                        help="comma-separated groups to run: chain, rc, closed, recursive (default: all)")
     parser.add_argument("--output", default=None,
                         help="where to write the Markdown (default benchmarks/results.md; "
                              "benchmarks/results-quick.md with --quick, so a quick run keeps the full results)")
@@ -367,6 +393,14 @@ def main(argv=None):
         for name in ("four_bar", "slider_crank"):
             results[name] = run_case(f"benchmarks.cases_netdyn:{name}", {}, cap=cap)
             log(f"  {name}: " + ", ".join(f"{k}={_short(v)}" for k, v in results[name].items()))
+    if "recursive" in groups:
+        log("recursive path")
+        sizes = plan["recursive"]
+        results["pinocchio_rec"] = sweep("pinocchio", "benchmarks.peers:pinocchio_chain", sizes, cap,
+                                         optional_stage="simulate")
+        results["nd_recursive"] = sweep("netdyn recursive", "benchmarks.cases_recursive:recursive_chain", sizes, cap,
+                                        optional_stage="simulate")
+        results["rrr_inverse"] = run_case("benchmarks.cases_recursive:rrr_inverse", {}, cap=cap)
     text = build_report(results, plan, cap, args.quick, started, load0, groups)
     print(text)
     output = Path(args.output or ROOT / "benchmarks" / ("results-quick.md" if args.quick else "results.md"))

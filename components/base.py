@@ -53,7 +53,7 @@ DOMAINS = {
 }
 
 #: domains whose edges join bodies (assembled from body poses by ``netdyn.planar``, not as 1-D ports)
-BODY_DOMAINS = ("planar",)
+BODY_DOMAINS = ("planar", "spatial")
 
 
 def node_name(node):

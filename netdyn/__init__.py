@@ -59,6 +59,8 @@ _LAZY = {
     "inverse_dynamics": "netdyn.analysis.inverse",
     "plot_mechanism": "netdyn.viz.plotting",
     "animate_mechanism": "netdyn.viz.plotting",
+    "plot_spatial": "netdyn.viz.plot3d",
+    "animate_spatial": "netdyn.viz.plot3d",
     "read_netlist": "netdyn.io.netlist",
     "write_netlist": "netdyn.io.spice",
     "load_model": "netdyn.io.modelfile",

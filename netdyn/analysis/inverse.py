@@ -21,18 +21,50 @@ moment about ``point_b``, global frame, from the joint's constraint equations
 from __future__ import annotations
 
 from netdyn.analysis.kinematics import kinematics
+from netdyn.errors import ModelError
 from netdyn.numerics.reactions import motion_multipliers
 from netdyn.numerics.solution import Solution
 
 
-def inverse_dynamics(system, drivers, t, guess=None, params=None):
+def inverse_dynamics(system, drivers, t, guess=None, params=None, method="auto"):
     """Actuator efforts and joint reactions for the prescribed driver motions at times ``t``.
 
-    Returns a :class:`~netdyn.solution.Solution` (``method="inverse"``) with the motion, the
-    multipliers, ``efforts`` (driver name -> effort on its joint coordinate) and ``reaction(joint)``.
+    ``method="least-squares"`` returns a :class:`~netdyn.numerics.solution.Solution`
+    (``method="inverse"``) with the motion, the multipliers, ``efforts`` (driver name -> effort on its
+    joint coordinate) and ``reaction(joint)``. ``method="recursive"`` uses the O(n) DeNOC path of
+    :mod:`netdyn.recursive` (a :class:`~netdyn.recursive.inverse.RecursiveInverse` with the same
+    ``efforts``, ``reaction``, ``t`` and ``sol[name]``; anything else is answered by the least-squares
+    solution of the same motion). ``"auto"`` (default) takes the recursive path when the network holds
+    only planar bodies, Revolute, Prismatic and Weld joints and Gravity, with numeric values and drivers
+    on spanning-tree joints; otherwise the least-squares path.
     """
+    if method not in ("auto", "recursive", "least-squares"):
+        raise ModelError(f"unknown method {method!r}; use 'auto', 'recursive' or 'least-squares'")
+    if method != "least-squares":
+        from netdyn.recursive.inverse import recursive_inverse_dynamics
+        from netdyn.recursive.planar import NotRecursive
+        try:
+            return recursive_inverse_dynamics(system, drivers, t, guess=guess, params=params,
+                                              reference=lambda res: _least_squares_of(system, drivers, res, params))
+        except NotRecursive:
+            if method == "recursive":
+                raise
     motion = kinematics(system, drivers, t, guess=guess, params=params)
     sol = multipliers_from_motion(motion.model, motion.t, motion.q, motion.f, motion.acc, params=params)
+    sol.method = "inverse"
+    labels = sol.model.constraint_labels
+    sol.efforts = {name: -sol.lam[labels.index(f"driver {name}")] for name in dict(drivers)}
+    return sol
+
+
+def _least_squares_of(system, drivers, res, params):
+    """The least-squares inverse-dynamics Solution of the motion of a recursive result."""
+    from netdyn.analysis.kinematics import with_drivers
+    from netdyn.graph.network import as_model
+
+    model = with_drivers(as_model(system), drivers)
+    q, f, acc = res.model_motion(model.coordinate_names)
+    sol = multipliers_from_motion(model, res.t, q, f, acc, params=params)
     sol.method = "inverse"
     labels = sol.model.constraint_labels
     sol.efforts = {name: -sol.lam[labels.index(f"driver {name}")] for name in dict(drivers)}

@@ -36,7 +36,13 @@ def driver_constraints(model, drivers):
     planar = model.metadata.get("planar", {})
     jc = planar.get("joint_coordinates", {})
     exprs, labels = [], []
+    spatial = model.metadata.get("spatial")
     for name, motion in dict(drivers).items():
+        if spatial and name.split("[")[0] in spatial["joints"]:
+            from netdyn.graph.spatial import driver_constraint
+            exprs.append(driver_constraint(model, name, motion))
+            labels.append(f"driver {name}")
+            continue
         if name in jc:
             if not jc[name]:
                 raise ModelError(f"joint {name!r} has no coordinate to drive (a weld); drive another joint")

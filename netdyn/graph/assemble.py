@@ -39,7 +39,7 @@ from netdyn.errors import ModelError, TopologyError
 from netdyn.lagrange.fastdiff import rate
 from netdyn.lagrange.model import LagrangianModel
 from netdyn.symbols import identifier, t
-from netdyn.graph import planar
+from netdyn.graph import planar, spatial
 
 DEFAULT_FORMULATION = {"electrical": "loop", "translational": "node", "rotational": "node"}
 FORMULATIONS = ("branch", "loop", "node")
@@ -143,7 +143,8 @@ def _check_transducer_ports(net):
             continue
         for k, port in enumerate(el.ports):
             for node in (port.a, port.b):
-                if node == "0" or node in net.bodies or k in getattr(el, "loaded_ports", ()):
+                if node == "0" or node in net.bodies or k in getattr(el, "loaded_ports", ()) or \
+                        getattr(net.elements.get(node), "is_joint", False):
                     continue
                 others = {d["element"].name for *_, d in net.graph.in_edges(node, data=True)} | \
                          {d["element"].name for *_, d in net.graph.out_edges(node, data=True)}
@@ -237,6 +238,8 @@ def assemble(net, formulation=None, symbolic=False, check=True):
     """
     if not net.elements and not net.bodies:
         raise ModelError("the network is empty; add elements first")
+    if isinstance(formulation, dict) and "spatial" in formulation:  # the mechanism formulation, by either name
+        formulation = {("planar" if k == "spatial" else k): v for k, v in formulation.items()}
     planar_form, formulation = planar.split_formulation(formulation)
     domains = [d for d in net.domains if d in DOMAINS]
     forms = resolve_formulation(formulation, domains, net)
@@ -246,7 +249,10 @@ def assemble(net, formulation=None, symbolic=False, check=True):
     coords = _Coordinates()
     parameters = {}
     part = None
-    if net.bodies or planar.planar_elements(net):
+    if spatial.is_spatial(net):
+        part = spatial.assemble_spatial(net, planar_form, coords.new,
+                                        lambda el: _resolve_values(el, symbolic, parameters, net))
+    elif net.bodies or planar.planar_elements(net):
         part = planar.assemble_planar(net, planar_form, coords.new,
                                       lambda el: _resolve_values(el, symbolic, parameters, net))
     body_angle = part.angles if part else {}
@@ -267,7 +273,7 @@ def assemble(net, formulation=None, symbolic=False, check=True):
         for k in range(len(el.ports)):
             port_of[_key(el, k)] = (name, k)
     for name, el in net.elements.items():
-        if getattr(el, "planar", False):
+        if getattr(el, "planar", False) or getattr(el, "spatial", False):
             continue
         values = _resolve_values(el, symbolic, parameters, net)
         keys, ports = element_ports(net, el, port_of)
@@ -279,7 +285,7 @@ def assemble(net, formulation=None, symbolic=False, check=True):
         sub = {}
         for i in range(len(keys)):
             sub[Q[i]] = qx[i]
-            sub[F[i]] = _combination({rate(c): coeff for c, coeff in combos[keys[i]].items()})
+            sub[F[i]] = _combination({_rate(c): coeff for c, coeff in combos[keys[i]].items()})
         T.append(sp.sympify(contrib.T).xreplace(sub))
         V.append(sp.sympify(contrib.V).xreplace(sub))
         D.append(sp.sympify(contrib.D).xreplace(sub))
@@ -305,7 +311,7 @@ def assemble(net, formulation=None, symbolic=False, check=True):
     metadata = {"network": net, "formulation": forms, "kinds": kinds, "elements": info, "node_paths": node_paths,
                 "port_of": port_of, "flow_reactions": reactions}
     if part:
-        metadata["planar"] = part.metadata
+        metadata["spatial" if isinstance(part, spatial.SpatialPart) else "planar"] = part.metadata
     return LagrangianModel(coords.list, T=T, V=V, D=D, efforts=efforts, constraints=constraints,
                            flow_constraints=flow_constraints, parameters=parameters, name=net.name,
                            metadata=metadata, constraint_labels=labels, flow_constraint_labels=flow_labels)
@@ -337,6 +343,12 @@ def _reaction(coeffs, port_combos):
         for coord, k in port_combos[i].items():
             out[coord] = out.get(coord, 0) + k * sp.sympify(c)
     return out
+
+
+def _rate(c):
+    """Rate of a port displacement: a coordinate's derivative, or the time derivative of an expression of
+    coordinates (a spatial joint's angle acting as a rotational node)."""
+    return rate(c) if isinstance(c, sp.core.function.AppliedUndef) else sp.sympify(c).diff(t)
 
 
 def _combination(combo):

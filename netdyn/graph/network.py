@@ -62,7 +62,7 @@ class Network:
         if body.name in self.elements or body.name in self.bodies:
             raise ElementError(f"duplicate name {body.name!r}: every element needs its own name")
         self.bodies[body.name] = body
-        self.graph.add_node(body.name, body=body, domains={"planar"})
+        self.graph.add_node(body.name, body=body, domains={getattr(body, "domain", "planar")})
 
     def __getitem__(self, name):
         if name in self.elements:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 import sympy as sp
 
+from netdyn.graph import mechanism
 from netdyn.components.planar import GROUND_POSE
 from netdyn.errors import ModelError, TopologyError
 from netdyn.symbols import identifier, t
@@ -64,12 +65,7 @@ def joints(net):
 
 def joint_graph(net):
     """An undirected ``networkx.MultiGraph``: bodies and ground ``"0"`` as nodes, joints as edges keyed by name."""
-    g = nx.MultiGraph()
-    g.add_node("0")
-    g.add_nodes_from(net.bodies)
-    for j in joints(net):
-        g.add_edge(j.bodies[0], j.bodies[1], key=j.name, joint=j)
-    return g
+    return mechanism.joint_graph(net.bodies, joints(net))
 
 
 def check_structure(net):
@@ -96,39 +92,17 @@ def check_structure(net):
 
 
 def spanning_tree(net):
-    """Breadth-first spanning tree of the joint graph from ground.
+    """Breadth-first spanning tree of the joint graph from ground (:func:`netdyn.graph.mechanism.spanning_tree`).
 
     Returns ``(tree, cuts)``: ``tree`` lists ``(joint, parent, child)`` in the order
     bodies are reached; ``cuts`` the joints that close loops.
     """
-    order = joints(net)
-    reached, queue, tree, used = {"0"}, ["0"], [], set()
-    while queue:
-        u = queue.pop(0)
-        for j in order:
-            if j.name in used or u not in j.bodies:
-                continue
-            other = j.bodies[1] if j.bodies[0] == u else j.bodies[0]
-            if other in reached:
-                continue
-            reached.add(other)
-            used.add(j.name)
-            tree.append((j, u, other))
-            queue.append(other)
-    return tree, [j for j in order if j.name not in used]
+    return mechanism.spanning_tree(joints(net))
 
 
 def fundamental_loops(net, tree, cuts):
-    """For each cut joint, the closed chain of joints it completes (by networkx's path in the tree)."""
-    g = nx.Graph()
-    g.add_node("0")
-    for j, u, v in tree:
-        g.add_edge(u, v, joint=j.name)
-    loops = {}
-    for c in cuts:
-        path = nx.shortest_path(g, c.bodies[1], c.bodies[0])
-        loops[c.name] = [g.edges[u, v]["joint"] for u, v in zip(path, path[1:])] + [c.name]
-    return loops
+    """For each cut joint, the closed chain of joints it completes (:func:`netdyn.graph.mechanism.fundamental_loops`)."""
+    return mechanism.fundamental_loops(tree, cuts)
 
 
 def distribute(efforts, coordinates, displacement, effort):

@@ -9,5 +9,9 @@ One module a family; everything is re-exported here, so ``from netdyn.linkages i
 from netdyn.linkages.planar import (BOOK, FOUR_BAR_GUESS, five_bar, four_bar, pendulum, pendulum_state,  # noqa: F401
                                     slider_crank, three_rrr)
 
+from netdyn.linkages.spatial import (HEAVY_TOP, chain_parameters, heavy_top, rssr, rssr_guess,  # noqa: F401
+                                     spatial_chain, spherical_pendulum, stewart_leg_motions, stewart_platform)
+
 __all__ = ["BOOK", "FOUR_BAR_GUESS", "five_bar", "four_bar", "pendulum", "pendulum_state", "slider_crank",
-           "three_rrr"]
+           "three_rrr", "HEAVY_TOP", "chain_parameters", "heavy_top", "rssr", "rssr_guess", "spatial_chain",
+           "spherical_pendulum", "stewart_leg_motions", "stewart_platform"]

@@ -47,6 +47,10 @@ def consistent_initial_conditions(cm, t0, q0=None, f0=None, p=None, guess=None, 
     """
     p = cm.parameter_vector() if p is None else p
     q, q_given = _vector(cm, q0, "q")
+    start = (cm.model.metadata.get("spatial") or {}).get("initial_guess")  # unit Euler parameters
+    if start:
+        g, g_set = _vector(cm, start, "q")
+        q = np.where(~q_given & g_set, g, q)
     if guess:
         g, g_set = _vector(cm, guess, "q")
         q = np.where(~q_given & g_set, g, q)

@@ -34,6 +34,9 @@ def _cross(r, F):
 
 def reaction_expressions(model, joint):
     """``[Fx, Fy, M]`` of a joint's reaction as expressions of the coordinates and multipliers."""
+    if model.metadata.get("spatial"):
+        from netdyn.graph.spatial import reaction_expressions as spatial_reaction
+        return spatial_reaction(model, joint)
     planar = model.metadata.get("planar")
     if not planar or joint not in planar["joints"]:
         raise ModelError(f"no planar joint named {joint!r}; the joints are {sorted((planar or {}).get('joints', {}))}")
@@ -87,11 +90,15 @@ def motion_multipliers(model, t, q, f, acc, params=None):
 def absolute_motion(solution):
     """A relative-formulation solution re-expressed in absolute body coordinates, with its multipliers."""
     model = solution.model
-    planar = model.metadata["planar"]
     net = model.metadata["network"]
     absolute = net.model(formulation={"planar": "absolute", **model.metadata["formulation"]})
-    poses = {f"{n}_{identifier(b)}": sp.sympify(e) for b in planar["bodies"]
-             for n, e in zip(("x", "y", "theta"), planar["poses"][b])}
+    if model.metadata.get("spatial"):
+        from netdyn.graph.spatial import absolute_expressions
+        poses = absolute_expressions(model)
+    else:
+        planar = model.metadata["planar"]
+        poses = {f"{n}_{identifier(b)}": sp.sympify(e) for b in planar["bodies"]
+                 for n, e in zip(("x", "y", "theta"), planar["poses"][b])}
     rows = []
     for name in absolute.coordinate_names:
         e = poses[name] if name in poses else model.coordinate(name)
@@ -113,7 +120,7 @@ def reaction(solution, joint):
     """Reaction of a planar joint along a solution (see :meth:`netdyn.solution.Solution.reaction`);
     a tree joint of the relative formulation is solved in absolute coordinates."""
     model = solution.model
-    planar = model.metadata.get("planar") or {}
+    planar = model.metadata.get("planar") or model.metadata.get("spatial") or {}
     if planar.get("formulation") == "relative" and joint in planar.get("tree", []):
         companion = solution._cache.get("absolute")
         if companion is None:

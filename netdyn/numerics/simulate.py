@@ -31,7 +31,7 @@ from netdyn.numerics.structure import prepare
 from netdyn.numerics.trajectory import Trajectory
 from netdyn.symbols import t
 
-METHODS = ("auto", "linear", "circuit", "projection", "ida")
+METHODS = ("auto", "linear", "circuit", "projection", "ida", "recursive")
 
 
 def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e-8, atol=None,
@@ -58,9 +58,12 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     atol : float or array of length 2n, optional
         Absolute tolerance of ``[q, f]``; ``None`` scales it to each variable's magnitude from a coarse
         first pass, so nanocoulombs and radians are integrated equally well.
-    method : {"auto", "linear", "projection", "ida"}
+    method : {"auto", "linear", "projection", "ida", "recursive"}
         ``"auto"`` applies :func:`~netdyn.numerics.choice.choose_method`; see
-        :mod:`netdyn.numerics.integrators` for what each method is.
+        :mod:`netdyn.numerics.integrators` for what each method is. ``"recursive"`` (opt-in) integrates a
+        planar network of bodies, Revolute/Prismatic/Weld joints and Gravity in joint coordinates with the
+        O(n) right-hand side of :mod:`netdyn.recursive` and returns a
+        :class:`~netdyn.recursive.joint_space.JointSpaceSolution`.
     solver : {"DOP853", "RK45", "Radau"}
         The Runge–Kutta method of ``"projection"``.
     guess : dict, optional
@@ -84,6 +87,10 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     if solver not in SOLVERS:
         raise IntegrationError(f"unknown solver {solver!r}; use one of {sorted(SOLVERS)}")
     t_span = _span(system, t_span, formulation)
+    if method == "recursive":
+        from netdyn.numerics.integrators.recursive import simulate_recursive
+        return simulate_recursive(system, t_span, q0, f0, params, _output_times(t_span, t_eval), rtol, atol, guess,
+                                  max_step, progress)
     if q0 is None and f0 is None and getattr(system, "tran", None) is not None and hasattr(system, "elements"):
         from netdyn.numerics.operating_point import spice_initial_state  # a netlist starts as SPICE starts it
         q0, f0 = spice_initial_state(system, formulation)

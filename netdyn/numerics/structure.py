@@ -102,7 +102,7 @@ def mobility(system, q0=None, guess=None, t=0.0, params=None):
     q, _ = consistent_initial_conditions(cm, t, q0, {}, p, guess=guess)
     drop = redundant_constraints(cm, t, q, p)
     rank = cm.m1 - len(drop)
-    planar = model.metadata.get("planar")
+    planar = model.metadata.get("planar") or model.metadata.get("spatial")
     return Mobility(dof=cm.n - rank - _flow_rank(cm, t, q, p), rank=rank,
                     gruebler=planar["gruebler"] if planar else None,
                     redundant=[model.constraint_labels[j] for j in drop], q=q)
@@ -125,7 +125,7 @@ def prepare(model, cm, tt, q, p, params=None):
         model = without_constraints(model, drop)
         cm = compile_model(model)
         p = cm.parameter_vector(params)
-    planar = model.metadata.get("planar")
+    planar = model.metadata.get("planar") or model.metadata.get("spatial")
     if planar and cm.m1 >= cm.n:
         rheonomic = any(bool(e != 0) for e in cm.eq.Phi_t)
         if not rheonomic:

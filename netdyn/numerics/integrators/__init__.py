@@ -6,6 +6,8 @@ name       class                                         for
 projection :class:`~.projection.Projection`              regular KKT matrix, not stiff (mechanisms)
 ida        :class:`~.ida.IDA`                            singular mass on the manifold, or stiff
 linear     :class:`~.linear.LinearRadau`                 linear networks with numeric values
+recursive  :class:`~.recursive.Recursive`                planar trees and closed chains in joint
+                                                         coordinates (opt-in, ``method="recursive"``)
 ========== ============================================= ==========================================
 
 :func:`netdyn.numerics.choice.choose_method` holds the rule that picks one.

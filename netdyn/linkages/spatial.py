@@ -1,0 +1,208 @@
+"""Ready-made spatial mechanisms as ``Network`` builders: spherical pendulum, heavy top, spatial four-bar
+(RSSR), an n-link chain of mixed revolute axes, and a Stewart–Gough platform.
+
+Conventions follow :mod:`netdyn.components.spatial` (gravity along −z unless said otherwise).
+
+>>> net = spherical_pendulum()
+>>> net.model().metadata["spatial"]["gruebler"]
+3
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from netdyn.components.spatial import Gravity, Prismatic, Revolute, RigidBody, Spherical, Universal
+from netdyn.graph.network import Network
+
+#: the heavy symmetric top of the issue: mass, inertia about the centre of mass, centre of mass, body rate
+HEAVY_TOP = {"m": 15.0, "J": (0.234375, 0.46875, 0.234375), "com": (0.0, 1.0, 0.0), "omega": (0.0, 150.0, -4.61538),
+             "g": 9.81}
+
+
+def spherical_pendulum(length=1.0, mass=1.0, radius=0.05, g=9.81):
+    """A ball of ``radius`` (solid sphere inertia) on a massless rod of ``length`` from a ball joint at the origin.
+
+    >>> spherical_pendulum().model().coordinate_names[:3]
+    ['x_bob', 'y_bob', 'z_bob']
+    """
+    J = 2 * mass * radius ** 2 / 5
+    net = Network("spherical pendulum")
+    net.add(RigidBody("bob", mass, (J, J, J)), Gravity(vector=(0, 0, -g)),
+            Spherical("S", "ground", (0, 0, 0), "bob", (0, 0, length)))
+    return net
+
+
+def heavy_top(m=HEAVY_TOP["m"], J=HEAVY_TOP["J"], com=HEAVY_TOP["com"], g=HEAVY_TOP["g"]):
+    """A top on a fixed point: body frame origin at the fixed point, centre of mass at ``com``.
+
+    >>> heavy_top().model().metadata["spatial"]["gruebler"]
+    3
+    """
+    net = Network("heavy top")
+    net.add(RigidBody("top", m, J, com=com), Gravity(vector=(0, 0, -g)),
+            Spherical("O", "ground", (0, 0, 0), "top", (0, 0, 0)))
+    return net
+
+
+def rssr(crank=0.2, coupler=1.0, rocker=0.7, ground=(0.6, 0.0, 0.3), g=9.81, drive=None):
+    """A spatial four-bar: crank on a revolute about z at the origin, rocker on a revolute about x at
+    ``ground``, coupled by a rod with ball joints at both ends (RSSR). The rod's spin about its own axis is
+    an idle freedom, held by a ``Universal`` instead of the second ball (so the mobility is 1).
+    ``drive=`` prescribes the crank angle.
+
+    >>> rssr().model().metadata["spatial"]["gruebler"]
+    1
+    """
+    net = Network("RSSR four-bar")
+    net.add(RigidBody("crank", 0.5, (1e-3, 2e-3, 2e-3), com=(crank / 2, 0, 0)),
+            RigidBody("rod", 1.0, (0.08, 0.08, 1e-3), com=(0, 0, coupler / 2)),
+            RigidBody("rocker", 0.8, (0.03, 0.03, 1e-3), com=(0, 0, rocker / 2)),
+            Revolute("R1", "ground", (0, 0, 0), "crank", (0, 0, 0), axis=(0, 0, 1), motion=drive),
+            Spherical("S1", "crank", (crank, 0, 0), "rod", (0, 0, 0)),
+            Universal("U2", "rod", (0, 0, coupler), "rocker", (0, 0, rocker), axis_a=(1, 0, 0), axis_b=(0, 1, 0)),
+            Revolute("R2", "ground", ground, "rocker", (0, 0, 0), axis=(1, 0, 0)))
+    if g:
+        net.add(Gravity(vector=(0, 0, -g)))
+    return net
+
+
+def rssr_guess(crank=0.2, coupler=1.0, rocker=0.7, ground=(0.6, 0.0, 0.3), angle=0.0):
+    """A configuration guess of :func:`rssr` at crank angle ``angle``: the rocker angle from the rod length
+    (scalar root), the rod pointed from the crank pin to the rocker pin (dict for ``guess=``).
+
+    >>> round(rssr_guess()["e0_rocker"], 6)
+    0.899735
+    """
+    from scipy.optimize import brentq
+
+    from netdyn.components.spatial import frame_from_axis, quat_from_matrix
+
+    g = np.asarray(ground, dtype=float)
+    A = crank * np.array([np.cos(angle), np.sin(angle), 0.0])
+    tip = lambda phi: g + rocker * np.array([0.0, -np.sin(phi), np.cos(phi)])
+    f = lambda phi: np.linalg.norm(tip(phi) - A) - coupler
+    grid = np.linspace(0, np.pi, 181)
+    vals = np.array([f(x) for x in grid])
+    k = int(np.argmax(np.sign(vals[:-1]) != np.sign(vals[1:])))
+    phi = brentq(f, grid[k], grid[k + 1])
+    d = (tip(phi) - A) / coupler
+    e_rod = [float(v) for v in quat_from_matrix(frame_from_axis(d))]
+    out = {"e0_crank": np.cos(angle / 2), "e3_crank": np.sin(angle / 2),
+           "e0_rocker": np.cos(phi / 2), "e1_rocker": np.sin(phi / 2),
+           "x_rod": A[0], "y_rod": A[1], "z_rod": A[2], "x_rocker": g[0], "y_rocker": g[1], "z_rocker": g[2]}
+    out.update({f"e{i}_rod": e_rod[i] for i in range(4)})
+    return {k: float(v) for k, v in out.items()}
+
+
+def chain_parameters(n, seed=0):
+    """Random but reproducible link data of :func:`spatial_chain`: masses, joint offsets on the parent,
+    centres of mass, inertia tensors (symmetric positive definite, triangle inequality) and axes x, y, z, ...
+
+    >>> p = chain_parameters(3); p["offsets"].shape, p["axes"]
+    ((3, 3), ['x', 'y', 'z'])
+    """
+    rng = np.random.default_rng(seed)
+    out = {"masses": rng.uniform(0.5, 2.0, n), "offsets": np.zeros((n, 3)), "coms": np.zeros((n, 3)),
+           "inertias": [], "axes": [("x", "y", "z")[k % 3] for k in range(n)]}
+    for k in range(n):
+        out["offsets"][k] = (0.0, 0.0, 0.0) if k == 0 else rng.uniform(-0.2, 0.2, 3) + (0, 0, -0.6)
+        out["coms"][k] = rng.uniform(-0.1, 0.1, 3) + (0, 0, -0.3)
+        w = np.sort(rng.uniform(0.02, 0.1, 3))
+        w[2] = min(w[2], w[0] + w[1] - 1e-3)
+        A = np.linalg.qr(rng.normal(size=(3, 3)))[0]
+        out["inertias"].append(A @ np.diag(w) @ A.T)
+    return out
+
+
+def spatial_chain(n, params=None, g=9.81):
+    """An n-link chain: link k hangs from link k−1 (ground for k = 0) by a revolute about the k-th axis of
+    ``params["axes"]`` at ``offsets[k]`` on the parent (body frames are the joint frames, aligned when all
+    angles are zero). Joint ``J<k>``, body ``L<k>``.
+
+    >>> spatial_chain(3).model(formulation="relative").coordinate_names
+    ['thetaz_J0', 'thetaz_J1', 'thetaz_J2']
+    """
+    p = params or chain_parameters(n)
+    unit = {"x": (1, 0, 0), "y": (0, 1, 0), "z": (0, 0, 1)}
+    net = Network(f"{n}-link spatial chain")
+    for k in range(n):
+        J = np.asarray(p["inertias"][k])
+        net.add(RigidBody(f"L{k}", float(p["masses"][k]), J.tolist(), com=tuple(p["coms"][k])))
+        parent = "ground" if k == 0 else f"L{k - 1}"
+        net.add(Revolute(f"J{k}", parent, tuple(p["offsets"][k]), f"L{k}", (0, 0, 0), axis=unit[p["axes"][k]]))
+    if g:
+        net.add(Gravity(vector=(0, 0, -g)))
+    return net
+
+
+def _stewart_geometry(base_radius, top_radius, height):
+    """Base points, platform points (platform frame) and home leg frames of the Stewart–Gough platform."""
+    base, top, frames, lengths = [], [], [], []
+    for k in range(6):
+        a = 2 * np.pi * (k // 2) / 3 + (-1) ** k * 0.25
+        b = 2 * np.pi * ((k + 1) // 2) / 3 + (-1) ** (k + 1) * 0.35 - np.pi / 3
+        base.append(np.array([base_radius * np.cos(a), base_radius * np.sin(a), 0.0]))
+        top.append(np.array([top_radius * np.cos(b), top_radius * np.sin(b), 0.0]))
+        d = top[k] + (0, 0, height) - base[k]
+        lengths.append(float(np.linalg.norm(d)))
+        u = d / lengths[k]
+        x = np.cross(u, (0, 0, 1.0))
+        x = x / np.linalg.norm(x)
+        frames.append(np.column_stack([x, np.cross(u, x), u]))  # leg frame: z along the leg
+    return base, top, frames, lengths
+
+
+def stewart_platform(base_radius=1.0, top_radius=0.6, height=1.2, mass=10.0, leg_mass=1.0, g=9.81):
+    """A Stewart–Gough platform: six UPS legs, each a universal joint ``U<k>`` on the base, a prismatic joint
+    ``P<k>`` (the actuator: cylinder ``cyl<k>`` and rod ``rod<k>``) and a ball joint ``S<k>`` on the platform.
+    Body frames are parallel to the global axes at the home pose (platform origin at height ``height``); the
+    legs' slides are zero there. :func:`stewart_leg_motions` turns a platform trajectory into the six leg
+    motions that :func:`netdyn.inverse_dynamics` takes as drivers.
+
+    >>> stewart_platform().model().metadata["spatial"]["gruebler"]
+    6
+    """
+    base, top, frames, lengths = _stewart_geometry(base_radius, top_radius, height)
+    net = Network("Stewart-Gough platform")
+    Jp = mass * top_radius ** 2
+    net.add(RigidBody("platform", mass, (Jp / 4, Jp / 4, Jp / 2)))
+    if g:
+        net.add(Gravity(vector=(0, 0, -g)))
+    for k in range(6):
+        R, L = frames[k], lengths[k]
+        Jl = leg_mass * L ** 2 / 48
+        net.add(RigidBody(f"cyl{k}", leg_mass, (Jl, Jl, 1e-3 * leg_mass), com=tuple(R @ (0, 0, L / 4)), frame=R),
+                RigidBody(f"rod{k}", leg_mass, (Jl, Jl, 1e-3 * leg_mass), com=tuple(R @ (0, 0, -L / 4)), frame=R),
+                Universal(f"U{k}", "ground", tuple(base[k]), f"cyl{k}", (0, 0, 0), axis_a=tuple(R[:, 0]),
+                          axis_b=tuple(R[:, 1])),
+                Prismatic(f"P{k}", f"cyl{k}", tuple(R @ (0, 0, L / 2)), f"rod{k}", tuple(R @ (0, 0, -L / 2)),
+                          axis=tuple(R[:, 2])),
+                Spherical(f"S{k}", f"rod{k}", (0, 0, 0), "platform", tuple(top[k])))
+    return net
+
+
+def stewart_leg_motions(motion, base_radius=1.0, top_radius=0.6, height=1.2):
+    """Leg slides ``{"P<k>": s_k(t)}`` (inverse kinematics, closed form) that move the platform of
+    :func:`stewart_platform` through ``motion``: components ``"x"``, ``"y"``, ``"z"`` of its origin
+    from home and the angles ``"rx"``, ``"ry"``, ``"rz"`` of successive rotations about x, y, z (functions of t).
+
+    >>> from netdyn import t
+    >>> m = stewart_leg_motions({"z": 0.1 * t}); sorted(m)[:2], round(float(m["P0"].subs(t, 0)), 12)
+    (['P0', 'P1'], 0.0)
+    """
+    from netdyn.symbols import as_expr
+
+    base, top, _, lengths = _stewart_geometry(base_radius, top_radius, height)
+    p = sp.Matrix([as_expr(motion.get(a, 0)) for a in ("x", "y", "z")]) + sp.Matrix([0, 0, height])
+    rx, ry, rz = (as_expr(motion.get(a, 0)) for a in ("rx", "ry", "rz"))
+    R = sp.rot_axis3(-rz) * sp.rot_axis2(-ry) * sp.rot_axis1(-rx)  # sympy's rot_axis is the passive rotation
+    out = {}
+    for k in range(6):
+        d = p + R * sp.Matrix(top[k]) - sp.Matrix(base[k])
+        out[f"P{k}"] = sp.sqrt((d.T * d)[0]) - lengths[k]
+    return out
+
+
+__all__ = ["HEAVY_TOP", "spherical_pendulum", "heavy_top", "rssr", "rssr_guess", "chain_parameters", "spatial_chain",
+           "stewart_platform", "stewart_leg_motions"]

@@ -1,0 +1,151 @@
+"""A :class:`~netdyn.recursive.model.TreeModel` from a planar network (``netdyn.components.planar``).
+
+The tree is the one the relative formulation uses (:func:`netdyn.planar.spanning_tree`: breadth-first
+from the ground), so the tree's joint coordinates are the relative formulation's ``theta_<joint>`` /
+``s_<joint>`` with the same signs; the joints left out become :class:`~netdyn.recursive.model.CutJoint`.
+
+Each body's frame has the axes of its centre-of-mass frame (angle ``theta_<body>``) and its origin at
+the point of its tree joint (``offset``, centre-of-mass coordinates), so that a revolute tree joint
+turns the child about its own origin.
+
+Offered: :class:`RigidBody`, :class:`Revolute`, :class:`Prismatic` and :class:`Weld` (tree or cut)
+and :class:`Gravity`. Anything else (springs, dampers, forces, actuators, sliders, drivers, 1-D
+elements) raises :class:`NotRecursive`: the symbolic path handles those.
+
+>>> from netdyn import Network
+>>> from netdyn.components.planar import RigidBody, Revolute, Gravity
+>>> net = Network()
+>>> _ = net.add(RigidBody("l1", 1, 0.1), RigidBody("l2", 1, 0.1), Gravity(),
+...             Revolute("A", "ground", (0, 0), "l1", (-0.5, 0)), Revolute("B", "l1", (0.5, 0), "l2", (-0.5, 0)))
+>>> tree = tree_from_network(net)
+>>> tree.model.coordinate_joints, tree.coordinate_names
+(['A', 'B'], ['theta_A', 'theta_B'])
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from netdyn.errors import ModelError
+
+from .model import TreeModel
+
+
+class NotRecursive(ModelError):
+    """The network holds an element the recursive path does not evaluate (use the symbolic path)."""
+
+
+def _number(value, params, where):
+    try:
+        e = sp.sympify(value)
+        if params:
+            e = e.subs({sp.Symbol(k): v for k, v in params.items() if not callable(v)})
+        return float(e)
+    except (TypeError, ValueError, sp.SympifyError):
+        raise NotRecursive(f"{where} is {value!r}, not a number: the recursive path needs numeric values "
+                           "(pass params={name: value})") from None
+
+
+@dataclass
+class PlanarTree:
+    """A tree built from a planar network: the model and the maps back to the network's names."""
+
+    model: TreeModel
+    network: object
+    body_index: dict          # body name -> tree index
+    offsets: dict             # body name -> body-frame origin in centre-of-mass coordinates (2,)
+    joint_coordinate: dict    # tree joint name -> coordinate index
+    coordinate_names: list    # relative-formulation names of the coordinates
+
+    def com_poses(self, data):
+        """``{body: (x, y, theta)}`` of the centres of mass after forward kinematics in ``data``."""
+        out = {}
+        for b, i in self.body_index.items():
+            R = data.R[i]
+            c = R @ self.model.com[i]
+            out[b] = (data.p[i, 0] + c[0], data.p[i, 1] + c[1], np.arctan2(R[1, 0], R[0, 0]))
+        return out
+
+
+def tree_from_network(net, params=None):
+    """The :class:`PlanarTree` of a planar network (bodies, Revolute/Prismatic/Weld joints, Gravity)."""
+    from netdyn.components.planar import Prismatic, Revolute, Weld
+    from netdyn.graph.planar import check_structure, planar_elements, spanning_tree
+
+    if not net.bodies:
+        raise NotRecursive("the network has no planar bodies")
+    for el in net.elements.values():
+        if not getattr(el, "planar", False):
+            raise NotRecursive(f"{el.name} is not a planar element; the recursive path models bodies and joints only")
+        kind = type(el).__name__
+        if not getattr(el, "is_joint", False) and kind != "Gravity":
+            raise NotRecursive(f"{el.name} ({kind}) is not evaluated by the recursive path")
+        if getattr(el, "is_joint", False) and not isinstance(el, (Revolute, Prismatic, Weld)):
+            raise NotRecursive(f"joint {el.name} ({kind}) is not offered by the recursive path; "
+                               "use Revolute, Prismatic or Weld")
+    check_structure(net)
+    tree, cuts = spanning_tree(net)
+    if len(tree) != len(net.bodies):
+        raise NotRecursive("a body is held by a ground contact, not a joint")
+    g = 0.0
+    for el in planar_elements(net):
+        if type(el).__name__ == "Gravity":
+            g += _number(el.values["g"], params, f"{el.name}: g")
+
+    def vec(v, where):
+        return np.array([_number(v[0], params, where), _number(v[1], params, where)])
+
+    offsets, index, bodies, jcoord = {"0": np.zeros(2)}, {}, [], {}
+    names = []
+    for j, parent, child in tree:
+        pa, pb = vec(j.point_a, f"{j.name}: point_a"), vec(j.point_b, f"{j.name}: point_b")
+        parent_is_a = parent == j.bodies[0]
+        here, there = (pa, pb) if parent_is_a else (pb, pa)  # on the parent, on the child
+        sign = 1.0 if parent_is_a else -1.0
+        angle = _number(j.values.get("angle", 0), params, f"{j.name}: angle") if "angle" in j.values else 0.0
+        body = net.bodies[child]
+        m = _number(body.values["m"], params, f"body {child}: mass")
+        I = _number(body.values["I"], params, f"body {child}: inertia")
+        offsets[child] = there
+        spec = dict(name=child, parent=None if parent == "0" else parent, joint_name=j.name,
+                    translation=(*(here - offsets[parent]), 0.0), mass=m, com=(*(-there), 0.0),
+                    inertia=np.diag([0.0, 0.0, I]))
+        if isinstance(j, Revolute):
+            spec.update(joint="revolute", axis=(0, 0, sign))
+            names.append(f"theta_{_ident(j.name)}")
+        elif isinstance(j, Prismatic):
+            u = vec(j.axis, f"{j.name}: axis")
+            spec.update(joint="prismatic", rotation=sign * angle)
+            # slide along u of body a: in the child frame, u turned back by the relative angle
+            c, s = np.cos(-sign * angle), np.sin(-sign * angle)
+            ua = np.array([c * u[0] - s * u[1], s * u[0] + c * u[1]]) if parent_is_a else -u
+            spec.update(axis=(*ua, 0.0))
+            names.append(f"s_{_ident(j.name)}")
+        else:  # weld
+            spec.update(joint="fixed", rotation=sign * angle)
+        index[child] = len(bodies)
+        bodies.append(spec)
+    cut_specs = []
+    for j in cuts:
+        a, b = j.bodies
+        spec = dict(name=j.name, body_a=None if a == "0" else a, body_b=None if b == "0" else b,
+                    point_a=(*(vec(j.point_a, f"{j.name}: point_a") - offsets[a]), 0.0),
+                    point_b=(*(vec(j.point_b, f"{j.name}: point_b") - offsets[b]), 0.0))
+        if isinstance(j, Revolute):
+            spec["kind"] = "revolute"
+        elif isinstance(j, Prismatic):
+            spec.update(kind="prismatic", axis=(*vec(j.axis, f"{j.name}: axis"), 0.0),
+                        angle=_number(j.values["angle"], params, f"{j.name}: angle"))
+        else:
+            spec.update(kind="weld", angle=_number(j.values["angle"], params, f"{j.name}: angle"))
+        cut_specs.append(spec)
+    model = TreeModel.from_bodies(bodies, gravity=(0.0, -g, 0.0), cuts=cut_specs)
+    jcoord = {model.joint_names[i]: int(model.qindex[i]) for i in range(model.n) if model.qindex[i] >= 0}
+    return PlanarTree(model, net, index, {b: o for b, o in offsets.items() if b != "0"}, jcoord, names)
+
+
+def _ident(name):
+    return re.sub(r"\W", "_", str(name))  # as netdyn's assembly names coordinates
