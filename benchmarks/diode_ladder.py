@@ -7,7 +7,7 @@ defaults otherwise); netdyn reads the deck and simulates it on its circuit path 
 with junction limiting, variable-step BDF). Times are CPU seconds: netdyn's in-process solve after a
 warm-up (parse + simulate, the netlist read included), ngspice's whole process (user + system from
 rusage, median of up to three runs); the ratio is netdyn / ngspice. Δv is the largest difference of
-v(n1) and v(nN) from ngspice's, over the peak.
+v(n1) and v(nN) from ngspice's, over the peak of v(n1).
 """
 from __future__ import annotations
 
@@ -70,9 +70,10 @@ def main(argv=None):
         ng_cpu, data = run_ngspice(N)
         cpu, method, times, _, sol = run_netdyn(N)
         worst = 0.0
+        peak = float(np.max(np.abs(data["v(n1)"])))  # the ladder attenuates: v(nN) is tiny for large N
         for node in ("n1", f"n{N}"):
             ref = np.interp(times, data["time"], data[f"v({node})"])
-            worst = max(worst, float(np.max(np.abs(sol.voltage(node) - ref)) / np.max(np.abs(ref))))
+            worst = max(worst, float(np.max(np.abs(sol.voltage(node) - ref))) / peak)
         print(f"| N = {N:,} | {ng_cpu:.3f} | {cpu:.3f} ({method}) | {cpu / ng_cpu:.1f} | {worst:.1e} of peak |",
               flush=True)
 

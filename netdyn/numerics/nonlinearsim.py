@@ -256,10 +256,8 @@ def _newton(c, E, J, coeff, pred, t_new, max_iter=30):
             return y, yd, False
         dy = _limit(c, y, dy, a[0], past)
         y = y + dy
-        # converged: every component moved by less than 1e-9 of its own size (fluxes, voltages and
-        # multipliers differ by orders of magnitude; an absolute test stalls large ladders)
-        size = np.maximum(np.maximum(np.abs(y), np.abs(pred)), np.abs(ys[0])) + 1e-30
-        if np.max(np.abs(dy) / size) <= 1e-9:
+        if np.max(np.abs(dy)) <= 1e-10 * (1.0 + np.max(np.abs(y))) or \
+                (it and np.linalg.norm(dy) <= 1e-12 * (1.0 + np.linalg.norm(y))):
             yd = a[0] * y + past
             return y, yd, True
     return y, a[0] * y + past, False
