@@ -366,3 +366,38 @@ def four_bar():
 def slider_crank():
     """Slider-crank (book Example 4.2 coordinates) under gravity, 10 s: time and constraint residual."""
     return _mechanism("slider_crank")
+
+
+# --------------------------------------------------------------------------- reading and sources
+@needs("netdyn", "netdyn.io.netlist")
+def netlist_read(n):
+    """``netdyn.read_netlist`` on a deck of ``n`` elements (:func:`benchmarks.problems.netlist_deck`)."""
+    from benchmarks.problems import netlist_deck
+    read_netlist = require("netdyn.io.netlist", "read_netlist")
+    read_netlist(netlist_deck(10))  # warm-up
+    text = netlist_deck(n)
+    seconds, net = stopwatch(read_netlist, text)
+    return {"read": seconds, "elements": len(net.elements)}
+
+
+@needs(*NETDYN)
+def pwl_source(n):
+    """An RC low-pass driven by a PWL square wave of ``n`` corners, simulated over the whole wave
+    (the source's corners are the integrator's segment edges; each evaluation of the source is a
+    table lookup)."""
+    from benchmarks.problems import pwl_square
+    netdyn = _netdyn()
+    pwl = require("netdyn.lagrange.sources", "pwl")
+    VoltageSource, Resistor, Capacitor = require("netdyn.components.electrical", "VoltageSource", "Resistor",
+                                                 "Capacitor")
+
+    def run(corners):
+        pts, t_end = pwl_square(corners)
+        net = netdyn.Network("pwl")
+        net.add(VoltageSource("V1", "a", "0", pwl(pts)), Resistor("R1", "a", "b", 1e3),
+                Capacitor("C1", "b", "0", 1e-7))
+        return netdyn.simulate(net, (0.0, t_end))
+
+    run(8)  # warm-up
+    seconds, sol = stopwatch(run, n)
+    return {"simulate": seconds, "steps": int(getattr(sol, "nsteps", 0) or 0)}

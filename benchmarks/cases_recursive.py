@@ -2,7 +2,8 @@
 
 * :func:`recursive_chain` -- the n-link pendulum of :mod:`benchmarks.problems` as a
   ``netdyn.recursive.TreeModel``: one joint-space right-hand side ``[q̇, aba(q, q̇, 0)]`` per call
-  (the function handed to the ODE solver, ``netdyn.recursive.integrate.tree_rhs``), its agreement
+  (the function handed to the ODE solver, ``netdyn.recursive.integrate.tree_rhs``: the planar kernel
+  for this planar chain), its agreement
   with Pinocchio at the same random state, then 10 s of motion by ``netdyn.recursive.integrate``
   (scipy DOP853, same tolerances as the Pinocchio peer), energy drift by netdyn's own energy.
 * :func:`rrr_inverse` -- DeNOC inverse dynamics of issue 14's 3-RRR over 201 time points of its

@@ -203,3 +203,32 @@ def ngspice_rc_ladder(N, repeats=3, timeout=600):
 
 
 __all__ = ["kane_derive", "lagrange_derive", "pinocchio_chain", "ngspice_rc_ladder", "parse_acct", "read_raw"]
+
+
+def ngspice_read(n, repeats=3, timeout=600):
+    """``ngspice -b`` reading the deck of :func:`benchmarks.problems.netlist_deck` (parse and set-up, no
+    analysis): CPU seconds of the process (user + system), median over ``repeats``, minus an empty
+    deck's (start-up)."""
+    from benchmarks.problems import netlist_deck
+    if shutil.which("ngspice") is None:
+        raise RuntimeError("ngspice is not installed (apt-get install ngspice)")
+
+    def once(path):
+        cpu0 = _children_cpu()
+        subprocess.run(["ngspice", "-b", str(path)], capture_output=True, text=True, timeout=timeout)
+        return _children_cpu() - cpu0
+
+    with tempfile.TemporaryDirectory(prefix="netdyn-bench-") as tmp:
+        tmp = Path(tmp)
+        empty, deck = tmp / "empty.cir", tmp / "deck.cir"
+        empty.write_text(netlist_deck(2))
+        deck.write_text(netlist_deck(n))
+        once(empty)  # warm-up
+        base = float(np.median([once(empty) for _ in range(repeats)]))
+        cpus = []
+        for _ in range(repeats):
+            cpus.append(once(deck))
+            if cpus[-1] > 2.0:
+                break
+    cpu = float(np.median(cpus))
+    return {"cpu": cpu, "read": max(cpu - base, 1e-6), "startup": base}

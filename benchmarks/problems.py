@@ -82,3 +82,26 @@ def rc_ladder_deck(N, analysis="tran"):
     else:
         raise ValueError(f"analysis must be 'tran' or 'op', got {analysis!r}")
     return "\n".join(lines + [".end", ""])
+
+
+def netlist_deck(elements):
+    """A deck of about ``elements`` elements to read (an RC ladder of elements/2 sections, no analysis).
+
+    What netlist reading is measured on, by netdyn (``read_netlist``) and by ``ngspice -b`` (which
+    parses and sets the circuit up, then finds no analysis to run).
+    """
+    sections = max(1, elements // 2)
+    lines = [f"* netlist reading, {2 * sections + 1} elements", "V1 n0 0 DC 1"]
+    for k in range(1, sections + 1):
+        lines.append(f"R{k} n{k - 1} n{k} 1k")
+        lines.append(f"C{k} n{k} 0 1n")
+    return "\n".join(lines + [".end", ""])
+
+
+def pwl_square(corners, period=1e-3, edge=1e-6):
+    """Corners (time, value) of a PWL square wave with ``corners`` corners (4 a period) and its end time."""
+    pts = []
+    for k in range(max(1, corners // 4)):
+        t0 = period * k
+        pts += [(t0, 0.0), (t0 + edge, 1.0), (t0 + period / 2, 1.0), (t0 + period / 2 + edge, 0.0)]
+    return pts, period * max(1, corners // 4)

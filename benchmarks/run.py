@@ -11,6 +11,8 @@ netdyn is faster):
 * four-bar and slider-crank, 10 s: constraint residual and energy drift (no external peer);
 * recursive path (``netdyn.recursive``): n-link chain RHS and 10 s of motion vs Pinocchio ``aba`` (+ DOP853),
   n = 5 … 200 with the growth exponent; DeNOC inverse dynamics of the 3-RRR over 201 points.
+* netlist reading (group ``safety``): ``read_netlist`` of 10^3..10^5 elements beside ``ngspice -b``
+  reading the same deck; PWL sources of 10..1000 corners (growth exponent, linear is 1).
 
 Every case runs in its own process under ``--cap`` CPU seconds (default 60; 10 with
 ``--quick``), counted once its imports are done; a case over the cap shows ``> cap`` and the larger
@@ -35,8 +37,9 @@ import numpy as np  # noqa: E402
 
 from benchmarks.harness import ROOT, growth_exponent, run_case  # noqa: E402
 
-FULL = {"chain": [2, 5, 10, 20, 50, 100], "rc": [10, 100, 1000, 10000], "recursive": [5, 10, 20, 50, 100, 200]}
-QUICK = {"chain": [2, 5], "rc": [10, 100, 1000], "recursive": [5, 10]}
+FULL = {"chain": [2, 5, 10, 20, 50, 100], "rc": [10, 100, 1000, 10000], "recursive": [5, 10, 20, 50, 100, 200],
+        "netlist": [1000, 10000, 100000], "pwl": [10, 100, 1000]}
+QUICK = {"chain": [2, 5], "rc": [10, 100, 1000], "recursive": [5, 10], "netlist": [1000, 10000], "pwl": [10, 100]}
 SKIP, NA = "skip", "n/a (not implemented)"
 
 
@@ -354,13 +357,29 @@ def _inline(sizes, series, key, results):
 
 
 # --------------------------------------------------------------------------- entry
+def _safety_tables(results, plan):
+    """Netlist reading beside ngspice, and PWL sources by corner count (issue 11: bounded work)."""
+    notes = []
+    read_cols = [("ngspice -b read (s)", "ng_read", "read", 1.0), ("netdyn read_netlist (s)", "nd_read", "read", 1.0)]
+    pwl_cols = [("netdyn simulate (s)", "nd_pwl", "simulate", 1.0)]
+    return "\n\n".join([
+        "## Netlist reading (elements of an RC ladder deck)",
+        table(plan["netlist"], "elements", read_cols, [("netdyn / ngspice", ("nd_read", "read"), ("ng_read", "read"))],
+              results, notes),
+        exponents(plan["netlist"], read_cols, results, "elements"),
+        "## PWL source into an RC (corners of a square wave, simulated over the whole wave)",
+        table(plan["pwl"], "corners", pwl_cols, [], results, notes),
+        exponents(plan["pwl"], pwl_cols, results, "corners") + " Linear in the corners is 1; the target is ≤ 1.1.",
+    ] + notes) + "\n"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (under 2 minutes)")
     parser.add_argument("--cap", type=float, default=None,
                         help="cap per case in CPU seconds (default 60; 10 with --quick)")
-    parser.add_argument("--only", default="chain,rc,closed,recursive",
-                        help="comma-separated groups to run: chain, rc, closed, recursive (default: all)")
+    parser.add_argument("--only", default="chain,rc,closed,recursive,safety",
+                        help="comma-separated groups to run: chain, rc, closed, recursive, safety (default: all)")
     parser.add_argument("--output", default=None,
                         help="where to write the Markdown (default benchmarks/results.md; "
                              "benchmarks/results-quick.md with --quick, so a quick run keeps the full results)")
@@ -401,7 +420,14 @@ def main(argv=None):
         results["nd_recursive"] = sweep("netdyn recursive", "benchmarks.cases_recursive:recursive_chain", sizes, cap,
                                         optional_stage="simulate")
         results["rrr_inverse"] = run_case("benchmarks.cases_recursive:rrr_inverse", {}, cap=cap)
+    if "safety" in groups:
+        log("netlist reading and PWL sources")
+        results["ng_read"] = sweep("ngspice read", "benchmarks.peers:ngspice_read", plan["netlist"], cap)
+        results["nd_read"] = sweep("netdyn read", "benchmarks.cases_netdyn:netlist_read", plan["netlist"], cap)
+        results["nd_pwl"] = sweep("netdyn PWL", "benchmarks.cases_netdyn:pwl_source", plan["pwl"], cap)
     text = build_report(results, plan, cap, args.quick, started, load0, groups)
+    if "safety" in groups:
+        text += "\n" + _safety_tables(results, plan)
     print(text)
     output = Path(args.output or ROOT / "benchmarks" / ("results-quick.md" if args.quick else "results.md"))
     output.write_text(text)

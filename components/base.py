@@ -32,6 +32,7 @@ f**2
 """
 from __future__ import annotations
 
+import contextvars
 import functools
 from dataclasses import dataclass, field
 
@@ -39,6 +40,10 @@ import sympy as sp
 
 from netdyn.errors import ElementError
 from netdyn.symbols import as_expr, engineering, t
+from netdyn.validate import positive
+
+#: sign rules of symbolic values, collected while an element is constructed (see :func:`require_positive`)
+_REQUIREMENTS = contextvars.ContextVar("netdyn_requirements", default=None)
 
 THROUGH = "through"
 ACROSS = "across"
@@ -131,7 +136,15 @@ class Recorded:
             def recording_init(self, *args, **kw):
                 if "_constructor" not in self.__dict__:
                     self.__dict__["_constructor"] = (type(self), args, kw)
-                init(self, *args, **kw)
+                if _REQUIREMENTS.get() is not None:
+                    return init(self, *args, **kw)
+                token = _REQUIREMENTS.set([])
+                try:
+                    init(self, *args, **kw)
+                    # symbolic values that must be positive once numbers are given (checked at simulation)
+                    self.__dict__["requirements"] = tuple(_REQUIREMENTS.get())
+                finally:
+                    _REQUIREMENTS.reset(token)
             recording_init._records_arguments = True
             cls.__init__ = recording_init
         if "<locals>" not in cls.__qualname__:
@@ -157,7 +170,7 @@ class Element(Recorded):
             raise ElementError(f"element name must be a non-empty string, got {name!r}")
         self.name = name
         self.ports = tuple(ports)
-        self.values = {k: as_expr(v) for k, v in (values or {}).items()}
+        self.values = {k: as_expr(v, name, k) for k, v in (values or {}).items()}
         self.report_signs = tuple(report_signs or (1,) * len(self.ports))
         self.terminals = tuple(terminals) if terminals is not None else tuple(
             n for p in self.ports for n in (p.a, p.b))
@@ -188,18 +201,21 @@ def _is_number(v):
 
 
 def require_positive(element_name, parameter, value, allow_zero=False):
-    """Reject non-physical numeric values; symbols pass (checked at simulation).
+    """Reject non-physical numeric values (and NaN, inf, complex, non-numbers); symbols pass and are
+    recorded on the element (``element.requirements``), so ``params=`` overrides are checked at simulation.
 
     >>> require_positive("R1", "R", 10)
     >>> require_positive("L1", "L", -1)
     Traceback (most recent call last):
     ...
-    netdyn.errors.ElementError: L1: L = -1 is not physical; give a positive value
+    netdyn.errors.InvalidValueError: L1: L = -1 is not physical; give a positive value
     """
-    v = as_expr(value)
-    if v.is_number and v.is_real:
-        if v.is_negative or (v.is_zero and not allow_zero):
-            raise ElementError(f"{element_name}: {parameter} = {value} is not physical; give a positive value")
+    if callable(value) and not isinstance(value, sp.Basic):
+        value = as_expr(value, element_name, parameter)
+    v = positive(value, element_name, parameter, allow_zero)
+    pending = _REQUIREMENTS.get()
+    if not v.is_number and pending is not None:
+        pending.append((element_name, parameter, v, allow_zero))
 
 
 # --- linear and user-energy two-terminal laws --------------------------------------------------

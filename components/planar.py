@@ -64,7 +64,7 @@ def _vector(name, what, v):
         x, y = v
     except (TypeError, ValueError):
         raise ElementError(f"{name}: {what} must be a pair (x, y), got {v!r}") from None
-    return (as_expr(x), as_expr(y))
+    return (as_expr(x, name, f"{what} x"), as_expr(y, name, f"{what} y"))
 
 
 @dataclass

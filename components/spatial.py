@@ -205,7 +205,7 @@ def frame_from_axis(axis):
 
 def _vector3(name, what, v):
     try:
-        out = tuple(as_expr(x) for x in v)
+        out = tuple(as_expr(x, name, f"{what}[{k}]") for k, x in enumerate(v))
     except TypeError:
         raise ElementError(f"{name}: {what} must be a 3-vector (x, y, z), got {v!r}") from None
     if len(out) != 3:

@@ -67,10 +67,15 @@ _LAZY = {
     "save_model": "netdyn.io.modelfile",
     "operating_point": "netdyn.numerics.operating_point",
     "ac": "netdyn.analysis.ac",
+    "BondGraph": "netdyn.bondgraph.graph",
+    "to_bond_graph": "netdyn.bondgraph.network",
+    "to_network": "netdyn.bondgraph.network",
+    "load_bond_graph": "netdyn.bondgraph.fileformat",
+    "save_bond_graph": "netdyn.bondgraph.fileformat",
 }
 #: sub-packages reachable as attributes (``netdyn.export.export(...)``, ``netdyn.linkages.four_bar()``)
 _SUBPACKAGES = ("components", "export", "io", "linkages", "models", "lagrange", "graph", "numerics", "analysis",
-                "viz")
+                "viz", "bondgraph")
 
 __all__ = ["NetdynError", "ModelError", "ElementError", "TopologyError", "ParameterError", "InitialConditionError",
            "SingularSystemError", "IntegrationError", "ParseError", "ExportError", "OperatingPointError",

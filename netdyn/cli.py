@@ -303,6 +303,9 @@ def cmd_simulate(args):
         _write_table(cols, sys.stdout)
     if args.plot:
         _plot(cols, args.plot, f"{net.name} ({os.path.basename(args.file)})", sol.model)
+    if getattr(sol, "status", 0) == -2:  # Ctrl-C: the table holds the times reached
+        print(f"netdyn: {sol.message}", file=sys.stderr)
+        return 130
     return 0
 
 
@@ -481,6 +484,18 @@ def main(argv=None):
         return 0
     except OSError as exc:
         print(f"netdyn: error: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("netdyn: interrupted", file=sys.stderr)
+        return 130
+    except RecursionError:
+        print(f"netdyn: error: {getattr(args, 'file', '')}: the input is nested too deeply to process", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - the promise: one line and exit code 2, never a traceback
+        where = getattr(args, "file", None)
+        text = " ".join(str(exc).split())[:300]
+        print(f"netdyn: error: {where + ': ' if where else ''}{type(exc).__name__}: {text} (netdyn could not "
+              "process this input; please report it with the file)", file=sys.stderr)
         return 2
 
 

@@ -29,6 +29,15 @@ class ParameterError(NetdynError):
     """A symbol has no value at simulation time, or an unknown parameter was given."""
 
 
+class InvalidValueError(ElementError, ParameterError):
+    """A value cannot be a parameter: NaN, infinite, complex, not a number, or not physical (negative mass).
+
+    Both an :class:`ElementError` (raised by constructors) and a :class:`ParameterError`
+    (raised for ``params=`` overrides and simulation arguments); the message names the element
+    and the parameter.
+    """
+
+
 class InitialConditionError(NetdynError):
     """Initial values cannot be made consistent with the constraints."""
 

@@ -37,17 +37,25 @@ def symbols(names, **assumptions):
     return sp.symbols(names, **assumptions)
 
 
-def as_expr(value):
-    """A number, sympy expression or callable of t as a sympy expression.
+def as_expr(value, element=None, parameter=None):
+    """A number, sympy expression or callable of t as a sympy expression, checked.
+
+    Strings are SPICE numbers (``"1k"``) or parameter names, never evaluated;
+    NaN, infinities, complex numbers, booleans and lists are an
+    :class:`~netdyn.errors.InvalidValueError` naming ``element`` and ``parameter``
+    (see :mod:`netdyn.validate`).
 
     >>> as_expr(2)
     2
     >>> as_expr(lambda tt: 3*tt)
     3*t
+    >>> as_expr("4.7k")
+    4700.00000000000
     """
+    from netdyn.validate import value as checked
     if callable(value) and not isinstance(value, sp.Basic):
-        return sp.sympify(value(t))
-    return sp.sympify(value)
+        return checked(sp.sympify(value(t)), element, parameter)
+    return checked(value, element, parameter)
 
 
 def identifier(text):

@@ -133,6 +133,26 @@ def parameter_defaults(model, eq=None):
     return out
 
 
+def safe_text(text):
+    r'''``text`` with every character that could end a string literal, a comment or a docstring escaped.
+
+    Printable ASCII stays, except ``\ " ' ? /`` (so no ``"""``, no ``*/``, no C trigraph ``??/``);
+    everything else — those, line breaks, non-ASCII (as UTF-8 bytes) — becomes a three-digit octal
+    escape ``\ooo``, which means the same character in a C string literal and in a Python string
+    (for ASCII; UTF-8 bytes in C), and is plain text inside a comment. So a name or title embedded this way cannot change the program.
+
+    >>> print(safe_text('a"""b */ c'))
+    a\042\042\042b *\057 c
+    '''
+    out = []
+    for ch in str(text):
+        if ch.isascii() and ch.isprintable() and ch not in "\\\"'?/":
+            out.append(ch)
+        else:
+            out.extend(f"\\{b:03o}" for b in ch.encode("utf-8"))
+    return "".join(out)
+
+
 def identifier(name):
     """A C/Python identifier made from a model name.
 
@@ -144,3 +164,21 @@ def identifier(name):
     import re
     out = re.sub(r"\W", "_", str(name)) or "model"
     return out if not out[0].isdigit() else "m_" + out
+
+
+C_KEYWORDS = frozenset("""auto break case char const continue default do double else enum extern float for goto if
+inline int long register restrict return short signed sizeof static struct switch typedef union unsigned void
+volatile while _Bool _Complex _Imaginary main""".split())
+
+
+def c_identifier(name):
+    """An ASCII C identifier made from a name, predictably: every other character becomes ``_``, a leading
+    digit gets ``m_``, a C keyword gets a trailing ``_``.
+
+    >>> c_identifier("RLC network-1"), c_identifier("Ω-filter"), c_identifier("int")
+    ('RLC_network_1', '__filter', 'int_')
+    """
+    import re
+    out = re.sub(r"[^A-Za-z0-9_]", "_", str(name)) or "model"
+    out = out if not out[0].isdigit() else "m_" + out
+    return out + "_" if out in C_KEYWORDS else out

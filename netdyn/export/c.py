@@ -1,5 +1,10 @@
 """Export to C99: a header and a source with the same functions as the Python export.
 
+Names are embedded only escaped (C string literals and comments, see
+:func:`netdyn.export._program.safe_text`); the file and function names are
+:func:`netdyn.export._program.c_identifier` of the model name (the mapping is in
+the header's second comment).
+
 Every function is ``void <prefix><name>(double t, const double *q, const double *f,
 const double *p, const double *u, double *out)`` writing a row-major array
 (sizes in the header's ``#define``\\ s), with common sub-expressions shared
@@ -14,7 +19,7 @@ has no inputs). The source needs only ``<math.h>``.
 >>> x, = coordinates("x,")
 >>> m, k = sp.symbols("m k")
 >>> code = to_c(LagrangianModel([x], T=m*x.diff(t)**2/2, V=k*x**2/2, name="osc"))
->>> print(code.header.splitlines()[4])
+>>> print(code.header.splitlines()[5])
 #define OSC_N 1
 >>> "out[0] = p[0]*q[0];" in code.source   # h = k x, k is p[0]
 True
@@ -26,7 +31,8 @@ from dataclasses import dataclass
 
 from sympy.printing.c import C99CodePrinter
 
-from netdyn.export._program import Program, identifier
+from netdyn.errors import ExportError
+from netdyn.export._program import Program, c_identifier, safe_text
 
 _SIGNATURE = "double t, const double *q, const double *f, const double *p, const double *u, double *out"
 
@@ -53,20 +59,23 @@ class CCode:
 
 
 def _strings(values):
-    return "{" + ", ".join('"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' for v in values) + "}" \
-        if values else "{0}"
+    return "{" + ", ".join('"' + safe_text(v) + '"' for v in values) + "}" if values else "{0}"
 
 
 def to_c(model, name=None, prefix=None):
     """C99 header and source (:class:`CCode`) of a model's equations; see the module docstring."""
     prog = Program(model)
-    name = identifier(name or model.name)
+    title = name or model.name
+    name = c_identifier(title)
+    if prefix is not None and (not isinstance(prefix, str) or (prefix and c_identifier(prefix) != prefix)):
+        raise ExportError(f"prefix {prefix!r} is not a C identifier; use letters, digits and underscores")
     prefix = prefix if prefix is not None else name + "_"
     macro = prefix.upper()
     guard = f"{name.upper()}_H"
     printer = C99CodePrinter()
     defaults = [0.0 if v is None else v for v in prog.defaults.values()]
-    h = [f"/* Equations of motion of {model.name!r}, exported by netdyn. */",
+    h = [f"/* Equations of motion of \"{safe_text(model.name)}\", exported by netdyn. */",
+         f"/* identifiers: \"{safe_text(title)}\" -> {name} (file names), prefix {prefix} */",
          "/* M(q,t) qdd + h(q,f,t) + Phi_q^T lambda + A^T mu = 0, phi(q,t) = 0, A f + a = 0; y = [q, f]. */",
          f"#ifndef {guard}", f"#define {guard}",
          f"#define {macro}N {prog.n}", f"#define {macro}M1 {prog.m1}", f"#define {macro}M2 {prog.m2}",

@@ -1,9 +1,10 @@
 """Export to JSON: coordinates, parameters, multipliers and the equations as sympy strings.
 
-Every expression is a string ``sympy.sympify`` parses, in the model's internal
+Every expression is a string in the model's internal
 symbols (``x``, ``x_dot``, ``x_ddot``, ``lambda_1``, ``mu_1``, parameters, ``t``;
 an input ``v(t)`` is the symbol ``v``). ``symbols`` records each symbol's
-assumptions so that :func:`from_json` gives back *equal* expressions:
+assumptions so that :func:`from_json` gives back *equal* expressions (it parses them with the
+restricted reader of :mod:`netdyn.lagrange.exprtext`, never ``eval``; every name must be one the file declares):
 ``equations`` (the Lagrange rows ``M q̈ + h + Φ_qᵀλ + Aᵀμ``, then ``φ``, then
 ``A f + a``, each ``= 0``) and the pieces ``M``, ``h``, ``phi``, ``Phi_q``, ...
 (matrices as ``[row, column, expression]`` triples).
@@ -23,8 +24,6 @@ True
 from __future__ import annotations
 
 import json
-
-import sympy as sp
 
 from netdyn.errors import ParseError
 from netdyn.export._program import parameter_defaults
@@ -77,6 +76,8 @@ def from_json(text):
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ParseError(f"not JSON: {exc.msg}", line=exc.lineno) from None
+    except RecursionError:
+        raise ParseError("not a netdyn equations file: the JSON is nested too deeply") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ParseError(f"not a netdyn equations file (expected \"format\": \"{FORMAT}\")")
     version = doc.get("format_version")
@@ -84,11 +85,48 @@ def from_json(text):
         raise ParseError(f"equations file format_version {version!r} is newer than this netdyn reads "
                          f"({FORMAT_VERSION}); upgrade netdyn")
     table = doc.get("symbols", {})
+    if not isinstance(table, dict):
+        raise ParseError("equations file: 'symbols' must be a mapping of names to assumptions")
+    names = {"t"}
+    for key in ("coordinates", "flows", "accelerations", "inputs"):
+        names.update(_strings(doc, key))
+    for entry in _list(doc, "parameters"):
+        names.add(entry.get("name") if isinstance(entry, dict) else entry)
+    multipliers = doc.get("multipliers") or {}
+    if not isinstance(multipliers, dict):
+        raise ParseError("equations file: 'multipliers' must be a mapping with 'lambda' and 'mu'")
+    for key in ("lambda", "mu"):
+        for entry in multipliers.get(key) or []:
+            names.add(entry.get("name") if isinstance(entry, dict) else entry)
+    names = {n for n in names if isinstance(n, str)}
+    read = lambda s, where: from_text(s, table, f"equations file {where}", names=names, strict=True)  # noqa: E731
     out = dict(doc)
-    out["equations"] = [from_text(s, table, f"equation {i + 1}") for i, s in enumerate(doc["equations"])]
+    out["equations"] = [read(s, f"equation {i + 1}") for i, s in enumerate(_list(doc, "equations"))]
     for key in _VECTORS:
-        out[key] = [from_text(s, table, f"{key}[{i}]") for i, s in enumerate(doc[key])]
+        out[key] = [read(s, f"{key}[{i}]") for i, s in enumerate(_list(doc, key))]
     for key in _MATRICES:
-        out[key] = {(i, j): from_text(s, table, f"{key}[{i}, {j}]") for i, j, s in doc[key]}
-    out["symbols"] = {name: sp.Symbol(name, **a) for name, a in table.items() if not name.endswith("()")}
+        entries = {}
+        for entry in _list(doc, key):
+            if not (isinstance(entry, list) and len(entry) == 3 and all(
+                    isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in entry[:2])):
+                raise ParseError(f"equations file {key}: entries are [row, column, expression], got {entry!r:.80}")
+            i, j, s = entry
+            entries[(i, j)] = read(s, f"{key}[{i}, {j}]")
+        out[key] = entries
+    out["symbols"] = {name: read(name, "symbols") for name in table if isinstance(name, str) and not name.endswith("()")}
     return out
+
+
+def _list(doc, key):
+    value = doc.get(key, [])
+    if not isinstance(value, list):
+        raise ParseError(f"equations file: {key!r} must be a list, got {type(value).__name__}")
+    return value
+
+
+def _strings(doc, key):
+    value = _list(doc, key)
+    bad = [v for v in value if not isinstance(v, str)]
+    if bad:
+        raise ParseError(f"equations file: {key!r} must list names (strings), got {bad[0]!r:.80}")
+    return value

@@ -19,6 +19,8 @@ k x + m \ddot{x} &= F
 """
 from __future__ import annotations
 
+import re
+
 import sympy as sp
 from sympy.printing.conventions import split_super_sub
 from sympy.printing.latex import LatexPrinter
@@ -61,6 +63,11 @@ def _rows(model, efforts):
     return out
 
 
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                  "^": r"\textasciicircum{}", "_": r"\_", "&": r"\&", "%": r"\%", "#": r"\#", "$": r"\$"}
+_SAFE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
 class _LatexPrinter(LatexPrinter):
     """sympy's LaTeX with numbers as engineers write them (``1.0e6 q_{L1} + 0.001 \\ddot{q}_{L1}``)."""
 
@@ -69,21 +76,43 @@ class _LatexPrinter(LatexPrinter):
 
 
 def _escape(text):
-    return "".join("\\" + ch if ch in "_&%#$" else ch for ch in str(text))
+    r"""Text safe in LaTeX: the special characters as commands, line breaks as spaces, only printable
+    characters (``\input``, ``\write18`` cannot appear).
+
+    >>> _escape(r"a_b \input{x} 100%")
+    'a\\_b \\textbackslash{}input\\{x\\} 100\\%'
+    """
+    return "".join(_LATEX_SPECIAL.get(ch, ch if ch.isprintable() else " ") for ch in str(text))
+
+
+def _symbol_names(exprs):
+    """``symbol_names=`` for ``sympy.latex``: symbols whose names are not plain identifiers print as
+    escaped ``\\text{...}`` (sympy would print the name raw)."""
+    out = {}
+    for e in exprs:
+        for s in sp.sympify(e).free_symbols:
+            if isinstance(s, sp.Symbol) and not _SAFE_NAME.match(s.name):
+                out[s] = r"\text{" + _escape(s.name) + "}"
+    return out
 
 
 def to_latex(model, standalone=False, efforts="left", environment="align"):
     """LaTeX of a model's equations (a string); see the module docstring."""
     eq = model.derive()
     show = display_symbols(model)
-    tex = lambda e: _LatexPrinter().doprint(sp.sympify(e).xreplace(show))
-    lines = [f"{tex(lhs)} &= {tex(rhs)}" for lhs, rhs in _rows(model, efforts)]
+    rows = _rows(model, efforts)
+    shown = [sp.sympify(e).xreplace(show) for pair in rows for e in pair] + \
+        [sp.sympify(e).xreplace(show) for e in list(eq.phi) + list(eq.flow_constraint_rows())]
+    names = _symbol_names(shown)
+    tex = lambda e: _LatexPrinter(dict(symbol_names=names)).doprint(sp.sympify(e).xreplace(show))  # noqa: E731
+    lines = [f"{tex(lhs)} &= {tex(rhs)}" for lhs, rhs in rows]
     lines += [f"{tex(p)} &= 0" for p in eq.phi]
     lines += [f"{tex(r)} &= 0" for r in eq.flow_constraint_rows()]
     body = f"\\begin{{{environment}}}\n" + " \\\\\n".join(lines) + f"\n\\end{{{environment}}}"
     if not standalone:
         return body
-    coords = ", ".join(f"${sp.latex(sp.Symbol(n))}$" for n in model.coordinate_names)
+    coords = ", ".join(f"${sp.latex(sp.Symbol(n))}$" if _SAFE_NAME.match(n) else rf"\text{{{_escape(n)}}}"
+                       for n in model.coordinate_names)
     mults = ", ".join(f"${sp.latex(s)}$ ({_escape(lab)})" for s, lab in
                       list(zip(eq.lam, model.constraint_labels)) + list(zip(eq.mu, model.flow_constraint_labels)))
     return "\n".join([

@@ -1,5 +1,8 @@
 """Export to a standalone Python module that needs only numpy.
 
+Names and titles appear only as Python data (``repr``) or escaped in the docstring
+(:func:`netdyn.export._program.safe_text`), so no name can change the program.
+
 The module text defines, for ``y = [q, f]``:
 
 * ``mass_matrix``, ``h``, ``forcing`` (``= -h``), ``phi``, ``Phi_q``, ``Phi_t``,
@@ -32,7 +35,7 @@ from __future__ import annotations
 from sympy import Indexed
 from sympy.printing.numpy import NumPyPrinter
 
-from netdyn.export._program import Program
+from netdyn.export._program import Program, safe_text
 
 _RUNTIME = '''
 
@@ -105,13 +108,14 @@ def to_python(model, name=None):
     prog = Program(model)
     printer = _Printer({"fully_qualified_modules": True, "inline": True, "allow_unknown_functions": False})
     lines = [
-        f'"""Equations of motion of {name or model.name!r}, exported by netdyn (needs only numpy).',
+        f'"""Equations of motion of "{safe_text(name or model.name)}", exported by netdyn (needs only numpy).',
         "",
         "M(q,t) qdd + h(q,f,t) + Phi_q^T lambda + A^T mu = 0,  phi(q,t) = 0,  A f + a = 0.",
         "y = [q, f]; rhs(t, y, params) gives dy/dt of the index-1 ODE.",
         '"""',
         "import numpy",
         "",
+        f"NAME = {str(name or model.name)!r}",
         f"COORDINATES = {prog.coordinates!r}",
         f"PARAMETERS = {prog.parameters!r}",
         f"DEFAULTS = {prog.defaults!r}",

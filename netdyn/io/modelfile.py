@@ -19,12 +19,20 @@ without code of its own::
       args: {name: V1, plus: in, minus: '0', v: {expr: 5*sin(100*pi*t), symbols: {t: {}}}}
 
 Argument values are plain numbers and strings, or tagged objects:
-``{expr: <sympy string>, symbols: {name: assumptions}}`` (sources as
+``{expr: <expression>, symbols: {name: assumptions}}`` (sources as
 expressions of ``t``, symbolic parameters), ``{function: <expr in arg>}`` (an
 energy function such as ``Resistor(dissipation=...)``), ``{tuple: [...]}``,
 ``{port: [domain, a, b]}`` and ``{ref: name}`` (another element or body of the
 network). ``class`` may be shortened to the class name when it is unique
 (``Resistor``; ``translational.Spring``).
+
+Loading never runs code from the file: YAML is read with PyYAML's safe loader
+(aliases refused too), expressions are parsed by the restricted reader of
+:mod:`netdyn.lagrange.exprtext` (a whitelist of operators and functions, never ``eval``),
+energy functions are expressions in ``arg``, never Python source, plain string
+values are SPICE numbers (``"1k"``) or parameter names, and ``class`` must name a
+registered element class. Anything else is a :class:`~netdyn.errors.ParseError`
+naming the entry, the argument and the offending token.
 
 Units are SI throughout, as everywhere in netdyn: ohm, henry, farad, volt,
 ampere, coulomb, weber, second; kilogram, metre, newton, N/m (springs),
@@ -47,8 +55,9 @@ from __future__ import annotations
 
 import inspect
 import json
-import os
 import numbers
+import os
+import re
 
 import numpy as np
 import sympy as sp
@@ -59,6 +68,7 @@ from netdyn.lagrange.exprtext import from_text, symbol_table, to_text
 from netdyn.graph.network import Network
 
 FORMAT = "netdyn-model"
+_CLASS_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*$")
 FORMAT_VERSION = 1
 _ARG = sp.Symbol("arg")
 #: network attributes kept in the file (a netlist's title, .tran, .ic, ic= values and .param values)
@@ -122,21 +132,25 @@ def _decode(value, where, built):
     if "expr" in value and set(value) <= {"expr", "symbols"}:
         return from_text(value["expr"], value.get("symbols"), where)
     if "function" in value and set(value) <= {"function", "symbols"}:
-        table = dict(value.get("symbols") or {})
-        table.setdefault("arg", {})
+        table = value.get("symbols") or {}
+        if not isinstance(table, dict):
+            raise ParseError(f"{where}: 'symbols' must be a mapping of names to assumptions")
+        table = {"arg": {}, **table}
         return ExpressionFunction(from_text(value["function"], table, where))
-    if list(value) == ["tuple"]:
-        return tuple(_decode(v, where, built) for v in value["tuple"])
-    if list(value) == ["port"]:
-        return Port(*value["port"])
-    if list(value) == ["dict"]:
-        return {k: _decode(v, where, built) for k, v in value["dict"].items()}
-    if list(value) == ["ref"]:
+    tag = list(value)
+    inner = value[tag[0]] if len(tag) == 1 else None
+    if tag == ["tuple"] and isinstance(inner, list):
+        return tuple(_decode(v, where, built) for v in inner)
+    if tag == ["port"] and isinstance(inner, list) and len(inner) == 3 and all(isinstance(x, str) for x in inner):
+        return Port(*inner)
+    if tag == ["dict"] and isinstance(inner, dict):
+        return {k: _decode(v, where, built) for k, v in inner.items()}
+    if tag == ["ref"] and isinstance(inner, str):
         if value["ref"] not in built:
             raise ParseError(f"{where}: refers to {value['ref']!r}, which is not defined before it in the file")
         return built[value["ref"]]
-    raise ParseError(f"{where}: unknown value {value!r}; tagged values are expr, function, tuple, port, "
-                     "dict or ref")
+    raise ParseError(f"{where}: unknown value {value!r:.100}; tagged values are {{expr: text}}, "
+                     "{function: text}, {tuple: [...]}, {port: [domain, a, b]}, {dict: {...}} or {ref: name}")
 
 
 def _plain(value, where):
@@ -202,6 +216,9 @@ def model_to_dict(net):
 # ------------------------------------------------------------------------------------------ decoding
 
 def _lookup_class(name, where):
+    if not _CLASS_NAME.match(name):
+        raise ParseError(f"{where}: {name[:80]!r} is not a class name (dotted identifiers, e.g. "
+                         "netdyn.components.electrical.Resistor)")
     cls = REGISTRY.get(name)
     if cls is None and name.startswith("netdyn.") and "." in name:
         import importlib
@@ -223,7 +240,7 @@ def _lookup_class(name, where):
 
 
 def _build(entry, index, built):
-    where = f"{'element' if 'class' in entry else 'entry'} {index + 1}"
+    where = f"{'element' if isinstance(entry, dict) and 'class' in entry else 'entry'} {index + 1}"
     if not isinstance(entry, dict) or "class" not in entry:
         raise ParseError(f"{where}: expected a mapping with 'class' and 'args', got {entry!r}")
     args = entry.get("args") or {}
@@ -232,6 +249,9 @@ def _build(entry, index, built):
     if isinstance(args.get("name"), str):
         where = f"{where} ({args['name']})"
     cls = _lookup_class(str(entry["class"]), where)
+    bad = [k for k in args if not isinstance(k, str) or not k.isidentifier() or k.startswith("_")]
+    if bad:
+        raise ParseError(f"{where}: {bad[0]!r} is not an argument name")
     fields = {k: _decode(v, f"{where} argument {k}", built) for k, v in args.items()}
     params = _parameters(cls)
     positional = []
@@ -239,13 +259,18 @@ def _build(entry, index, built):
     if star is not None:
         for p in params:
             if p is star:
-                positional += list(fields.pop(p.name, []))
+                rest = fields.pop(p.name, [])
+                if not isinstance(rest, (list, tuple)):
+                    raise ParseError(f"{where}: argument {p.name} must be a list")
+                positional += list(rest)
                 break
+            if p.name not in fields:
+                raise ParseError(f"{where}: {cls.__name__} needs the argument {p.name!r}")
             positional.append(fields.pop(p.name))
     try:
         return cls(*positional, **fields)
-    except TypeError as exc:
-        raise ParseError(f"{where}: wrong arguments for {cls.__name__}: {exc}") from None
+    except (TypeError, ValueError, ArithmeticError, KeyError, IndexError, AttributeError) as exc:
+        raise ParseError(f"{where}: wrong arguments for {cls.__name__}: {type(exc).__name__}: {exc}") from None
 
 
 def model_from_dict(doc):
@@ -258,17 +283,47 @@ def model_from_dict(doc):
     if version > FORMAT_VERSION:
         raise ParseError(f"model file format_version {version} is newer than this netdyn reads "
                          f"({FORMAT_VERSION}); upgrade netdyn")
-    net = Network(doc.get("name") or "network")
+    name = doc.get("name") or "network"
+    if not isinstance(name, str):
+        raise ParseError(f"the model file's 'name' must be a string, got {name!r:.80}")
+    net = Network(name)
     for key in ATTRIBUTES:
         if doc.get(key) is not None:
-            setattr(net, key, doc[key])
+            setattr(net, key, _attribute(key, doc[key]))
     built = {}
+    for key in ("bodies", "elements"):
+        if not isinstance(doc.get(key) or [], list):
+            raise ParseError(f"the model file's {key!r} must be a list of entries")
     entries = list(doc.get("bodies") or []) + list(doc.get("elements") or [])
     for i, entry in enumerate(entries):
-        obj = _build(entry, i, built)
+        try:
+            obj = _build(entry, i, built)
+        except RecursionError:
+            raise ParseError(f"entry {i + 1}: nested too deeply") from None
         net.add(obj)
         built[obj.name] = obj
     return net
+
+
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _attribute(key, value):
+    """A network attribute from the file, checked: the shapes netdyn itself writes."""
+    ok = True
+    if key == "title":
+        ok = isinstance(value, str)
+    elif key == "tran":
+        ok = isinstance(value, dict) and all(
+            isinstance(k, str) and (v is None or _number(v) or (k == "uic" and isinstance(v, bool)))
+            for k, v in value.items()) and _number(value.get("tstop"))
+    else:
+        ok = isinstance(value, dict) and all(isinstance(k, str) and _number(v) for k, v in value.items())
+    if not ok:
+        raise ParseError(f"the model file's {key!r} has the wrong shape ({value!r:.80}); see "
+                         "netdyn.io.modelfile for what it holds")
+    return value
 
 
 def _kind(path):
@@ -293,6 +348,22 @@ def save_model(net, path):
             yaml.safe_dump(doc, fh, sort_keys=False, default_flow_style=None, width=110)
 
 
+def _loader():
+    """PyYAML's SafeLoader (plain data only, no Python objects) refusing anchors and aliases, whose
+    references would let a small file stand for an exponentially large tree (a "billion laughs")."""
+    import yaml
+
+    class NoAliasSafeLoader(yaml.SafeLoader):
+        def compose_node(self, parent, index):
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()
+                raise ParseError("YAML aliases (*name) are not allowed in a model file; write the value out",
+                                 line=event.start_mark.line + 1)
+            return super().compose_node(parent, index)
+
+    return NoAliasSafeLoader
+
+
 def load_model(path):
     """Load a network saved by :func:`save_model`; syntax errors name the line."""
     kind = _kind(path)
@@ -306,10 +377,14 @@ def load_model(path):
             doc = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ParseError(f"not valid JSON: {exc.msg}", line=exc.lineno) from None
+        except RecursionError:
+            raise ParseError(f"{path}: the JSON is nested too deeply") from None
     else:
         import yaml
         try:
-            doc = yaml.safe_load(text)
+            doc = yaml.load(text, Loader=_loader())  # a SafeLoader that also refuses aliases
+        except RecursionError:
+            raise ParseError(f"{path}: the YAML is nested too deeply") from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             raise ParseError(f"not valid YAML: {getattr(exc, 'problem', None) or exc}",

@@ -396,13 +396,23 @@ def pwl(points):
     if not pts:
         raise ElementError("PWL needs at least one (time, value) point")
     for (ta, _), (tb, _) in zip(pts, pts[1:]):
+        if isinstance(ta, sp.Float) and isinstance(tb, sp.Float):
+            if not float(tb) > float(ta):
+                raise ElementError(f"PWL times must increase strictly (got {ta} then {tb})")
+            continue
         if not (tb - ta).is_positive and (tb - ta).is_number:
             raise ElementError(f"PWL times must increase strictly (got {ta} then {tb})")
     if len(pts) == 1:
         expr = pts[0][1]
         return expr
     pieces = [(pts[0][1], t < pts[0][0])]
+    numeric = all(isinstance(x, sp.Float) for p in pts for x in p)
     for (ta, va), (tb, vb) in zip(pts, pts[1:]):
+        if numeric:  # the same a + b t sympy's Float arithmetic gives, without its cost (1000 corners: ms, not s)
+            slope = (float(vb) - float(va)) / (float(tb) - float(ta))
+            line = sp.Float(float(va) - slope * float(ta)) + sp.Float(slope) * t if slope else va
+            pieces.append((line, t < tb))
+            continue
         pieces.append((va + (vb - va) * (t - ta) / (tb - ta), t < tb))
     pieces.append((pts[-1][1], True))
     expr = sp.Piecewise(*pieces)

@@ -159,8 +159,8 @@ class ParallelManipulator:
     def network(self):
         """The same mechanism as a netdyn planar network (no virtual joints), for the symbolic path."""
         if self._network_builder is None:
-            raise ModelError(f"{self.name} has no netdyn network yet: it needs spatial bodies and joints "
-                             "(netdyn.components.spatial); its tree is complete")
+            raise ModelError(f"{self.name} is built as a tree only; netdyn.linkages.spatial.stewart_platform is "
+                             "netdyn's symbolic Stewart-Gough platform (netdyn.components.spatial bodies and joints)")
         return self._network_builder(self)
 
     def __repr__(self):
@@ -393,8 +393,8 @@ def stewart_gough(base_radius=1.0, platform_radius=0.5, spread=np.deg2rad(15.0),
     ``spread`` (the two legs from a pair of base pins go to neighbouring pairs of balls). Each leg: a cylinder (length ``lc``, mass ``mc``, from the base
     pin along the leg) and a piston (length ``lp``, mass ``mpist``, ending at the ball). The platform (mass
     ``mp``, principal inertias ``Ip``) is on virtual joints ``x, y, z`` (slides) and ``yaw, pitch, roll``
-    (turns about z, then y, then x); gravity along −z. Built on the tree only: its netdyn network waits for
-    spatial bodies.
+    (turns about z, then y, then x); gravity along −z. Built on the tree only (``network()`` is not
+    offered; :func:`netdyn.linkages.spatial.stewart_platform` is the symbolic counterpart).
 
     >>> sg = stewart_gough()
     >>> sg.tree.nq, sg.tree.m, sg.actuated[:2]

@@ -110,7 +110,7 @@ REST = "(rest)"
 
 
 def _rest(sol, names, kinds, stored, pdiss, power, wd, wa, resid):
-    """A row for the energy the elements do not hold (planar bodies and joints): the model's totals minus theirs.
+    """A row for the energy the elements do not hold (planar or spatial bodies and joints): the model's totals minus theirs.
 
     It absorbs the power the element ports put into it, ``−Σ P_i``, so its own
     balance checks the rest of the model.
@@ -119,7 +119,7 @@ def _rest(sol, names, kinds, stored, pdiss, power, wd, wa, resid):
     Pd = sol.evaluate(sol._internal(dissipated_power(sol.model))) - np.sum([pdiss[n] for n in names], axis=0)
     scale = max(np.max(np.abs(sol.energy())), 1e-300)
     if np.max(np.abs(E)) <= 1e-12 * scale and np.max(np.abs(Pd)) <= 1e-12 * max(np.max(np.abs(Pd)), 1e-300) \
-            and not sol.model.metadata.get("planar"):
+            and not (sol.model.metadata.get("planar") or sol.model.metadata.get("spatial")):
         return
     P = -np.sum([power[n] for n in names], axis=0)
     Wd, Wa = cumulative(Pd, sol.t), cumulative(P, sol.t)

@@ -22,6 +22,8 @@ import sympy as sp
 
 from netdyn.errors import ModelError, ParameterError
 from netdyn.numerics.energy import dissipated_power, supplied_power
+from netdyn.numerics.pwtable import tabulate
+from netdyn.validate import real
 from netdyn.symbols import t
 
 
@@ -32,7 +34,8 @@ def _lambdify(args, exprs):
     exprs = [sp.sympify(e) for e in exprs]
     if not exprs:
         return lambda *a: []
-    fn = sp.lambdify(args, exprs, modules=_MODULES, cse=True)
+    exprs, tables = tabulate(exprs)  # PWL sources by table lookup: O(log n) a call, not O(n)
+    fn = sp.lambdify(args, exprs, modules=[tables] + _MODULES, cse=True)
     return fn
 
 
@@ -60,7 +63,8 @@ def time_function(expr):
     >>> time_function(2 * t)(np.array([0.0, 1.5])).tolist()
     [0.0, 3.0]
     """
-    return sp.lambdify(t, sp.sympify(expr), modules=_MODULES)
+    [expr], tables = tabulate([sp.sympify(expr)])
+    return sp.lambdify(t, expr, modules=[tables] + _MODULES)
 
 
 def _input_function(value, name):
@@ -71,7 +75,8 @@ def _input_function(value, name):
     if extra:
         raise ParameterError(f"input {name} = {value} contains {sorted(map(str, extra))}; give a number, an "
                              "expression of netdyn.t or a callable of t")
-    fn = sp.lambdify(t, expr, modules="numpy")
+    [expr], tables = tabulate([expr])
+    fn = sp.lambdify(t, expr, modules=[tables, "numpy"])
     return lambda tt: float(fn(tt))
 
 
@@ -180,10 +185,7 @@ class CompiledModel:
             raise ParameterError(f"no value for parameter(s) {missing}; pass params={{{missing[0]!r}: ...}}")
         vec = np.empty(len(self.parameters))
         for i, s in enumerate(self.parameters):
-            try:
-                vec[i] = float(sp.sympify(values[s]))
-            except (TypeError, ValueError):
-                raise ParameterError(f"parameter {s} = {values[s]!r} is not a number") from None
+            vec[i] = real(values[s], parameter=f"parameter {s}")  # never sympify a string: "1k" is 1000
         return Params(vec, fns)
 
     # --------------------------------------------------------------- evaluation
@@ -226,9 +228,9 @@ class CompiledModel:
         """Dissipated and supplied power at one state (for the energy quadratures)."""
         if self._power is None:
             eq = self.eq
-            self._power = sp.lambdify([t, eq.q, eq.f, eq.lam, eq.mu, self.parameters, self.inputs],
-                                      [dissipated_power(self.model), supplied_power(self.model)],
-                                      modules="numpy", cse=True)
+            exprs, tables = tabulate([dissipated_power(self.model), supplied_power(self.model)])
+            self._power = sp.lambdify([t, eq.q, eq.f, eq.lam, eq.mu, self.parameters, self.inputs], exprs,
+                                      modules=[tables, "numpy"], cse=True)
         pd, ps = self._power(tt, q, f, lam, mu, p.vector, p.inputs(tt))
         return float(pd), float(ps)
 

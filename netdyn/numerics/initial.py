@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from netdyn.validate import real
 from netdyn.errors import InitialConditionError, ModelError
 
 
@@ -28,13 +29,15 @@ def _vector(cm, values, what, default=0.0):
     index = {n: i for i, n in enumerate(names)}
     vec = np.full(cm.n, default, dtype=float)
     given = np.zeros(cm.n, dtype=bool)
+    if values is not None and not isinstance(values, dict):
+        raise ModelError(f"the initial {what} must be a dict of coordinate names to values, got {values!r:.60}")
     for k, v in (values or {}).items():
         key = k if isinstance(k, str) else getattr(getattr(k, "func", None), "__name__", str(k))
         if key.endswith("_dot") and what == "f" and key[:-4] in index:
             key = key[:-4]
         if key not in index:
             raise ModelError(f"unknown coordinate {key!r} in the initial {what}; the coordinates are {names}")
-        vec[index[key]] = float(v)
+        vec[index[key]] = real(v, parameter=f"{what}0[{key!r}]")  # NaN, inf, complex, "abc" refused
         given[index[key]] = True
     return vec, given
 

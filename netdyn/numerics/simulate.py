@@ -28,8 +28,9 @@ from netdyn.numerics.integrators.projection import SOLVERS
 from netdyn.numerics.linearsim import explain_not_linear, simulate_linear, try_linear
 from netdyn.numerics.solution import Solution
 from netdyn.numerics.structure import prepare
-from netdyn.numerics.trajectory import Trajectory
+from netdyn.numerics.trajectory import INTERRUPTED, Trajectory
 from netdyn.symbols import t
+from netdyn.validate import conditioning_hint, parameter_values, requirements
 
 METHODS = ("auto", "linear", "circuit", "projection", "ida", "recursive")
 
@@ -97,8 +98,8 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     if method in ("auto", "linear") and not params:
         lin = try_linear(system, formulation)
         if lin is not None:
-            return simulate_linear(system, t_span, q0, f0, _output_times(t_span, t_eval), rtol, atol, max_step,
-                                   formulation, lin=lin, progress=progress)
+            return _explained(simulate_linear, system, system, t_span, q0, f0, _output_times(t_span, t_eval), rtol,
+                              atol, max_step, formulation, lin, progress)
     if method in ("auto", "circuit") and not params:
         from netdyn.numerics.nonlinearsim import simulate_circuit, try_circuit  # linear + diodes: Newton, BDF
         circuit = try_circuit(system, formulation)
@@ -112,6 +113,7 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         explain_not_linear(system, formulation, params)
     model = as_model(system, formulation)
     cm = compile_model(model)
+    parameter_values(params, requirements(model))  # params= overrides get the constructors' sign checks
     p = cm.parameter_vector(params)
     t0, t1 = t_span
     requested = _output_times(t_span, t_eval)
@@ -130,11 +132,26 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         # magnitudes from a first pass under (nearly) pure relative error control; a small fixed atol:
         # pure relative control fails on variables held at 0 by constraints (roundoff noise) and in
         # IDA's first steps from exact zeros; magnitudes are all this pass is for
-        atol = scaled_atol(run(1e-6, 1e-12, np.linspace(t0, t1, 201)), rtol)
-    trajectory = run(rtol, atol, t_eval, progress)
+        # (the work integrals out of its error test: their scale is what it finds out)
+        coarse = _explained(run, model, 1e-6, np.r_[np.full(2 * cm.n, 1e-12), 1e6, 1e6], np.linspace(t0, t1, 201))
+        if coarse.status == INTERRUPTED:  # Ctrl-C during the first pass: return what it reached
+            return Solution(model, cm, p, coarse, method=method)
+        atol = scaled_atol(coarse, rtol)
+    trajectory = _explained(run, model, rtol, atol, t_eval, progress)
     if trajectory.t.shape == requested.shape:
         trajectory.t = requested  # report the times asked for (a snapped one differs by < 1e-9 of the span)
     return Solution(model, cm, p, trajectory, method=method)
+
+
+def _explained(run, model, *args):
+    """``run(*args)``; a failed integration names the elements whose extreme values make it ill-conditioned."""
+    try:
+        return run(*args)
+    except IntegrationError as exc:
+        hint = conditioning_hint(model)
+        if not hint:
+            raise
+        raise IntegrationError(str(exc) + hint) from None
 
 
 def _span(system, t_span, formulation):
@@ -206,13 +223,20 @@ def integrate_segments(integrator, edges, q, f, t_eval, rtol, atol, progress=Non
         if piece.dissipated is not None:
             w = (piece.dissipated[-1], piece.supplied[-1])
         parts.append(piece.take(np.isin(piece.t, t_eval)))
+        if piece.status == INTERRUPTED:  # Ctrl-C: the segments done so far
+            break
     return Trajectory.join(parts)
 
 
 def scaled_atol(trajectory, rtol):
-    """Absolute tolerances of ``[q, f]`` from a first pass's magnitudes (``rtol``/100 of each)."""
-    y = np.vstack([trajectory.q, trajectory.f])  # the work integrals keep their relative control
+    """Absolute tolerances of ``[q, f, W_dissipated, W_supplied]`` from a first pass's magnitudes
+    (``rtol``/100 of each; the work integrals at ``rtol``/100 of the largest energy that went through)."""
+    y = np.vstack([trajectory.q, trajectory.f])
     scale = np.max(np.abs(y), axis=1)
     # variables held at ~0 (by a constraint) get a usable atol; a system at rest keeps 1e-12
     floor = np.max(scale) * 1e-6 if np.max(scale) > 0 else 1e-12 / max(rtol * 1e-2, 1e-300)
-    return np.maximum(scale, floor) * rtol * 1e-2
+    atol = np.maximum(scale, floor) * rtol * 1e-2
+    if trajectory.dissipated is None or not trajectory.t.size:
+        return atol
+    energy = max(np.max(np.abs(trajectory.dissipated)), np.max(np.abs(trajectory.supplied)))
+    return np.r_[atol, np.full(2, max(energy * rtol * 1e-2, 1e-14))]

@@ -28,6 +28,11 @@ from netdyn.numerics.trajectory import Trajectory  # noqa: F401  (documented att
 from netdyn.symbols import t as T_SYM
 
 
+def _nan_max(a, b):
+    """``max`` in which NaN wins (Python's ``max(0.0, nan)`` is 0.0: a NaN residual must show)."""
+    return a if a != a else b if b != b else (a if a > b else b)
+
+
 class Solution:
     """Trajectories ``q``, ``f``, accelerations and multipliers at the output times ``t``.
 
@@ -152,6 +157,7 @@ class Solution:
         """Max over time of |φ| (positions), |Φ_q f + Φ_t| (velocities) and |A f + a| (flows)."""
         cm = self.compiled
         pos = vel = flow = 0.0
+        max = _nan_max  # noqa: A001 - Python's max(0.0, nan) is 0.0: a NaN residual must show
         for k, tt in enumerate(self.t):
             c = cm.constraints(tt, self.q[:, k], self.f[:, k], self.p)
             if cm.m1:

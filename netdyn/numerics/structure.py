@@ -132,7 +132,7 @@ def prepare(model, cm, tt, q, p, params=None):
             raise SingularSystemError(
                 f"the mechanism {model.name!r} cannot move: its {cm.m1} independent constraints fix all "
                 f"{cm.n} coordinates (Grübler count {planar['gruebler']}); it is over-constrained — remove a "
-                "joint or free one")
+                f"joint or free one (joints: {', '.join(sorted(planar.get('joints', {})))})")
     return model, cm, p
 
 

@@ -15,6 +15,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 SUCCESS = "The solver successfully reached the end of the integration interval."
+#: ``status`` of a run stopped by Ctrl-C (KeyboardInterrupt): what was computed up to then is kept
+INTERRUPTED = -2
+
+
+def interrupted_message(tt):
+    """The closing message of a run stopped by Ctrl-C at time ``tt``."""
+    return f"Interrupted by the user (Ctrl-C) at t = {tt:.6g}; the solution holds the times reached."
 
 
 @dataclass

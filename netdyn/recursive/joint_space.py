@@ -30,7 +30,8 @@ class JointSpaceSolution:
     """Motion of a network integrated in joint coordinates (``method = "recursive"``).
 
     ``t``, ``q`` and ``f`` (tree coordinates × times, order of ``coordinate_names``), ``tree``,
-    ``sol[name]`` for a tree coordinate or a body pose (with ``_dot``), ``energy()`` (T + V).
+    ``sol[name]`` for a tree coordinate or a body's centre of mass (``x_``, ``y_``, and ``theta_`` in the
+plane or ``z_`` in space, with ``_dot``), ``energy()`` (T + V).
     """
 
     method = "recursive"
@@ -50,13 +51,17 @@ class JointSpaceSolution:
             P, V, _ = com_motion(m, d)
             for b, i in self.tree.body_index.items():
                 R = d.R[i]
-                vals = {"x": (P[i, 0], V[i, 0]), "y": (P[i, 1], V[i, 1]),
-                        "theta": (np.arctan2(R[1, 0], R[0, 0]), d.omega[i, 2])}
+                vals = {"x": (P[i, 0], V[i, 0]), "y": (P[i, 1], V[i, 1])}
+                if m.planar:
+                    vals["theta"] = (np.arctan2(R[1, 0], R[0, 0]), d.omega[i, 2])
+                else:
+                    vals["z"] = (P[i, 2], V[i, 2])
                 for c, (x, v) in vals.items():
                     out.setdefault(f"{c}_{b}", np.zeros(self.t.size))[k] = x
                     out.setdefault(f"{c}_{b}_dot", np.zeros(self.t.size))[k] = v
         for b in self.tree.body_index:
-            out[f"theta_{b}"] = np.unwrap(out[f"theta_{b}"])
+            if f"theta_{b}" in out:
+                out[f"theta_{b}"] = np.unwrap(out[f"theta_{b}"])
         return out
 
     def __getitem__(self, name):

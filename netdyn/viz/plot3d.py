@@ -1,8 +1,8 @@
 """Pictures of spatial mechanisms on matplotlib's 3-D axes: one configuration (:func:`plot_spatial`) or a
 simulated motion as a GIF (:func:`animate_spatial`).
 
-Each body is drawn as lines from its frame origin to the points where joints and springs attach, its centre
-of mass as a dot and its frame as three short arrows (x red, y green, z blue); a joint is a marker at its
+Each body is drawn as lines from its frame origin to the points where joints and springs attach (to its centre
+of mass when nothing else is attached), its centre of mass as a dot and its frame as three short arrows (x red, y green, z blue); a joint is a marker at its
 frame-a origin with its axis (the z axis of frame a) as a dashed segment. Axes are labelled in metres and
 scaled equally.
 
@@ -96,7 +96,10 @@ def _draw(ax, model, poses, pts, items, scale):
             P = _global(pose, s)
             ax.plot(*np.stack([o, P]).T, color=color, lw=2.5, solid_capstyle="round")
         com = np.array([float(md["body_values"][b][f"c{a}"]) for a in "xyz"])
-        ax.scatter(*_global(pose, com), color=color, s=25, depthshade=False)
+        C = _global(pose, com)
+        if all(np.linalg.norm(s) < 1e-12 for s in pts[b]):  # nothing beyond the origin: draw out to the com
+            ax.plot(*np.stack([o, C]).T, color=color, lw=2.5, solid_capstyle="round")
+        ax.scatter(*C, color=color, s=25, depthshade=False)
         for i, c in enumerate(("r", "g", "b")):
             ax.quiver(*o, *(pose[1][:, i] * scale), color=c, lw=1, arrow_length_ratio=0.25)
         ax.text(*o, f" {b}", fontsize=8, color=color)

@@ -46,12 +46,24 @@ class Integrator:
 
 
 def split_atol(atol, n):
-    """The absolute tolerance of ``[q, f]``: a scalar, or an array of length ``2 n``.
+    """The absolute tolerance of ``[q, f]``: a scalar, or an array of length ``2 n`` (``2 n + 2`` when it
+    also holds the work integrals' tolerances, see :func:`work_atol`).
 
-    >>> split_atol(None, 2), split_atol([1, 2, 3, 4], 2).tolist()
+    >>> split_atol(None, 2), split_atol([1, 2, 3, 4, 5, 6], 2).tolist()
     (1e-10, [1.0, 2.0, 3.0, 4.0])
     """
     if atol is None:
         return 1e-10
     atol = np.asarray(atol, dtype=float)
     return atol if atol.ndim == 0 else atol[: 2 * n]
+
+
+def work_atol(atol, n, default=1e-14):
+    """Absolute tolerances (joules) of the two work integrals: the last two entries of an ``atol`` of
+    length ``2 n + 2``, else ``default`` (nearly relative error control).
+
+    >>> work_atol([1, 2, 3, 4, 5, 6], 2).tolist(), work_atol(1e-8, 2).tolist()
+    ([5.0, 6.0], [1e-14, 1e-14])
+    """
+    a = np.asarray(atol if atol is not None else 0.0, dtype=float)
+    return a[2 * n:2 * n + 2] if a.ndim and a.size == 2 * n + 2 else np.full(2, default)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from netdyn.errors import IntegrationError
-from netdyn.numerics.integrators.base import Integrator, split_atol
+from netdyn.numerics.integrators.base import Integrator, split_atol, work_atol
 from netdyn.numerics.trajectory import Trajectory
 
 
@@ -96,14 +96,21 @@ class IDA(Integrator):
         at[self.sq] = base[:n]
         at[self.sf] = base[n + inertial]
         at[n + nI:N - 2] = 1e6  # multipliers and GGL terms out of the error test, solved exactly afterwards
-        at[self.sw] = 1e-14  # work integrals (joules): nearly relative error control
+        # work integrals (joules): nearly relative error control, unless the power involves multipliers
+        # (sources given as constraints), which are out of the error test: their noise collapsed the steps
+        at[self.sw] = work_atol(atol, n)  # joules: scaled to the run's energies by simulate's first pass
         te = ida_grid(t0, t1, t_eval)
         y0, yp0 = consistent_start(residual, t0, y0, yp0, self.algebraic)
         # BDF's global error runs ~10x its local tolerance: tighten so both integrators honour rtol alike
         solver = SundialsIDA(residual, rtol=rtol / 10, atol=at / 10, algebraic_idx=self.algebraic or None,
                              calc_initcond=None, max_num_steps=200000,
                              max_step=0 if not np.isfinite(self.max_step) else self.max_step)
-        out = solver.solve(te, y0, yp0)
+        try:
+            out = solver.solve(te, y0, yp0)
+        except KeyError as exc:  # scikit-sundae maps return flags to messages with a dict that lacks some
+            raise IntegrationError(f"IDA stopped with SUNDIALS return flag {exc.args[0] if exc.args else '?'} "
+                                   f"between t = {t0:.6g} and {t1:.6g} (a flag the binding does not name); the "
+                                   "system may be singular there or need looser tolerances") from None
         if not out.success:
             tt = out.t[-1] if len(out.t) else t0
             raise IntegrationError(f"IDA failed at t = {tt:.6g}: {out.message}; the system may be "

@@ -24,7 +24,7 @@ import scipy.sparse as sps
 from netdyn.numerics.compiled import time_function
 from netdyn.numerics.integrators.base import Integrator
 from netdyn.numerics.integrators.radau import LinearDAE, consistent_rates, radau
-from netdyn.numerics.trajectory import SUCCESS, Trajectory
+from netdyn.numerics.trajectory import INTERRUPTED, SUCCESS, Trajectory, interrupted_message
 
 
 def linear_dae(lin):
@@ -86,4 +86,7 @@ class LinearRadau(Integrator):
         algebraic_q = ~self.differential[:n]
         if algebraic_q.any():  # displacements without any rate term: their flows by differences
             f[algebraic_q] = np.gradient(q[algebraic_q], T, axis=1) if T.size > 1 else 0.0
-        return Trajectory(T, q, f, acc, np.zeros((0, T.size)), Y[n + nI:], nsteps=stats["nsteps"], message=SUCCESS)
+        stopped = stats.get("interrupted")  # Ctrl-C: the times reached
+        return Trajectory(T, q, f, acc, np.zeros((0, T.size)), Y[n + nI:], nsteps=stats["nsteps"],
+                          message=SUCCESS if stopped is None else interrupted_message(stopped),
+                          status=0 if stopped is None else INTERRUPTED)

@@ -25,9 +25,9 @@ import scipy.linalg as sla
 from scipy.integrate import DOP853, RK45, Radau
 
 from netdyn.errors import IntegrationError, SingularSystemError
-from netdyn.numerics.integrators.base import Integrator, split_atol
+from netdyn.numerics.integrators.base import Integrator, split_atol, work_atol
 from netdyn.numerics.structure import SingularityWatch, integration_failure
-from netdyn.numerics.trajectory import SUCCESS, Trajectory
+from netdyn.numerics.trajectory import INTERRUPTED, SUCCESS, Trajectory, interrupted_message
 
 SOLVERS = {"DOP853": DOP853, "RK45": RK45, "Radau": Radau}
 
@@ -74,7 +74,7 @@ class Projection(Integrator):
         y0 = np.concatenate([q0, f0, [0.0, 0.0]])
         at = split_atol(atol, n)
         if np.ndim(at):
-            at = np.concatenate([at, [1e-14, 1e-14]])
+            at = np.concatenate([at, work_atol(atol, n)])
         solver = self.solver_cls(self.rhs, t0, y0, t1, rtol=rtol, atol=at, max_step=self.max_step)
         ts, ys = [], []
         i = 0
@@ -84,30 +84,37 @@ class Projection(Integrator):
             i = int(np.searchsorted(t_eval, t0, side="right"))
         nsteps = 0
         watch = SingularityWatch(cm, self.p) if self.watch_singularities and cm.m1 else None
+        status, message = 0, SUCCESS
         while solver.status == "running":
-            msg = solver.step()
-            if solver.status == "failed":
-                raise integration_failure(cm, solver.t, solver.y[:n], self.p, msg)
-            nsteps += 1
-            if progress is not None:
-                progress(solver.t)
-            if watch is not None:
-                watch.step(solver)
-            j = int(np.searchsorted(t_eval, solver.t, side="right"))
-            if j > i:
-                dense = solver.dense_output()
-                for tt in t_eval[i:j]:
-                    y = dense(tt)
-                    ys.append(self.project(tt, y) if cm.has_constraints else y)
-                    ts.append(tt)
-                i = j
-            if cm.has_constraints:
-                solver.y = self.project(solver.t, solver.y)
-                solver.f = self.rhs(solver.t, solver.y)
+            try:
+                msg = solver.step()
+                if solver.status == "failed":
+                    raise integration_failure(cm, solver.t, solver.y[:n], self.p, msg)
+                nsteps += 1
+                if watch is not None:
+                    watch.step(solver)
+                j = int(np.searchsorted(t_eval, solver.t, side="right"))
+                if j > i:
+                    dense = solver.dense_output()
+                    for tt in t_eval[i:j]:
+                        y = dense(tt)
+                        ys.append(self.project(tt, y) if cm.has_constraints else y)
+                        ts.append(tt)
+                    i = j
+                if cm.has_constraints:
+                    solver.y = self.project(solver.t, solver.y)
+                    solver.f = self.rhs(solver.t, solver.y)
+                if progress is not None:  # after the step's outputs are kept
+                    progress(solver.t)
+            except KeyboardInterrupt:  # Ctrl-C: keep what was computed (the output times reached)
+                status, message = INTERRUPTED, interrupted_message(ts[-1] if ts else t0)
+                del ts[len(ys):], ys[len(ts):]
+                break
         Y = np.array(ys).T if ys else np.zeros((2 * n + 2, 0))
         T = np.array(ts)
         acc, lam, mu = kkt_solutions(cm, self.p, T, Y[:n], Y[n:2 * n])
-        return Trajectory(T, Y[:n], Y[n:2 * n], acc, lam, mu, Y[2 * n], Y[2 * n + 1], nsteps=nsteps, message=SUCCESS)
+        return Trajectory(T, Y[:n], Y[n:2 * n], acc, lam, mu, Y[2 * n], Y[2 * n + 1], nsteps=nsteps, message=message,
+                          status=status)
 
 
 def solve_kkt(K, r, tt):

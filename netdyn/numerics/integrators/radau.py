@@ -139,7 +139,8 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
     magnitude is found by a first pass without error control (one step per
     output interval, the same factorizations), as ``simulate`` does for the
     symbolic path. ``max_step`` caps the step. ``stats`` (a dict, optional) receives ``nsteps``, the
-    number of accepted steps.
+    number of accepted steps; given ``stats``, a Ctrl-C returns the output times reached so far and
+    sets ``stats["interrupted"]`` to the last of them.
     """
     if atol is None:
         rows = np.arange(dae.size) if dae.error_rows is None else np.asarray(dae.error_rows)
@@ -157,39 +158,46 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
     steppers = {}
     level = 0
     accepted = 0
-    for k in range(t_out.size - 1):
-        t0, t1 = t_out[k], t_out[k + 1]
-        base = max(1, int(np.ceil((t1 - t0) / max_step * (1 - 1e-12))))
-        done = 0  # steps of the current size taken in this interval
-        while done < base << level:
-            h = (t1 - t0) / (base << level)
-            key = float(f"{h:.12g}")
-            st = steppers.get(key)
-            if st is None:
-                st = steppers[key] = _Stepper(dae, h)
-            tt = t0 + done * h
-            g = dae.forcing(tt + np.concatenate([[0.0], _C * h]))
-            f0 = dae.J @ y + g[:, 0]
-            y1, err = st.step(y, f0, g[:, 0], g[:, 1:])
-            e = 0.0
-            if control and rows.size:
-                sc = atol + rtol * np.maximum(np.abs(y[rows]), np.abs(y1[rows]))
-                e = float(np.sqrt(np.mean((err[rows] / sc) ** 2)))
-            if not np.isfinite(e) or e > 1.0:  # reject: halve the step
-                level += 1
-                done *= 2
-                if level > max_level:
-                    raise IntegrationError(f"step size too small near t = {tt:.6g}: the error test keeps failing")
-                continue
-            y = y1
-            done += 1
-            accepted += 1
-            if level and e < 0.02 and done % 2 == 0:  # comfortably accurate: double the step
-                level -= 1
-                done //= 2
-        Y[:, k + 1] = y
-        if progress is not None:
-            progress(t1)
+    k = 0
+    try:
+        for k in range(t_out.size - 1):
+            t0, t1 = t_out[k], t_out[k + 1]
+            base = max(1, int(np.ceil((t1 - t0) / max_step * (1 - 1e-12))))
+            done = 0  # steps of the current size taken in this interval
+            while done < base << level:
+                h = (t1 - t0) / (base << level)
+                key = float(f"{h:.12g}")
+                st = steppers.get(key)
+                if st is None:
+                    st = steppers[key] = _Stepper(dae, h)
+                tt = t0 + done * h
+                g = dae.forcing(tt + np.concatenate([[0.0], _C * h]))
+                f0 = dae.J @ y + g[:, 0]
+                y1, err = st.step(y, f0, g[:, 0], g[:, 1:])
+                e = 0.0
+                if control and rows.size:
+                    sc = atol + rtol * np.maximum(np.abs(y[rows]), np.abs(y1[rows]))
+                    e = float(np.sqrt(np.mean((err[rows] / sc) ** 2)))
+                if not np.isfinite(e) or e > 1.0:  # reject: halve the step
+                    level += 1
+                    done *= 2
+                    if level > max_level:
+                        raise IntegrationError(f"step size too small near t = {tt:.6g}: the error test keeps failing")
+                    continue
+                y = y1
+                done += 1
+                accepted += 1
+                if level and e < 0.02 and done % 2 == 0:  # comfortably accurate: double the step
+                    level -= 1
+                    done //= 2
+            Y[:, k + 1] = y
+            if progress is not None:
+                progress(t1)
+    except KeyboardInterrupt:  # Ctrl-C: the output times reached so far (columns 0..k), stats["interrupted"]
+        if stats is None:
+            raise
+        stats["nsteps"], stats["interrupted"] = accepted, float(t_out[k])
+        return t_out[:k + 1], Y[:, :k + 1]
     if stats is not None:
         stats["nsteps"] = accepted
     return t_out, Y

@@ -63,7 +63,12 @@ def simulate_recursive(system, t_span, q0=None, f0=None, params=None, t_eval=Non
     if net is None:
         from netdyn.recursive.planar import NotRecursive
         raise NotRecursive("method='recursive' needs a planar network (or a model assembled from one)")
-    tree = tree_from_network(net, params)
+    from netdyn.graph.spatial import is_spatial
+    if is_spatial(net):
+        from netdyn.recursive.spatial import tree_from_spatial_network
+        tree = tree_from_spatial_network(net, params)
+    else:
+        tree = tree_from_network(net, params)
     t0, t1 = t_span
     q, qd = initial_state(tree, q0, f0, guess)
     t_eval = np.linspace(t0, t1, 1001) if t_eval is None else np.asarray(t_eval, dtype=float)

@@ -1,0 +1,306 @@
+"""``BondGraph``: elements as nodes, bonds as directed edges of a networkx graph.
+
+A bond carries an effort ``e`` and a flow ``f``; its direction is the power
+half-arrow: ``e * f`` flows from the bond's tail to its head. Element kinds:
+
+========  ======  ==============================================================
+kind      bonds   parameters
+========  ======  ==============================================================
+``Se``    1       ``effort`` — number, sympy expression or callable of ``netdyn.t``
+``Sf``    1       ``flow`` — the flow of its bond (same forms)
+``C``     1       ``C`` (linear: e = q / C) or ``energy`` — V(q), a callable or
+                  an expression in ``q``
+``I``     1       ``I`` (linear: f = p / I) or ``coenergy`` — T*(f), callable or
+                  expression in ``f``
+``R``     1       ``R`` (linear: e = R f) or ``content`` — D(f) with e = dD/df
+``TF``    2       ``ratio`` r: f2 = r f1 (e1 = r e2 with bond 1 in, bond 2 out)
+``GY``    2       ``ratio`` r: e1 = r f2, e2 = r f1 (bond 1 in, bond 2 out)
+``MTF``   2       ``ratio`` — callable or expression in ``x``; ``by`` — the
+                  element (or bond) whose displacement is ``x``
+``MGY``   2       as ``MTF``
+``0``     >= 2    common effort, flows sum to zero (in − out)
+``1``     >= 2    common flow, efforts sum to zero (in − out)
+``port``  2       a connection point of a sub-model (see :meth:`BondGraph.add_submodel`)
+========  ======  ==============================================================
+
+Port 1 of a two-port is the first bond connected to it. Each bond owns a
+displacement ``q_<bond>`` (the integral of its flow); a 1-port element sees its
+bond's variables with the sign of the half-arrow (``+`` when the bond points
+into it), so ``C``'s displacement is its charge, ``I``'s flow its current.
+
+>>> import netdyn
+>>> bg = netdyn.BondGraph("RC")
+>>> bg.add("Se", "u", effort=1.0); bg.add("1", "J"); bg.add("C", "C1", C=1.0); bg.add("R", "R1", R=1.0)
+>>> bg.chain("u", "J", "C1"), bg.bond("J", "R1")
+(['u', 'C1'], 'R1')
+>>> sorted(bg.graph.nodes)
+['C1', 'J', 'R1', 'u']
+"""
+from __future__ import annotations
+
+import re
+
+import networkx as nx
+import sympy as sp
+
+from netdyn.errors import ElementError, NetdynError, ParameterError, TopologyError
+from netdyn.symbols import as_expr
+
+from netdyn.bondgraph.kinds import (FUNCTION_VARIABLE, JUNCTIONS, KINDS, SOURCES, STORAGE, TWO_PORTS, F,  # noqa: F401
+                                    Q, X, ALIASES as _ALIASES)
+
+
+def _function_expr(name, pname, value, var):
+    """A function-valued parameter as an expression in ``var`` (callables are called on it)."""
+    if callable(value) and not isinstance(value, sp.Basic):
+        try:
+            return sp.sympify(value(var))
+        except Exception as exc:  # noqa: BLE001 - report the user's function failing
+            raise ElementError(f"{name}: {pname} must be a function of one variable; calling it on {var} "
+                               f"failed ({exc})") from None
+    expr = sp.sympify(value)
+    return expr
+
+
+class BondGraph:
+    """A bond graph on a ``networkx.MultiDiGraph``: node = element, edge = bond (tail -> head = power).
+
+    Node data: ``kind``, ``params`` (sympy values), ``bonds`` (bond names in port
+    order). Edge key = bond name. ``effort``/``flow`` name the domain's variables
+    (``"pressure"``, ``"volume flow"``) for drawings and files.
+
+    >>> bg = BondGraph("mass")
+    >>> bg.add("Se", "F", effort=2.0); bg.add("I", "m", I=4.0)
+    >>> bg.bond("F", "m")
+    'm'
+    >>> bg.kind("m"), bg.bonds_of("m")
+    ('I', ['m'])
+    """
+
+    def __init__(self, name="bond graph", effort="effort", flow="flow"):
+        self.name = name
+        #: what the efforts and flows are called in this graph's domain (labels and reports only)
+        self.effort_name, self.flow_name = effort, flow
+        self.graph = nx.MultiDiGraph(name=name)
+        self._bond_ends = {}  # bond name -> (tail, head)
+
+    # ----------------------------------------------------------------- building
+    def add(self, kind, name, **params):
+        """Add an element of ``kind`` (see the module table) called ``name``; unknown parameters are errors."""
+        kind = _ALIASES.get(kind, kind)
+        if kind not in KINDS:
+            raise ElementError(f"{name}: unknown bond-graph element kind {kind!r}; use one of {sorted(KINDS)}")
+        if not isinstance(name, str) or not name:
+            raise ElementError(f"element name must be a non-empty string, got {name!r}")
+        if name in self.graph:
+            raise ElementError(f"duplicate element name {name!r}: every element needs its own name")
+        _, groups, optional = KINDS[kind]
+        allowed = {p for g in groups for p in g} | set(optional)
+        unknown = sorted(set(params) - allowed)
+        if unknown:
+            raise ParameterError(f"{name}: unknown parameter {unknown[0]!r} for a {kind} element; "
+                                 f"its parameters are {sorted(allowed) or 'none'}")
+        for group in groups:
+            given = [p for p in group if params.get(p) is not None]
+            if len(given) != 1:
+                what = " or ".join(repr(p) for p in group)
+                raise ParameterError(f"{name}: a {kind} element needs exactly one of {what}"
+                                     + (f", got {given}" if given else ""))
+        values = {}
+        for p, v in params.items():
+            if v is None:
+                continue
+            if p in ("energy", "coenergy", "content"):
+                values[p] = _function_expr(name, p, v, FUNCTION_VARIABLE[p])
+            elif p == "ratio" and kind in ("MTF", "MGY"):
+                values[p] = _function_expr(name, p, v, X)
+            elif p in ("by", "label", "kinds", "element"):
+                values[p] = v
+            else:
+                values[p] = as_expr(v)
+                if kind in ("C", "I", "R") and values[p].is_number and values[p].is_real and not values[p] > 0:
+                    raise ElementError(f"{name}: {p} = {v} is not physical; give a positive value")
+                if kind in TWO_PORTS and values[p].is_zero:
+                    raise ElementError(f"{name}: ratio 0 disconnects the two bonds; give a non-zero ratio")
+        self.graph.add_node(name, kind=kind, params=values, bonds=[])
+
+    def add_port(self, name):
+        """A connection point for using this graph as a sub-model (one bond inside, one outside)."""
+        self.add("port", name)
+
+    def bond(self, tail, head, name=None):
+        """A bond from ``tail`` to ``head`` (power positive tail -> head); returns the bond's name."""
+        for end in (tail, head):
+            if end not in self.graph:
+                raise TopologyError(f"bond {tail!r} -> {head!r}: there is no element {end!r}; add it first "
+                                    f"(elements: {sorted(self.graph.nodes)})")
+        if tail == head:
+            raise TopologyError(f"bond {tail!r} -> {head!r} joins an element to itself")
+        for end in (tail, head):
+            n, _, _ = KINDS[self.kind(end)]
+            hi = n if isinstance(n, int) else n[1]
+            if hi is not None and len(self.bonds_of(end)) >= hi:
+                raise TopologyError(f"bond {tail!r} -> {head!r}: {end} is a {self.kind(end)} element and "
+                                    f"takes {hi} bond{'s' if hi > 1 else ''}; it already has {self.bonds_of(end)}")
+        if name is None:
+            name = self._default_bond_name(tail, head)
+        if name in self._bond_ends:
+            raise TopologyError(f"duplicate bond name {name!r}")
+        self.graph.add_edge(tail, head, key=name)
+        self._bond_ends[name] = (tail, head)
+        self.graph.nodes[tail]["bonds"].append(name)
+        self.graph.nodes[head]["bonds"].append(name)
+        return name
+
+    def chain(self, *names):
+        """Bonds along a path: ``chain("u", "J", "C1")`` is ``bond("u", "J"); bond("J", "C1")``."""
+        return [self.bond(a, b) for a, b in zip(names[:-1], names[1:])]
+
+    def _default_bond_name(self, tail, head):
+        ones = [n for n in (head, tail) if KINDS[self.kind(n)][0] == 1 and self.kind(n) != "port"]
+        named = [n for n in ones if self.kind(n) not in SOURCES] or ones
+        base = named[0] if named else f"{tail}_{head}"
+        name, k = base, 2
+        while name in self._bond_ends or (name != base and name in self.graph):
+            name, k = f"{base}_{k}", k + 1
+        return name
+
+    def add_submodel(self, sub, prefix):
+        """Copy the bond graph ``sub`` into this one, every name prefixed ``"<prefix>."``.
+
+        Its ``port`` elements become connection points: bond them to this graph's
+        elements (``bond("u", "motor.p_el")``); each port then joins one bond inside
+        to one outside.
+        """
+        if not isinstance(sub, BondGraph):
+            raise TypeError(f"add_submodel takes a BondGraph, got {type(sub).__name__}")
+        ren = {n: f"{prefix}.{n}" for n in sub.graph.nodes}
+        for n in sub.graph.nodes:
+            d = sub.graph.nodes[n]
+            if ren[n] in self.graph:
+                raise ElementError(f"duplicate element name {ren[n]!r} from sub-model {prefix!r}")
+            params = dict(d["params"])
+            if "by" in params:
+                params["by"] = f"{prefix}.{params['by']}"
+            self.graph.add_node(ren[n], kind=d["kind"], params=params, bonds=[])
+        for b in sub.bond_names:
+            a, h = sub.ends(b)
+            self.bond(ren[a], ren[h], name=f"{prefix}.{b}")
+        return ren
+
+    # ----------------------------------------------------------------- queries
+    def kind(self, name):
+        """The kind of element ``name``."""
+        if name not in self.graph:
+            raise ElementError(f"no element {name!r} in bond graph {self.name!r}")
+        return self.graph.nodes[name]["kind"]
+
+    def params(self, name):
+        """The parameter values of element ``name``."""
+        self.kind(name)
+        return self.graph.nodes[name]["params"]
+
+    def bonds_of(self, name):
+        """The bonds of element ``name`` in port order."""
+        self.kind(name)
+        return list(self.graph.nodes[name]["bonds"])
+
+    def ends(self, bond):
+        """``(tail, head)`` of a bond."""
+        try:
+            return self._bond_ends[bond]
+        except KeyError:
+            raise TopologyError(f"no bond {bond!r}; bonds are {sorted(self._bond_ends)}") from None
+
+    @property
+    def bond_names(self):
+        return list(self._bond_ends)
+
+    @property
+    def elements(self):
+        return list(self.graph.nodes)
+
+    def sign(self, element, bond):
+        """+1 when ``bond`` points into ``element``, -1 when out of it."""
+        tail, head = self.ends(bond)
+        if element == head:
+            return 1
+        if element == tail:
+            return -1
+        raise TopologyError(f"bond {bond!r} does not touch {element!r}")
+
+    def other_end(self, element, bond):
+        tail, head = self.ends(bond)
+        return head if element == tail else tail
+
+    def of_kind(self, *kinds):
+        return [n for n in self.graph.nodes if self.graph.nodes[n]["kind"] in kinds]
+
+    def coordinate_name(self, bond):
+        """The model coordinate of a bond: ``q_<bond>`` with non-identifier characters as ``_``."""
+        return "q_" + re.sub(r"\W", "_", bond)
+
+    def bond_of(self, element):
+        """The one bond of a 1-port element (or a bond named ``element``)."""
+        if element in self._bond_ends and element not in self.graph:
+            return element
+        bonds = self.bonds_of(element)
+        if len(bonds) != 1:
+            raise TopologyError(f"{element} has {len(bonds)} bonds; name one of them: {bonds}")
+        return bonds[0]
+
+    # ----------------------------------------------------------------- checks
+    def check(self, allow_open_ports=False):
+        """Structural checks: bond counts per element kind, modulating elements exist.
+
+        Raises :class:`~netdyn.errors.TopologyError` naming the element.
+        """
+        if self.graph.number_of_nodes() == 0:
+            raise TopologyError(f"bond graph {self.name!r} is empty; add elements and bonds")
+        for n in self.graph.nodes:
+            kind = self.kind(n)
+            count = len(self.bonds_of(n))
+            need, _, _ = KINDS[kind]
+            if kind == "port" and allow_open_ports and count == 1:
+                continue
+            if kind in JUNCTIONS and count < 2:
+                raise TopologyError(f"{kind}-junction {n} has {count} bond{'s' if count != 1 else ''}; a junction "
+                                    "joins two or more bonds: bond it to more elements or remove it")
+            if isinstance(need, int) and count != need:
+                what = "a port of a sub-model joins one bond inside to one outside" if kind == "port" else \
+                    f"a {kind} element has exactly {need} bond{'s' if need > 1 else ''}"
+                raise TopologyError(f"{n} has {count} bond{'s' if count != 1 else ''} ({self.bonds_of(n)}); "
+                                    f"{what}")
+            if isinstance(need, tuple) and count < need[0]:
+                raise TopologyError(f"{n} has {count} bonds; a {kind} element needs at least {need[0]}")
+            by = self.params(n).get("by")
+            if by is not None and by not in self.graph and by not in self._bond_ends:
+                raise TopologyError(f"{n} is modulated by {by!r}, which is neither an element nor a bond of the graph")
+        return True
+
+    # ----------------------------------------------------------------- downstream
+    def causality(self):
+        """Sequential causality assignment (:func:`netdyn.bondgraph.causality.assign_causality`)."""
+        from netdyn.bondgraph.causality import assign_causality
+        return assign_causality(self)
+
+    def model(self, formulation=None, symbolic=False, check=True):
+        """The :class:`~netdyn.model.LagrangianModel` (:func:`netdyn.bondgraph.convert.to_model`)."""
+        from netdyn.bondgraph.convert import to_model
+        return to_model(self, formulation=formulation, symbolic=symbolic)
+
+    def state_equations(self, symbolic=False):
+        """Explicit ẋ = f(x, u) in the energy variables (:func:`netdyn.bondgraph.convert.state_equations`)."""
+        from netdyn.bondgraph.convert import state_equations
+        return state_equations(self, symbolic=symbolic)
+
+    def draw(self, path=None, ax=None, causality=True, layout=None):
+        """Draw the bond graph (:func:`netdyn.bondgraph.draw.draw`)."""
+        from netdyn.bondgraph.draw import draw
+        return draw(self, path=path, ax=ax, causality=causality, layout=layout)
+
+    def __repr__(self):
+        return f"BondGraph({self.name!r}: {self.graph.number_of_nodes()} elements, {len(self._bond_ends)} bonds)"
+
+
+__all__ = ["BondGraph", "KINDS", "JUNCTIONS", "STORAGE", "SOURCES", "TWO_PORTS", "NetdynError"]
