@@ -104,6 +104,9 @@ class Contribution:
     efforts: dict = field(default_factory=dict)  # port index -> effort on that port's displacement
     constraints: list = field(default_factory=list)  # phi(q_ports, t) = 0
     flow_constraints: list = field(default_factory=list)  # linear in the port flows
+    #: flow constraint index -> {port index: coefficient}: where that constraint's multiplier acts, when not
+    #: along its own gradient (a controlled source's servo constraint: it fixes the output, not the control)
+    reactions: dict = field(default_factory=dict)
 
 
 #: every element (or body) class defined at module level, by ``"module.QualName"`` (see :class:`Recorded`)

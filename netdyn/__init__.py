@@ -65,6 +65,8 @@ _LAZY = {
     "write_netlist": "netdyn.io.spice",
     "load_model": "netdyn.io.modelfile",
     "save_model": "netdyn.io.modelfile",
+    "operating_point": "netdyn.numerics.operating_point",
+    "ac": "netdyn.analysis.ac",
     "BondGraph": "netdyn.bondgraph.graph",
     "to_bond_graph": "netdyn.bondgraph.network",
     "to_network": "netdyn.bondgraph.network",

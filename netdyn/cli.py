@@ -1,4 +1,4 @@
-"""The ``netdyn`` command line: ``demo``, ``simulate``, ``equations`` and ``info``.
+"""The ``netdyn`` command line: ``demo``, ``simulate``, ``op``, ``ac``, ``equations`` and ``info``.
 
 FILE is a SPICE netlist (``.cir``, ``.sp``, ``.net``, ``.spice``, ``.ckt``) or a
 model file (``.json``, ``.yaml``, ``.yml``). Bad input (a missing file, a parse
@@ -137,7 +137,7 @@ def _columns(net, sol):
         except (KeyError, ValueError):
             continue
     for name, el in net.elements.items():
-        if not el.ports or el.couples:
+        if not el.ports:
             continue
         try:
             cols.append((f"i({name})", sol.through(name)))
@@ -190,12 +190,89 @@ def _plot(cols, path, title, model):
     plt.close(fig)
 
 
+def spice_number(text):
+    """A command-line number with SPICE scale factors: ``5m``, ``10u``, ``2.2meg``, ``1e-3``.
+
+    >>> spice_number("5m"), spice_number("2.2meg")
+    (0.005, 2200000.0)
+    """
+    from netdyn.errors import ParseError
+    from netdyn.io.netlist import parse_value
+    try:
+        return parse_value(text.strip())
+    except ParseError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _warn_notes(net):
+    """One warning line on stderr for each card read and not acted on (and each default the reader chose)."""
+    for note in getattr(net, "netlist_notes", None) or []:
+        print(f"netdyn: warning: {note}", file=sys.stderr)
+
+
+def cmd_op(args):
+    from netdyn.numerics.operating_point import operating_point
+    net = load_network(args.file)
+    _warn_notes(net)
+    print(operating_point(net, formulation=_formulation(args.formulation)).table())
+    return 0
+
+
+def cmd_ac(args, net=None, header=False):
+    from netdyn.analysis.ac import ac, frequencies_of
+    quiet = net is not None
+    net = net or load_network(args.file)
+    if not quiet:
+        _warn_notes(net)
+    spec = dict(getattr(net, "ac", None) or {})
+    for key in ("sweep", "points", "fstart", "fstop"):
+        if getattr(args, key, None) is not None:
+            spec[key] = getattr(args, key)
+    missing = [k for k in ("sweep", "points", "fstart", "fstop") if k not in spec]
+    if missing:
+        raise UsageError(f"{args.file}: no .ac card and no --{' --'.join(missing)}; give them "
+                         "(e.g. --sweep dec --points 10 --fstart 10 --fstop 1meg)")
+    freqs = frequencies_of(spec["sweep"], spec["points"], spec["fstart"], spec["fstop"])
+    outputs = [o.strip() for o in args.outputs.split(";")] if getattr(args, "outputs", None) else None
+    res = ac(net, freqs, input=getattr(args, "input", None), outputs=outputs,
+             formulation=_formulation(args.formulation))
+    if header:
+        print(f"# ac analysis: response to {res.input}")
+    if getattr(args, "csv", None) and not header:
+        with open(args.csv, "w") as fh:
+            cols = ["frequency"] + [f"{w}({o})" for o in res.values for w in ("mag", "phase")]
+            fh.write(",".join(cols) + "\n")
+            for k, f in enumerate(res.frequencies):
+                row = [f] + [x for o in res.values for x in (res.magnitude(o)[k], res.phase(o)[k])]
+                fh.write(",".join(repr(float(x)) for x in row) + "\n")
+    else:
+        print(res.table())
+    plot = getattr(args, "bode", None) or (getattr(args, "plot", None) if not header else None)
+    if plot:
+        res.plot(plot, title=f"{net.name} ({os.path.basename(args.file)})")
+    return 0
+
+
 def cmd_simulate(args):
     import numpy as np
 
     import netdyn
     net = load_network(args.file)
+    _warn_notes(net)
     tran = getattr(net, "tran", None) or {}
+    analyses = list(getattr(net, "analyses", None) or [])
+    several = bool(analyses) and (bool(tran) or args.tstop is not None or len(analyses) > 1)
+    if ".op" in analyses:
+        from netdyn.numerics.operating_point import operating_point
+        if several:
+            print("# operating point")
+        print(operating_point(net, formulation=_formulation(args.formulation)).table())
+    if ".ac" in analyses:
+        cmd_ac(args, net=net, header=several)
+    if analyses and not tran and args.tstop is None:
+        return 0
+    if several:
+        print("# transient")
     tstop = args.tstop if args.tstop is not None else tran.get("tstop")
     if tstop is None:
         raise UsageError(f"{args.file}: no --tstop given and the file has no .tran; pass --tstop T")
@@ -358,8 +435,9 @@ def build_parser():
             "(v(node): the node's across variable - voltage, velocity; i(element): its through variable - current, "
             "force, torque; SPICE signs)")
     s.add_argument("file", metavar="FILE", help=files)
-    s.add_argument("--tstop", type=float, help="end time in seconds (default: the netlist's .tran)")
-    s.add_argument("--step", type=float, help="output step in seconds (default: .tran's step or tstop/1000)")
+    s.add_argument("--tstop", type=spice_number, help="end time in seconds, SPICE suffixes allowed: 5m, 20u "
+                   "(default: the netlist's .tran)")
+    s.add_argument("--step", type=spice_number, help="output step in seconds (default: .tran's step or tstop/1000)")
     s.add_argument("--csv", metavar="OUT", help="write the table as CSV to OUT instead of printing it")
     s.add_argument("--plot", metavar="OUT.png", help="plot the voltages and currents to a PNG file")
     s.add_argument("--formulation", metavar="F",
@@ -374,6 +452,21 @@ def build_parser():
     e.add_argument("--standalone", action="store_true", help="latex: a complete .tex document")
     e.add_argument("--efforts", choices=("left", "right"), default="left",
                    help="latex: equations = 0 (left) or applied efforts on the right")
+    o = add("op", cmd_op, "print the DC operating point (node voltages, element currents) as SPICE's .op does")
+    o.add_argument("file", metavar="FILE", help=files)
+    o.add_argument("--formulation", metavar="F", help="loop, branch or node (the answer does not depend on it)")
+    a = add("ac", cmd_ac, "small-signal AC analysis about the operating point: magnitude and phase per frequency")
+    a.add_argument("file", metavar="FILE", help=files)
+    a.add_argument("--input", metavar="SOURCE", help="the source driven (default: the one with an AC value)")
+    a.add_argument("--outputs", metavar="LIST", help="';'-separated v(node), v(a,b), i(element) (default: all "
+                   "node voltages)")
+    a.add_argument("--sweep", choices=("dec", "oct", "lin"), help="sweep type (default: the netlist's .ac)")
+    a.add_argument("--points", type=int, help="points per decade/octave, or in all for lin")
+    a.add_argument("--fstart", type=spice_number, help="first frequency in Hz (SPICE suffixes allowed)")
+    a.add_argument("--fstop", type=spice_number, help="last frequency in Hz")
+    a.add_argument("--csv", metavar="OUT", help="write the table as CSV to OUT instead of printing it")
+    a.add_argument("--plot", metavar="OUT.png", help="Bode plot (dB and degrees against Hz) to a PNG file")
+    a.add_argument("--formulation", metavar="F", help="loop, branch or node")
     i = add("info", cmd_info, "coordinates, constraints, degrees of freedom and structural warnings")
     i.add_argument("file", metavar="FILE", help=files)
     i.add_argument("--formulation", metavar="F", help="loop, branch or node (or per domain); linkages: relative")

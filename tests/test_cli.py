@@ -20,7 +20,7 @@ RC = """RC charging
 V1 in 0 DC 1
 R1 in out 1k
 C1 out 0 1u
-.tran 10u 5m
+.tran 10u 5m uic
 .end
 """
 

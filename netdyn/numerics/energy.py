@@ -49,6 +49,11 @@ def supplied_power(model):
         P += internalize(model, e) * eq.f[model.coordinates.index(c)]
     P += sp.Add(*[l * pt for l, pt in zip(eq.lam, eq.Phi_t)])
     P += sp.Add(*[m * a for m, a in zip(eq.mu, eq.a0)])
+    if eq.R is not None:  # servo constraints (controlled sources) work: μ·(A − R) f
+        for (k, i), v in eq.A.items():
+            P += eq.mu[k] * v * eq.f[i]
+        for (k, i), v in eq.R.items():
+            P -= eq.mu[k] * v * eq.f[i]
     L = internalize(model, model.T) - internalize(model, model.V)
     if t in L.free_symbols:
         P -= sp.diff(L, t)
@@ -84,8 +89,9 @@ def _slot_effort(model, info, i):
     e = dp - sp.diff(T, Q[i]) + sp.diff(D, F[i]) + sp.diff(V, Q[i]) - sp.sympify(c.efforts.get(i, 0))
     for idx, phi in zip(info["constraints"], c.constraints):
         e += model.lambdas[idx] * sp.diff(sp.sympify(phi), Q[i])
-    for idx, psi in zip(info["flow_constraints"], c.flow_constraints):
-        e += model.mus[idx] * sp.diff(sp.sympify(psi), F[i])
+    for j, (idx, psi) in enumerate(zip(info["flow_constraints"], c.flow_constraints)):
+        servo = getattr(c, "reactions", {}).get(j)
+        e += model.mus[idx] * (sp.sympify(servo.get(i, 0)) if servo is not None else sp.diff(sp.sympify(psi), F[i]))
     sub = {}
     for j, qx in enumerate(info["port_displacements"]):
         sub[Q[j]] = qx

@@ -83,7 +83,7 @@ def motion_multipliers(model, t, q, f, acc, params=None):
     for k, tt in enumerate(t):
         M, h = cm.dynamics(tt, q[:, k], f[:, k], p)
         c = cm.constraints(tt, q[:, k], f[:, k], p)
-        z[:, k] = np.linalg.lstsq(c.jacobian.T, -(M @ acc[:, k] + h), rcond=None)[0]
+        z[:, k] = np.linalg.lstsq(c.reaction_jacobian.T, -(M @ acc[:, k] + h), rcond=None)[0]
     return model, cm, p, Trajectory(t, q, f, acc, z[:cm.m1], z[cm.m1:], nsteps=0)
 
 

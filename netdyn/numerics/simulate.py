@@ -33,7 +33,7 @@ from netdyn.numerics.trajectory import INTERRUPTED, Trajectory
 from netdyn.symbols import t
 from netdyn.validate import conditioning_hint, parameter_values, requirements
 
-METHODS = ("auto", "linear", "projection", "ida", "recursive")
+METHODS = ("auto", "linear", "circuit", "projection", "ida", "recursive")
 
 
 def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e-8, atol=None,
@@ -95,11 +95,23 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         from netdyn.numerics.integrators.recursive import simulate_recursive
         return simulate_recursive(system, t_span, q0, f0, params, _output_times(t_span, t_eval), rtol, atol, guess,
                                   max_step, progress)
+    if q0 is None and f0 is None and getattr(system, "tran", None) is not None and hasattr(system, "elements"):
+        from netdyn.numerics.operating_point import spice_initial_state  # a netlist starts as SPICE starts it
+        q0, f0 = spice_initial_state(system, formulation)
     if method in ("auto", "linear") and not params:
         lin = try_linear(system, formulation)
         if lin is not None:
             return _explained(simulate_linear, system, system, t_span, q0, f0, _output_times(t_span, t_eval), rtol,
                               atol, max_step, formulation, lin, progress)
+    if method in ("auto", "circuit") and not params:
+        from netdyn.numerics.nonlinearsim import simulate_circuit, try_circuit  # linear + diodes: Newton, BDF
+        circuit = try_circuit(system, formulation)
+        if circuit is not None:
+            return simulate_circuit(system, t_span, q0, f0, _output_times(t_span, t_eval), rtol=max(rtol, 1e-6),
+                                    atol=atol, max_step=max_step, circuit=circuit, progress=progress)
+        if method == "circuit":
+            raise IntegrationError("method='circuit' needs a network that is linear except for nonlinear "
+                                   "dissipators (diodes), with numeric values")
     if method == "linear":
         explain_not_linear(system, formulation, params)
     model = as_model(system, formulation)

@@ -221,7 +221,7 @@ class Solution:
         info = md.get("elements", {}).get(name)
         if info is None:
             raise KeyError(f"no element named {name!r} in this model")
-        if info["element"].couples:
+        if info["element"].couples and not info["element"].ports:
             raise KeyError(f"{name} has no port of its own; ask for the coupled elements {info['element'].couples}")
         el = info["element"]
         sign = getattr(el, "through_report_signs", el.report_signs)[0] if which == "through" else el.report_signs[0]

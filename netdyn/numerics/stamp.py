@@ -60,6 +60,13 @@ class LinearNetwork:
     formulation: dict
     ports: dict = field(default_factory=dict)  # element name -> [(port key, combination {index: coeff})]
     stamps: dict = field(default_factory=dict)  # element name -> its own entries (see ``port_effort``)
+    R: sps.csr_array = None  # n x m: where μ acts, when a servo constraint (controlled source) is not along Aᵀ
+    skipped: tuple = ()  # elements left out (linear_network(skip=...)): their ports are in `ports`, no stamp
+
+    @property
+    def reaction(self):
+        """The n×m matrix multiplying μ in the Lagrange rows: ``Aᵀ`` unless servo constraints act elsewhere."""
+        return self.A.T.tocsr() if self.R is None else self.R
 
     @property
     def n(self):
@@ -80,14 +87,19 @@ class _Template:
     efforts: list  # per port: sympy remainder of the effort (in the value symbols)
     flows: list  # per flow constraint: sympy remainder
     symbols: dict  # value name -> symbol used in the remainders
+    reactions: dict = field(default_factory=dict)  # flow constraint -> {port: coefficient (value symbols)}
 
 
-def linear_network(net, formulation=None, check=True):
-    """The :class:`LinearNetwork` of a network, or :class:`NotLinear` naming the element in the way."""
+def linear_network(net, formulation=None, check=True, skip=()):
+    """The :class:`LinearNetwork` of a network, or :class:`NotLinear` naming the element in the way.
+
+    Elements named in ``skip`` keep their ports (coordinates are those of the
+    whole network) but are not stamped: a caller adds them itself (the
+    nonlinear devices of :func:`netdyn.operating_point`)."""
     if not net.elements or net.bodies:
         raise NotLinear("only networks of one-dimensional elements have a numeric linear form")
     domains = [d for d in net.domains if d in DOMAINS]
-    forms = resolve_formulation(formulation, domains)
+    forms = resolve_formulation(formulation, domains, net)
     kinds = {d: ACROSS if forms[d] == "node" else THROUGH for d in domains}
     for el in net.elements.values():
         if not isinstance(el, Element) or any(p.domain not in DOMAINS for p in el.ports):
@@ -121,7 +133,12 @@ def linear_network(net, formulation=None, check=True):
     templates = {}
     element_ports_of = {}
     element_stamps = {}
+    servo = {}  # constraint row -> {coordinate index: coefficient} of its reaction
     for name, el in net.elements.items():
+        if name in skip:
+            keys, _ = element_ports(net, el, port_of)
+            element_ports_of[name] = [(k, dict(combo[k])) for k in keys]
+            continue
         values = _resolve_values(el, False, {}, net)
         keys, ports = element_ports(net, el, port_of)
         pk = tuple(kinds[p.domain] for p in ports)
@@ -154,6 +171,12 @@ def linear_network(net, formulation=None, check=True):
             a_rows.append({})
             a_labels.append(name)
         subs = {tpl.symbols[v]: values[v] for v in tpl.symbols}
+        for k, coeffs in tpl.reactions.items():
+            col = servo.setdefault(rows0 + k, {})
+            for i, c in coeffs.items():
+                c = float(sp.sympify(c).xreplace(subs))
+                for b, cb in cs[i]:
+                    col[b] = col.get(b, 0.0) + c * cb
         for i, r in enumerate(tpl.efforts):
             if r != 0:
                 u = input_of(_time_function(el, r.xreplace(subs)))
@@ -165,9 +188,13 @@ def linear_network(net, formulation=None, check=True):
     m = len(a_rows)
     nu = len(inputs)
     A = _coo([(r, c, v) for r, row in enumerate(a_rows) for c, v in row.items()], (m, n))
+    R = None
+    if servo:
+        R = _coo([(c, r, v) for r, row in enumerate(a_rows) if r not in servo for c, v in row.items()]
+                 + [(c, r, v) for r, col in servo.items() for c, v in col.items()], (n, m))
     return LinearNetwork(list(coords.list), _coo(mats["M"], (n, n)), _coo(mats["D"], (n, n)),
                          _coo(mats["K"], (n, n)), A, _coo(be, (n, nu)), _coo(ba, (m, nu)), inputs, a_labels,
-                         forms, element_ports_of, element_stamps)
+                         forms, element_ports_of, element_stamps, R, tuple(skip))
 
 
 def port_effort(lin, name, i, q, f, acc, mu, u):
@@ -290,11 +317,15 @@ def _template(el, kinds, value_names):
         flows.append(_remainder(el, psi, F))
     names = tuple(sorted({str(s)[len("_value_"):] for e in entries for s in sp.sympify(e).free_symbols}))
     fn = sp.lambdify([P[v] for v in names], entries, modules="math") if entries else None
-    return _Template(names, fn, layout, efforts, flows, P)
+    for k, coeffs in getattr(c, "reactions", {}).items():
+        for coeff in coeffs.values():
+            if sp.sympify(coeff).free_symbols & state:
+                raise NotLinear(f"{el.name}: the reaction of its constraint {k} depends on its port variables")
+    return _Template(names, fn, layout, efforts, flows, P, dict(getattr(c, "reactions", {})))
 
 
 def _remainder(el, expr, variables):
-    r = expr.xreplace({v: 0 for v in variables})
+    r = sp.sympify(expr.xreplace({v: 0 for v in variables}))
     if t in r.free_symbols:
         raise NotLinear(f"{el.name}: its contribution depends on time other than through its values")
     return r

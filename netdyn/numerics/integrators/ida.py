@@ -67,7 +67,7 @@ class IDA(Integrator):
         r = M @ acc + h
         if cm.has_constraints:
             c = cm.constraints(tt, q, f, p)
-            r += c.Phi_q.T @ y[sl] + c.A.T @ y[sm]
+            r += c.Phi_q.T @ y[sl] + c.reaction.T @ y[sm]
             res[sl] = c.phi
             res[sm] = c.A @ f + c.a
             res[se] = c.Phi_q @ f + c.Phi_t
@@ -185,16 +185,17 @@ def algebraic_at_output(cm, p, tt, q, f, acc, rest, iterations=2):
         M, h = cm.dynamics(tt, q, f, p)
         c = cm.constraints(tt, q, f, p)
         C = c.jacobian
+        Rt = c.reaction_jacobian.T  # where the multipliers act (C.T unless servo constraints)
         if rest.size:
             H = cm.dh_df(tt, q, f, p)[:, rest]
-            J = np.block([[weight[:, None] * H, weight[:, None] * C.T], [C[:, rest], np.zeros((m1 + m2, m1 + m2))]])
-            r0 = np.concatenate([weight * (M @ acc + h + C.T @ z), C @ f + c.velocity_terms])
+            J = np.block([[weight[:, None] * H, weight[:, None] * Rt], [C[:, rest], np.zeros((m1 + m2, m1 + m2))]])
+            r0 = np.concatenate([weight * (M @ acc + h + Rt @ z), C @ f + c.velocity_terms])
             dz = np.linalg.lstsq(J, -r0, rcond=None)[0]
             f = f.copy()
             f[rest] += dz[:rest.size]
             z = z + dz[rest.size:]
         else:
-            z = np.linalg.lstsq(C.T, -(M @ acc + h), rcond=None)[0]
+            z = np.linalg.lstsq(Rt, -(M @ acc + h), rcond=None)[0]
     return f, z
 
 

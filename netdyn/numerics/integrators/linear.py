@@ -53,7 +53,7 @@ def linear_dae(lin):
                          [lin.D @ keep_free, M_I, Z(n, m)],
                          [lin.A @ keep_free, Z(m, nI), Z(m, m)]], format="csr")
     J = sps.block_array([[Z(nI, n), sps.eye(nI), Z(nI, m)],
-                         [-lin.K, -D_I, -lin.A.T],
+                         [-lin.K, -D_I, -lin.reaction],
                          [Z(m, n), -A_I, Z(m, m)]], format="csr")
     G = sps.block_array([[Z(nI, len(lin.inputs))], [lin.B_e], [-lin.B_a]], format="csr").toarray() \
         if lin.inputs else np.zeros((nI + n + m, 0))

@@ -1,0 +1,289 @@
+"""Transients of networks that are linear except for nonlinear dissipators (diodes): stamp + Newton + BDF.
+
+The linear part is the sparse stamp of :mod:`netdyn.stamp` written as the
+first-order DAE ``E ẏ = J y + G u(t)`` of :mod:`netdyn.linearsim` (same
+coordinates, same multipliers); each nonlinear element adds the gradient of
+its own dissipation function, ``Σ C_e ∇D_e(C_eᵀ f)``, to the Lagrange rows,
+with ``f`` the flows (``q̇`` for coordinates without inertia). The DAE
+``F(t, y, ẏ) = 0`` is integrated as SPICE integrates circuits: variable-step
+BDF (order 1 on the first step and after a source corner, then 2), a Newton
+iteration per step on a sparse Jacobian ``α/h E − J + ∂N/∂y`` factored per
+iteration, steps that land on the output times and the source corners, and a
+local error estimate from the predictor–corrector difference on the states
+that carry energy (flows with inertia and displacements with a potential).
+
+>>> import numpy as np, netdyn
+>>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
+>>> from netdyn.components.diode import Diode
+>>> net = netdyn.Network()
+>>> _ = net.add(VoltageSource("V1", "a", "0", 5.0), Resistor("R1", "a", "d", 1e3), Diode("D1", "d", "0"),
+...             Capacitor("C1", "d", "0", 1e-6))
+>>> sol = netdyn.simulate(net, (0, 10e-3))
+>>> sol.method, round(float(sol.voltage("d")[-1]), 4)   # charged to the diode's forward voltage
+('circuit', 0.6929)
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sps
+import scipy.sparse.linalg as spla
+
+from netdyn.components.base import ACROSS, DOMAINS, THROUGH
+from netdyn.errors import IntegrationError, ModelError, SingularSystemError
+from netdyn.numerics.integrators.linear import linear_dae
+from netdyn.numerics.linearsim import LinearSolution, _corners, _values
+
+__all__ = ["try_circuit", "simulate_circuit", "CircuitSolution"]
+
+
+class _Circuit:
+    """The stamped linear DAE and the nonlinear elements of a network, in one formulation."""
+
+    def __init__(self, net, formulation=None, t0=0.0):
+        from netdyn.graph.assemble import resolve_formulation
+        from netdyn.numerics.operating_point import _stamped
+        domains = [d for d in net.domains if d in DOMAINS]
+        self.forms = resolve_formulation(formulation, domains, net)
+        kinds = {d: ACROSS if self.forms[d] == "node" else THROUGH for d in domains}
+        self.lin, info, skip = _stamped(net, self.forms, kinds, t0)
+        if not skip:
+            raise ModelError("no nonlinear element: the linear path takes this network")
+        self.dae, self.I = linear_dae(self.lin)
+        n, nI = self.lin.n, self.I.size
+        self.n, self.nI = n, nI
+        self.pos_I = -np.ones(n, dtype=int)
+        self.pos_I[self.I] = np.arange(nI)
+        groups = {}
+        for name in skip:  # elements of one law are evaluated together, vectorized over the elements
+            el, law, vals, combos, keys, pk = info[name]
+            groups.setdefault(id(law), (law, []))[1].append((name, el, vals, combos))
+        self.groups = []
+        for law, members in groups.values():
+            P = len(members[0][3])
+            r, cidx, d = [], [], []
+            for e, (name, el, vals, combos) in enumerate(members):
+                for p, cb in enumerate(combos):
+                    for j, cf in cb.items():
+                        r.append(j)
+                        cidx.append(e * P + p)
+                        d.append(cf)
+            ne = len(members)
+            C = sps.csr_array((d, (r, cidx)), shape=(n, ne * P))
+            values = [np.array([m[2][k] for m in members]) for k in range(len(members[0][2]))]
+            hr = np.repeat(np.arange(ne * P).reshape(ne, P), P, axis=1).ravel()  # block-diagonal Hessian layout
+            hc = np.tile(np.arange(ne * P).reshape(ne, P), (1, P)).ravel()
+            limiter = getattr(type(members[0][1]), "limit_flows_batch", None)
+            named = dict(zip(law.value_names, values))
+            self.groups.append((law, C, C.T.tocsr(), values, named, ne, P, hr, hc, limiter))
+        self.dense = self.dae.size <= 60
+        if self.dense:
+            self.E_dense, self.J_dense = self.dae.E.toarray(), self.dae.J.toarray()  # small circuits: dense LAPACK beats sparse bookkeeping
+        # energy-carrying states: inertial flows and displacements with a potential
+        K_cols = np.flatnonzero(np.asarray(abs(self.lin.K).sum(axis=0)).ravel() > 0)
+        self.error_rows = np.concatenate([K_cols, n + np.arange(nI)]).astype(int)
+
+    def flows(self, y, yd):
+        f = yd[:self.n].copy()
+        f[self.I] = y[self.n:self.n + self.nI]
+        return f
+
+    def nonlinear(self, f, t, jacobian=True):
+        """Σ C ∇D(Cᵀ f) on the Lagrange rows (length n) and its Jacobian in f (sparse n x n)."""
+        g = np.zeros(self.n)
+        if jacobian:
+            Jn = np.zeros((self.n, self.n)) if self.dense else sps.csr_array((self.n, self.n))
+        else:
+            Jn = None
+        for law, C, Ct, values, named, ne, P, hr, hc, limiter in self.groups:
+            F = (Ct @ f).reshape(ne, P)
+            gD, hD = law.batch(values, F, t)
+            g += C @ gD.ravel()
+            if jacobian:
+                H = sps.csr_array((hD.transpose(2, 0, 1).reshape(ne, P * P).ravel(), (hr, hc)), shape=(ne * P, ne * P))
+                part = C @ H @ Ct
+                Jn = Jn + (part.toarray() if self.dense else part)
+        return g, Jn
+
+
+def try_circuit(net, formulation=None):
+    """A :class:`_Circuit` when the network is linear except for semiconductor devices (diodes) and other
+    nonlinear dissipators, else ``None``."""
+    if not hasattr(net, "elements") or getattr(net, "bodies", None):
+        return None
+    if not any(getattr(el, "prefers_kind", None) for el in net.elements.values()):
+        return None  # semiconductor devices only: other nonlinear networks keep the symbolic path's energy work
+    try:
+        return _Circuit(net, formulation)
+    except Exception:  # noqa: BLE001 - any reason at all sends the network to the symbolic path
+        return None
+
+
+def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol=None, max_step=np.inf,
+                     formulation=None, circuit=None, progress=None):
+    """Integrate on the circuit path; returns a :class:`CircuitSolution`."""
+    c = circuit or _Circuit(net, formulation, float(t_span[0]))
+    dae, n, nI, m = c.dae, c.n, c.nI, c.lin.m
+    N = dae.size
+    t0, t1 = float(t_span[0]), float(t_span[1])
+    t_eval = np.linspace(t0, t1, 1001) if t_eval is None else np.asarray(t_eval, dtype=float)
+    corners = [float(x) for x in _corners(c.lin.inputs, t0, t1)]
+    targets = np.union1d(t_eval[(t_eval > t0) & (t_eval <= t1)], corners + [t1])
+    t_eval_set, corner_set = set(t_eval.tolist()), set(corners)
+    y = np.zeros(N)
+    y[:n] = _values(c.lin.names, q0, "q")
+    y[n:n + nI] = _values(c.lin.names, f0, "f")[c.I]
+    yd = np.zeros(N)
+    yd[:n] = _values(c.lin.names, f0, "f")  # the rates of the displacements: the given flows
+    E, J = dae.E.tocsc(), dae.J.tocsc()
+    err_rows = c.error_rows
+    scale = np.maximum(np.abs(y[err_rows]), 1e-30)
+    h = min((t1 - t0) * 1e-6, max_step)
+    hist = [(t0, y.copy())]  # (t, y) of the last accepted points, newest last
+    out_t, out_y, out_yd = [t0], [y.copy()], [yd.copy()]
+    k, tt, order, nsteps = 0, t0, 1, 0
+    while k < targets.size:
+        target = targets[k]
+        hit = tt + h >= target - 1e-12 * (t1 - t0)
+        h_try = target - tt if hit else h
+        t_new = tt + h_try
+        coeff, pred, C = _bdf(hist, t_new, order)
+        y_new, yd_new, ok = _newton(c, E, J, coeff, pred, t_new)
+        e = 0.0
+        if ok and err_rows.size and C > 0:
+            scale = np.maximum(scale, np.abs(y_new[err_rows]))
+            sc = (atol if atol is not None else rtol * 1e-3 * max(scale.max(), 1e-30)) + rtol * scale
+            e = float(np.sqrt(np.mean((C * (y_new[err_rows] - pred[err_rows]) / sc) ** 2)))
+        grow = 0.9 * (1.0 / max(e, 1e-10)) ** (1 / (order + 1))
+        if not ok or e > 1.0:
+            h = h_try * (0.25 if not ok else max(0.1, min(0.9, grow)))
+            if h < 1e-14 * max(t1 - t0, 1.0):
+                raise IntegrationError(f"the circuit step became too small near t = {tt:.6g} "
+                                       f"({'Newton did not converge' if not ok else 'the error test keeps failing'})")
+            continue
+        tt, y, yd = t_new, y_new, yd_new
+        nsteps += 1
+        hist = (hist + [(tt, y.copy())])[-4:]
+        h_next = min(h_try * min(2.0, max(0.2, grow)), max_step)
+        h = max(h, h_next) if hit else h_next  # a step cut short by a target does not shrink the next one
+        h = min(h, max_step)
+        order = 2
+        if hit:
+            if target in t_eval_set:
+                out_t.append(tt)
+                out_y.append(y.copy())
+                out_yd.append(yd.copy())
+            if target in corner_set:
+                order = 1  # restart after a source corner: no history across the kink
+                hist = [(tt, y.copy())]
+            k += 1
+            if progress is not None:
+                progress(tt)
+    T = np.array(out_t)
+    Y = np.array(out_y).T
+    YD = np.array(out_yd).T
+    keep = np.isin(T, t_eval)
+    T, Y, YD = T[keep], Y[:, keep], YD[:, keep]
+    q = Y[:n]
+    f = YD[:n].copy()
+    f[c.I] = Y[n:n + nI]
+    acc = np.gradient(f, T, axis=1) if T.size > 1 else np.zeros_like(f)
+    acc[c.I] = YD[n:n + nI]
+    from netdyn.numerics.trajectory import Trajectory
+    return CircuitSolution(net, c.lin, Trajectory(T, q, f, acc, np.zeros((0, T.size)), Y[n + nI:], nsteps=nsteps))
+
+
+def _bdf(hist, t_new, order):
+    """Variable-step BDF weights (``ẏ_new = a0 y_new + Σ a_i y_i``), the predictor (the polynomial through
+    the last ``order + 1`` points, extrapolated) and the factor turning corrector − predictor into the local
+    error (``h / (t_new − t_oldest)``; 0 when there is not enough history to tell)."""
+    order = min(order, len(hist))
+    ts = [t_new] + [p[0] for p in reversed(hist[-order:])]
+    ys = [p[1] for p in reversed(hist[-order:])]
+    a = np.zeros(len(ts))
+    for j in range(len(ts)):
+        others = [ts[i] for i in range(len(ts)) if i != j]
+        denom = np.prod([ts[j] - o for o in others])
+        if j == 0:
+            a[j] = sum(1.0 / (t_new - o) for o in others)
+        else:
+            a[j] = np.prod([t_new - o for o in others if o != t_new]) / denom
+    pts = list(reversed(hist[-(order + 1):]))
+    pred = np.zeros_like(ys[0])
+    for j, (tj, yj) in enumerate(pts):
+        w = np.prod([(t_new - pts[i][0]) / (tj - pts[i][0]) for i in range(len(pts)) if i != j])
+        pred = pred + w * yj
+    C = (t_new - pts[0][0]) / (t_new - pts[-1][0]) if len(pts) == order + 1 else 0.0
+    return (a, ys), pred, C
+
+
+def _newton(c, E, J, coeff, pred, t_new, max_iter=30):
+    a, ys = coeff
+    dae, n = c.dae, c.n
+    past = sum(a[i + 1] * ys[i] for i in range(len(ys)))
+    g_u = dae.forcing(t_new)[:, 0]
+    y = pred.copy()
+    nI = c.nI
+    colmap = np.arange(n)  # ∂f/∂y: a0 on displacement columns (flows without inertia), 1 on inertial flows
+    factor = np.full(n, a[0])
+    colmap[c.I] = n + np.arange(nI)
+    factor[c.I] = 1.0
+    if c.dense:
+        base = a[0] * c.E_dense - c.J_dense
+    else:
+        base = (a[0] * E - J).tocsc()
+    for it in range(max_iter):
+        yd = a[0] * y + past
+        f = c.flows(y, yd)
+        g, Jn = c.nonlinear(f, t_new)
+        r = E @ yd - J @ y - g_u
+        r[nI:nI + n] += g
+        if c.dense:
+            M = base.copy()
+            M[nI:nI + n][:, colmap] += Jn * factor[None, :]
+            try:
+                dy = sla.lu_solve(sla.lu_factor(M, check_finite=False), -r, check_finite=False)
+            except (sla.LinAlgError, ValueError):
+                return y, yd, False
+        else:
+            Jc = Jn.tocoo()
+            Jy = sps.csr_array((Jc.data * factor[Jc.col], (Jc.row + nI, colmap[Jc.col])), shape=base.shape)
+            try:
+                dy = spla.splu((base + Jy).tocsc()).solve(-r)
+            except RuntimeError:
+                return y, yd, False
+        if not np.all(np.isfinite(dy)):
+            return y, yd, False
+        dy = _limit(c, y, dy, a[0], past)
+        y = y + dy
+        if np.max(np.abs(dy)) <= 1e-10 * (1.0 + np.max(np.abs(y))) or \
+                (it and np.linalg.norm(dy) <= 1e-12 * (1.0 + np.linalg.norm(y))):
+            yd = a[0] * y + past
+            return y, yd, True
+    return y, a[0] * y + past, False
+
+
+def _limit(c, y, dy, a0, past):
+    """Shorten a Newton step so no junction's voltage jumps more than its element allows (SPICE's limiting)."""
+    f_old = c.flows(y, a0 * y + past)
+    f_new = c.flows(y + dy, a0 * (y + dy) + past)
+    factor = 1.0
+    for law, C, Ct, values, named, ne, P, hr, hc, limiter in c.groups:
+        if limiter is None:
+            continue
+        Fo, Fn = (Ct @ f_old).reshape(ne, P), (Ct @ f_new).reshape(ne, P)
+        Fl = limiter(named, Fo, Fn)
+        full, lim = np.abs(Fn - Fo), np.abs(Fl - Fo)
+        cut = (full > 0) & (lim < full)
+        if cut.any():
+            factor = min(factor, max(float(np.min(lim[cut] / full[cut])), 1e-3))
+    return dy * factor
+
+
+class CircuitSolution(LinearSolution):
+    """A :class:`~netdyn.linearsim.LinearSolution` made by the circuit path (``method == "circuit"``)."""
+
+    def __init__(self, net, lin, trajectory):
+        self.net, self.linear = net, lin
+        self._model = self._compiled = self._p = None
+        self._init_trajectory(trajectory, "circuit")
