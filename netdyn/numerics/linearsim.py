@@ -160,6 +160,10 @@ class LinearSolution(Solution):
 
     def _port_quantity(self, name, k, which):
         """Through or across variable of port ``k`` of an element from the stamped matrices (no symbolic model)."""
+        if self.linear.R is not None or name in self.linear.skipped:
+            # controlled sources push where their control is not (R ≠ Aᵀ): the stamp's own entries do not
+            # hold those efforts, so ask the symbolic model
+            return super()._port_quantity(name, k, which)
         key = ("port", name, k, which)
         if key not in self._cache:
             from netdyn.components.base import THROUGH

@@ -49,7 +49,7 @@ class _Circuit:
         self.lin, info, skip = _stamped(net, self.forms, kinds, t0)
         if not skip:
             raise ModelError("no nonlinear element: the linear path takes this network")
-        self.dae, self.I = linear_dae(self.lin)
+        self.dae, self.I = linear_dae(self.lin, reduce=False)
         n, nI = self.lin.n, self.I.size
         self.n, self.nI = n, nI
         self.pos_I = -np.ones(n, dtype=int)
@@ -131,10 +131,11 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
     targets = np.union1d(t_eval[(t_eval > t0) & (t_eval <= t1)], corners + [t1])
     t_eval_set, corner_set = set(t_eval.tolist()), set(corners)
     y = np.zeros(N)
-    y[:n] = _values(c.lin.names, q0, "q")
-    y[n:n + nI] = _values(c.lin.names, f0, "f")[c.I]
+    q_given, f_given = _values(c.lin.names, q0, "q")[0], _values(c.lin.names, f0, "f")[0]
+    y[:n] = q_given
+    y[n:n + nI] = f_given[c.I]
     yd = np.zeros(N)
-    yd[:n] = _values(c.lin.names, f0, "f")  # the rates of the displacements: the given flows
+    yd[:n] = f_given  # the rates of the displacements: the given flows
     E, J = dae.E.tocsc(), dae.J.tocsc()
     err_rows = c.error_rows
     scale = np.maximum(np.abs(y[err_rows]), 1e-30)

@@ -30,7 +30,7 @@ from netdyn.numerics.trajectory import INTERRUPTED, SUCCESS, Trajectory, interru
 from netdyn.symbols import t as T_SYM
 
 
-def linear_dae(lin):
+def linear_dae(lin, reduce=True):
     """The first-order DAE of a :class:`~netdyn.stamp.LinearNetwork` and its state layout.
 
     Hidden constraints (loops of voltage sources and capacitors, cut-sets of
@@ -68,6 +68,10 @@ def linear_dae(lin):
 
     labels = [f"the rate of {lin.names[i]}" for i in I] + [f"the equation of {nm}" for nm in lin.names] + \
         [f"the constraint {lb}" for lb in lin.flow_labels]
+    if not reduce:  # the circuit path: its Newton adds the skipped devices, the linear part alone may be singular
+        dae = LinearDAE(E, J, sps.csr_array(G), [time_function(u) for u in exprs], error_rows=np.arange(n + nI))
+        dae.exprs, dae.hidden, dae.E0, dae.J0, dae.labels = exprs, None, E, J, labels
+        return dae, I
     red = reduce_index(E, J, G, derivative, labels=labels)
     dae = LinearDAE(red.E, red.J, sps.csr_array(red.G), [time_function(u) for u in exprs],
                     error_rows=np.arange(n + nI), jumps=np.arange(len(lin.inputs), len(exprs)))
