@@ -109,8 +109,8 @@ class _Circuit:
 def try_circuit(net, formulation=None):
     """A :class:`_Circuit` when the network is linear except for semiconductor devices (diodes) and other
     nonlinear dissipators, else ``None``."""
-    if not hasattr(net, "elements") or getattr(net, "bodies", None):
-        return None
+    if not hasattr(net, "elements") or not hasattr(net, "bodies") or net.bodies:
+        return None  # a network of one-dimensional elements only (not a model, a bond graph or a linkage)
     if not any(getattr(el, "prefers_kind", None) for el in net.elements.values()):
         return None  # semiconductor devices only: other nonlinear networks keep the symbolic path's energy work
     try:

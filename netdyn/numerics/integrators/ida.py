@@ -105,16 +105,7 @@ class IDA(Integrator):
         solver = SundialsIDA(residual, rtol=rtol / 10, atol=at / 10, algebraic_idx=self.algebraic or None,
                              calc_initcond=None, max_num_steps=200000,
                              max_step=0 if not np.isfinite(self.max_step) else self.max_step)
-        try:
-            out = solver.solve(te, y0, yp0)
-        except KeyError as exc:  # scikit-sundae maps return flags to messages with a dict that lacks some
-            raise IntegrationError(f"IDA stopped with SUNDIALS return flag {exc.args[0] if exc.args else '?'} "
-                                   f"between t = {t0:.6g} and {t1:.6g} (a flag the binding does not name); the "
-                                   "system may be singular there or need looser tolerances") from None
-        if not out.success:
-            tt = out.t[-1] if len(out.t) else t0
-            raise IntegrationError(f"IDA failed at t = {tt:.6g}: {out.message}; the system may be "
-                                   "singular there (check the structure) or need looser tolerances")
+        out = solve_or_explain(solver, te, y0, yp0, t0, t1)
         Y, YP, T = out.y.T.copy(), out.yp.T.copy(), np.asarray(out.t)
         pick = np.clip(np.searchsorted(T, t_eval - 1e-10 * (t1 - t0)), 0, T.size - 1)  # nearest grid time
         Y, YP, T = Y[:, pick], YP[:, pick], np.asarray(t_eval, dtype=float)
@@ -129,6 +120,21 @@ class IDA(Integrator):
         # scikit-sundae reports residual evaluations, not accepted steps: nsteps stays unknown (None)
         return Trajectory(T, Y[self.sq], F, ACC, Y[self.sl], Y[self.sm], Y[N - 2], Y[N - 1], nsteps=None,
                           message=str(out.message))
+
+
+def solve_or_explain(solver, te, y0, yp0, t0, t1):
+    """``solver.solve(te, y0, yp0)`` of scikit-sundae's IDA; a failure is an :class:`IntegrationError` saying where."""
+    try:
+        out = solver.solve(te, y0, yp0)
+    except KeyError as exc:  # scikit-sundae maps return flags to messages with a dict that lacks some
+        raise IntegrationError(f"IDA stopped with SUNDIALS return flag {exc.args[0] if exc.args else '?'} "
+                               f"between t = {t0:.6g} and {t1:.6g} (a flag the binding does not name); the "
+                               "system may be singular there or need looser tolerances") from None
+    if not out.success:
+        tt = out.t[-1] if len(out.t) else t0
+        raise IntegrationError(f"IDA failed at t = {tt:.6g}: {out.message}; the system may be "
+                               "singular there (check the structure) or need looser tolerances")
+    return out
 
 
 def consistent_start(residual, t0, y0, yp0, algebraic, tol=1e-11, max_iter=8):

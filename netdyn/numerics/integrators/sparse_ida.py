@@ -36,7 +36,7 @@ from scipy.sparse.linalg import splu
 from netdyn.errors import IntegrationError
 from netdyn.numerics.assembly import TermAssembly, supports
 from netdyn.numerics.integrators.base import Integrator, split_atol, work_atol
-from netdyn.numerics.integrators.ida import IDA, ida_grid
+from netdyn.numerics.integrators.ida import IDA, ida_grid, solve_or_explain
 from netdyn.numerics.trajectory import Trajectory
 
 
@@ -105,8 +105,10 @@ class SparseIDA(Integrator):
         ff.sum_duplicates()
         ff.sort_indices()
         self._ff = ff
-        lookup = sps.csc_matrix((np.arange(1, ff.nnz + 1, dtype=float), ff.indices, ff.indptr), shape=(r, r))
-        self._ff_slot = np.asarray(lookup[rest_pos[asm.rows[sel]], rest_pos[j[sel]]]).ravel().astype(np.intp) - 1
+        cols = np.repeat(np.arange(r), np.diff(ff.indptr))  # the column of each stored entry, in CSC order
+        slot = {(int(a), int(b)): k for k, (a, b) in enumerate(zip(ff.indices, cols))}
+        self._ff_slot = np.array([slot[(int(a), int(b))] for a, b in zip(rest_pos[asm.rows[sel]], rest_pos[j[sel]])],
+                                 dtype=np.intp)
 
     # ------------------------------------------------------------------ F and its Jacobian
     def _state(self, y, yp):
@@ -211,11 +213,7 @@ class SparseIDA(Integrator):
                                  max_step=0 if not np.isfinite(self.max_step) else self.max_step)
         with warnings.catch_warnings():  # sksundae notes that jacfn replaces its own sparse differencing
             warnings.simplefilter("ignore", UserWarning)
-            out = solver.solve(te, y0, yp0)
-        if not out.success:
-            tt = out.t[-1] if len(out.t) else t0
-            raise IntegrationError(f"IDA failed at t = {tt:.6g}: {out.message}; the system may be "
-                                   "singular there (check the structure) or need looser tolerances")
+            out = solve_or_explain(solver, te, y0, yp0, t0, t1)
         Y, YP, T = out.y.T, out.yp.T, np.asarray(out.t)
         pick = np.clip(np.searchsorted(T, t_eval - 1e-10 * (t1 - t0)), 0, T.size - 1)
         Y, YP, T = Y[:, pick], YP[:, pick], np.asarray(t_eval, dtype=float)
