@@ -100,8 +100,9 @@ def draw(ax, model, poses, attachments, items, scale):
         if hasattr(el, "axis"):
             c, s = np.cos(pa[2]), np.sin(pa[2])
             u = np.array([c * float(el.axis[0]) - s * float(el.axis[1]), s * float(el.axis[0]) + c * float(el.axis[1])])
-            ax.plot([A[0] - 2 * scale * u[0], A[0] + 2 * scale * u[0]],
-                    [A[1] - 2 * scale * u[1], A[1] + 2 * scale * u[1]], "--", color="0.5", lw=1)
+            reach = 1e3 * scale  # the whole rail: the axis limits clip it to the frame
+            ax.plot([A[0] - reach * u[0], A[0] + reach * u[0]], [A[1] - reach * u[1], A[1] + reach * u[1]],
+                    "--", color="0.5", lw=1, scalex=False, scaley=False)
         marker = "^" if "0" in el.bodies else "o"
         ax.plot([B[0]], [B[1]], marker, ms=7, mfc="white", mec="k")
 
@@ -117,6 +118,23 @@ def _extent(model, Q, poses_fn, attachments):
     return lo - pad, hi + pad
 
 
+def _frame(ax, lo, hi, title=None):
+    """Equal axes fitted to the mechanism's extent, labelled in metres."""
+    ax.set_aspect("equal")
+    ax.set_xlim(lo[0], hi[0])
+    ax.set_ylim(lo[1], hi[1])
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+    ax.grid(True, alpha=0.3)
+    if title:
+        ax.set_title(title, fontsize="medium")
+
+
+def _figure_size(lo, hi, width=6.0):
+    span = np.maximum(hi - lo, 1e-9)
+    return width, float(np.clip(width * span[1] / span[0], 2.0, 8.0)) + 0.6
+
+
 def plot_mechanism(model, q, ax=None, path=None, title=None):
     """Draw the mechanism at coordinates ``q`` (dict name -> value, or a vector in model order)."""
     import matplotlib
@@ -130,16 +148,11 @@ def plot_mechanism(model, q, ax=None, path=None, title=None):
     lo, hi = _extent(model, [qv], poses_fn, attachments)
     own = ax is None
     if own:
-        _, ax = plt.subplots(figsize=(5, 5))
+        _, ax = plt.subplots(figsize=_figure_size(lo, hi))
     draw(ax, model, poses_fn(qv), attachments, items, scale=float(np.max(hi - lo)) / 10)
-    ax.set_aspect("equal")
-    ax.set_xlim(lo[0], hi[0])
-    ax.set_ylim(lo[1], hi[1])
-    ax.grid(True, alpha=0.3)
-    if title:
-        ax.set_title(title)
+    _frame(ax, lo, hi, title)
     if own and path is not None:
-        ax.figure.savefig(path, dpi=100)
+        ax.figure.savefig(path, dpi=100, bbox_inches="tight")
         plt.close(ax.figure)
     return ax
 
@@ -157,16 +170,13 @@ def animate_mechanism(solution, path, fps=25, frames=100, dpi=80):
     Q = [solution.q[:, k] for k in idx]
     attachments, items = _attachments(model)
     lo, hi = _extent(model, Q, poses_fn, attachments)
-    fig, ax = plt.subplots(figsize=(5, 5))
+    fig, ax = plt.subplots(figsize=_figure_size(lo, hi))
     writer = PillowWriter(fps=fps)
     with writer.saving(fig, str(path), dpi):
         for k, q in zip(idx, Q):
             ax.clear()
             draw(ax, model, poses_fn(q), attachments, items, scale=float(np.max(hi - lo)) / 10)
-            ax.set_aspect("equal")
-            ax.set_xlim(lo[0], hi[0])
-            ax.set_ylim(lo[1], hi[1])
-            ax.set_title(f"{model.name}   t = {solution.t[k]:.2f}")
+            _frame(ax, lo, hi, f"{model.name}   t = {solution.t[k]:.2f} s")
             writer.grab_frame()
     plt.close(fig)
     return len(idx)
