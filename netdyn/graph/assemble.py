@@ -297,7 +297,7 @@ def assemble(net, formulation=None, symbolic=False, check=True, cut=None):
     metadata = {"network": net, "formulation": forms, "kinds": kinds, "elements": info, "node_paths": node_paths,
                 "port_of": port_of, "flow_reactions": reactions}
     if part:
-        metadata["spatial" if isinstance(part, spatial.SpatialPart) else "planar"] = part.metadata
+        metadata[part.kind] = part.metadata
     return LagrangianModel(coords.list, T=T, V=V, D=D, efforts=efforts, constraints=constraints,
                            flow_constraints=flow_constraints, parameters=parameters, name=net.name,
                            metadata=metadata, constraint_labels=labels, flow_constraint_labels=flow_labels)

@@ -14,6 +14,7 @@ A joint is any object with ``name`` and ``bodies = (body_a, body_b)``; ground is
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 import networkx as nx
 
@@ -104,3 +105,22 @@ def check_grounded(bodies, joints, also_grounded=(), joint_words="a joint"):
         if b not in grounded:
             raise TopologyError(f"body {b!r} is floating: no chain of joints connects it to ground; "
                                 f"add {joint_words} to it")
+
+
+@dataclass
+class BodyPart:
+    """The bodies' share of a model (planar or spatial): coordinates (already registered), energies,
+    efforts, constraints, and ``angles`` (a body's angle, or a joint's single free rotation, for
+    rotational elements that name it)."""
+
+    kind: str  # "planar" or "spatial": the metadata key the part is filed under
+    T: list = field(default_factory=list)
+    V: list = field(default_factory=list)
+    D: list = field(default_factory=list)
+    efforts: dict = field(default_factory=dict)
+    constraints: list = field(default_factory=list)
+    labels: list = field(default_factory=list)
+    flow_constraints: list = field(default_factory=list)
+    flow_labels: list = field(default_factory=list)
+    angles: dict = field(default_factory=dict)
+    metadata: dict = field(default_factory=dict)

@@ -27,12 +27,12 @@ Two formulations (``Network.model(formulation=...)``):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 
 import networkx as nx
 import sympy as sp
 
 from netdyn.graph import mechanism
+from netdyn.graph.mechanism import BodyPart
 from netdyn.components.planar import GROUND_POSE
 from netdyn.errors import ModelError, TopologyError
 from netdyn.symbols import identifier, t
@@ -124,20 +124,6 @@ def distribute(efforts, coordinates, displacement, effort):
         efforts[c] = efforts.get(c, 0) + sp.diff(displacement, c) * effort
 
 
-@dataclass
-class PlanarPart:
-    """The planar share of a model: coordinates (already registered), energies, efforts, constraints."""
-
-    T: list = field(default_factory=list)
-    V: list = field(default_factory=list)
-    D: list = field(default_factory=list)
-    efforts: dict = field(default_factory=dict)
-    constraints: list = field(default_factory=list)
-    labels: list = field(default_factory=list)
-    flow_constraints: list = field(default_factory=list)
-    flow_labels: list = field(default_factory=list)
-    angles: dict = field(default_factory=dict)  # body -> angle expression (for rotational elements)
-    metadata: dict = field(default_factory=dict)
 
 
 class _Context:
@@ -159,7 +145,7 @@ class _Context:
 
 
 def assemble_planar(net, formulation, new_coordinate, values_of, cut=None):
-    """The :class:`PlanarPart` of a network; ``new_coordinate(name)`` registers a coordinate.
+    """The :class:`~netdyn.graph.mechanism.BodyPart` of a network; ``new_coordinate(name)`` registers a coordinate.
 
     ``cut`` names joints the relative formulation must cut (see :func:`spanning_tree`)."""
     if formulation not in FORMULATIONS:
@@ -194,7 +180,7 @@ def assemble_planar(net, formulation, new_coordinate, values_of, cut=None):
         pb = GROUND_POSE if j.bodies[1] == "0" else poses[j.bodies[1]]
         joint_coords[j.name] = tree_coords.get(j.name) or j.coordinates(pa, pb, values[j.name])
     ctx = _Context(poses, body_values, joint_coords)
-    part = PlanarPart()
+    part = BodyPart("planar")
     coordset = set(coords)
     for b, body in net.bodies.items():
         part.T.append(body.contribute(poses[b], body_values[b]).T)

@@ -26,11 +26,11 @@ Two formulations (``Network.model(formulation=...)``), as for planar linkages:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 
 import sympy as sp
 
 from netdyn.graph import mechanism
+from netdyn.graph.mechanism import BodyPart
 from netdyn.components.spatial import (AXES, COMPONENTS, FREE, GROUND, PRESCRIBED, Pose, body_omega, quat_conj,
                                        quat_matrix, quat_mul)
 from netdyn.errors import ElementError, ModelError, TopologyError
@@ -98,20 +98,6 @@ def check_structure(net):
     mechanism.check_grounded(net.bodies, joints(net), joint_words="a joint (Revolute, Spherical, Fixed, ...)")
 
 
-@dataclass
-class SpatialPart:
-    """The spatial share of a model (same fields as :class:`netdyn.planar.PlanarPart`)."""
-
-    T: list = field(default_factory=list)
-    V: list = field(default_factory=list)
-    D: list = field(default_factory=list)
-    efforts: dict = field(default_factory=dict)
-    constraints: list = field(default_factory=list)
-    labels: list = field(default_factory=list)
-    flow_constraints: list = field(default_factory=list)
-    flow_labels: list = field(default_factory=list)
-    angles: dict = field(default_factory=dict)  # joint -> angle of its single free rotation (rotational elements)
-    metadata: dict = field(default_factory=dict)
 
 
 def driven_spec(joint, drivers_of):
@@ -190,7 +176,7 @@ def child_pose(j, parent, qs, parent_is_a, spec=None):
 
 
 def assemble_spatial(net, formulation, new_coordinate, values_of, cut=None):
-    """The :class:`SpatialPart` of a network; ``new_coordinate(name)`` registers a coordinate."""
+    """The :class:`~netdyn.graph.mechanism.BodyPart` of a network; ``new_coordinate(name)`` registers a coordinate."""
     from netdyn.symbols import identifier
 
     if formulation not in FORMULATIONS:
@@ -202,7 +188,7 @@ def assemble_spatial(net, formulation, new_coordinate, values_of, cut=None):
     tree, cuts = mechanism.spanning_tree(js, cut)
     values = {el.name: values_of(el) for el in spatial_elements(net)}
     body_values = {b: values_of(body) for b, body in net.bodies.items()}
-    part = SpatialPart()
+    part = BodyPart("spatial")
     created = []
 
     def new(name):
