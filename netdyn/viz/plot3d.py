@@ -18,14 +18,11 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from netdyn.errors import ModelError
+from netdyn.viz.plotting import body_metadata, coordinate_vector
 
 
 def _spatial(model):
-    md = model.metadata.get("spatial")
-    if not md:
-        raise ModelError(f"{model.name!r} has no spatial bodies to draw; build it from netdyn.components.spatial")
-    return md
+    return body_metadata(model, "spatial", "build it from netdyn.components.spatial")
 
 
 def pose_function(model):
@@ -53,16 +50,6 @@ def pose_function(model):
         return out
 
     return poses
-
-
-def _vector(model, q):
-    if isinstance(q, dict):
-        names = model.coordinate_names
-        unknown = sorted(set(q) - set(names))
-        if unknown:
-            raise ModelError(f"unknown coordinate(s) {unknown}; the coordinates are {names}")
-        return np.array([float(q.get(n, 0.0)) for n in names])
-    return np.asarray(q, dtype=float)
 
 
 def _attachments(model):
@@ -149,7 +136,7 @@ def plot_spatial(model, q, ax=None, path=None, title=None, t=0.0):
     """
     import matplotlib.pyplot as plt
 
-    q = _vector(model, q)
+    q = coordinate_vector(model, q)
     poses = pose_function(model)(q, t)
     pts, items = _attachments(model)
     centre, half = _limits(_frame_points(poses, pts))

@@ -24,11 +24,16 @@ from netdyn.lagrange.equations import internalize
 from netdyn.numerics.compiled import compile_model
 
 
+def body_metadata(model, kind, hint):
+    """The ``"planar"`` or ``"spatial"`` metadata of a model, or a :class:`ModelError` saying how to build one."""
+    md = model.metadata.get(kind)
+    if not md:
+        raise ModelError(f"{model.name!r} has no {kind} bodies to draw; {hint}")
+    return md
+
+
 def _planar(model):
-    planar = model.metadata.get("planar")
-    if not planar:
-        raise ModelError(f"{model.name!r} has no planar bodies to draw; build it from RigidBody and joints")
-    return planar
+    return body_metadata(model, "planar", "build it from RigidBody and joints")
 
 
 def pose_function(model):
@@ -48,7 +53,8 @@ def pose_function(model):
     return poses
 
 
-def _vector(model, q):
+def coordinate_vector(model, q):
+    """``q`` as a vector in model order: a dict by coordinate name (missing ones 0) or an array."""
     if isinstance(q, dict):
         names = model.coordinate_names
         unknown = sorted(set(q) - set(names))
@@ -143,7 +149,7 @@ def plot_mechanism(model, q, ax=None, path=None, title=None):
     import matplotlib.pyplot as plt
 
     poses_fn = pose_function(model)
-    qv = _vector(model, q)
+    qv = coordinate_vector(model, q)
     attachments, items = _attachments(model)
     lo, hi = _extent(model, [qv], poses_fn, attachments)
     own = ax is None
