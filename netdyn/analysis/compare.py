@@ -194,12 +194,16 @@ def _structure_difference(mats, ba, bb, P):
 # ------------------------------------------------------------------------------------------ compare
 
 def _sources(system):
+    if hasattr(system, "source_names"):
+        return system.source_names()
     if hasattr(system, "derive"):
         return [str(u) for u in system.derive().inputs]
     return [n for n, e in system.elements.items() if e.is_source]
 
 
 def _storage(system):
+    if hasattr(system, "storage_names"):
+        return system.storage_names()
     if hasattr(system, "derive"):
         return [f"{len(system.T_terms)} T* terms", f"{len(system.V_terms)} V terms"]
     return [n for n, e in system.elements.items() if role(e, THROUGH) in ("across_storage", "through_storage")
@@ -268,9 +272,8 @@ def compare(a, b, inputs=None, outputs=None, t_end=None, formulation=None):
     ins = inputs or (_first(_sources(a), a), _first(_sources(b), b))
     an = analogy(a, b)
     if outputs is None:
-        first_a = _coords(a)[0]
-        outputs = (first_a, str(an.coordinates.get(first_a, _coords(b)[0])).lstrip("-")) if an else \
-            (first_a, _coords(b)[0])
+        first_a, first_b = _coords(a, formulation)[0], _coords(b, formulation)[0]
+        outputs = (first_a, str(an.coordinates.get(first_a, first_b)).lstrip("-")) if an else (first_a, first_b)
     lins = tuple(linearize(s, inputs=[i], outputs=[o], u=_zero_inputs(s, i), formulation=formulation)
                  for s, i, o in zip((a, b), ins, outputs))
     dof = [len(lin.states) for lin in lins]
@@ -295,7 +298,9 @@ def _first(names, system):
     return names[0]
 
 
-def _coords(system):
+def _coords(system, formulation=None):
+    if hasattr(system, "with_inputs"):  # the coordinates linearize will see
+        return system.with_inputs([], formulation)[0].coordinate_names
     return (system if hasattr(system, "derive") else system.model()).coordinate_names
 
 

@@ -69,6 +69,8 @@ def with_inputs(system, inputs, formulation=None):
     function of the same name; for a model, each name must be one of its inputs.
     """
     inputs = list(inputs or [])
+    if hasattr(system, "with_inputs"):  # another front end (a BondGraph) follows the same protocol
+        return system.with_inputs(inputs, formulation)
     if hasattr(system, "derive"):
         known = [str(s) for s in system.derive().inputs]
         for name in inputs:
@@ -489,6 +491,10 @@ def _output_expression(model, spec):
         return spec, eq.q[names.index(spec)]
     if spec.endswith("_dot") and spec[:-4] in names:
         return spec, eq.f[names.index(spec[:-4])]
+    signal = model.metadata.get("signal")  # a front end's own named signals (a bond graph's e(C1), f(L1))
+    expr = signal(spec) if signal is not None else None
+    if expr is not None:
+        return spec, internalize(model, expr)
     mult = [str(m.func.__name__) for m in model.lambdas + model.mus]
     if spec in mult:
         return spec, (eq.lam + eq.mu)[mult.index(spec)]

@@ -41,6 +41,7 @@ from sympy.physics.mechanics import dynamicsymbols
 
 from netdyn.bondgraph.causality import assign_causality
 from netdyn.bondgraph.kinds import FUNCTION_VARIABLE, F, Q, X
+from netdyn.bondgraph.system import signal_function
 from netdyn.errors import ModelError
 from netdyn.lagrange.model import LagrangianModel
 from netdyn.symbols import t
@@ -163,6 +164,7 @@ def to_model(bg, formulation=None, symbolic=False):
         coords, T, V, D, efforts, flow_constraints, labels, sub = _reduce(
             bg, bonds, q, T, V, D, efforts, flow_constraints, labels, reducible)
         meta["dependent"] = sub
+    meta["signal"] = signal_function(bg, q, meta.get("dependent", {}))
     return LagrangianModel(coords, T=T, V=V, D=D, efforts=efforts, flow_constraints=flow_constraints,
                            flow_constraint_labels=labels, parameters=parameters, name=bg.name, metadata=meta)
 

@@ -294,6 +294,31 @@ class BondGraph:
         from netdyn.bondgraph.convert import state_equations
         return state_equations(self, symbolic=symbolic)
 
+    def copy(self):
+        """An independent copy (elements, parameters and bonds; parameter values are shared, they are immutable)."""
+        out = BondGraph(self.name, effort=self.effort_name, flow=self.flow_name)
+        out.graph = self.graph.copy()
+        for n in out.graph.nodes:
+            d = out.graph.nodes[n]
+            d["params"], d["bonds"] = dict(d["params"]), list(d["bonds"])
+        out._bond_ends = dict(self._bond_ends)
+        return out
+
+    # the system protocol of the analysis tools (netdyn.linearize, equilibrium, compare): see bondgraph/system.py
+    def with_inputs(self, inputs, formulation=None):
+        """``(model, nominal)`` with the named sources as input functions (:func:`netdyn.bondgraph.system.with_inputs`)."""
+        from netdyn.bondgraph.system import with_inputs
+        return with_inputs(self, inputs, formulation)
+
+    def source_names(self):
+        """The ``Se`` and ``Sf`` elements."""
+        return self.of_kind("Se", "Sf")
+
+    def storage_names(self):
+        """The energy-storing elements (``C``, ``I``, storage fields)."""
+        from netdyn.bondgraph.system import storage_names
+        return storage_names(self)
+
     def draw(self, path=None, ax=None, causality=True, layout=None):
         """Draw the bond graph (:func:`netdyn.bondgraph.draw.draw`)."""
         from netdyn.bondgraph.draw import draw
