@@ -1,7 +1,8 @@
 """The ``netdyn`` command line: ``demo``, ``simulate``, ``op``, ``ac``, ``equations`` and ``info``.
 
-FILE is a SPICE netlist (``.cir``, ``.sp``, ``.net``, ``.spice``, ``.ckt``) or a
-model file (``.json``, ``.yaml``, ``.yml``). Bad input (a missing file, a parse
+FILE is a SPICE netlist (``.cir``, ``.sp``, ``.net``, ``.spice``, ``.ckt``), a
+model file (``.json``, ``.yaml``, ``.yml``) or a bond-graph file (the same
+extensions; recognised by its ``format: netdyn-bondgraph``). Bad input (a missing file, a parse
 error, an unsupported card, an unknown option) ends with exit code 2 and one
 line on stderr.
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from netdyn import __version__
@@ -55,9 +57,24 @@ def load_network(path):
     if ext in NETLIST_EXTENSIONS:
         return read_netlist(path)
     if ext in MODEL_EXTENSIONS:
+        if _is_bond_graph_file(path):
+            from netdyn.bondgraph.fileformat import load_bond_graph
+            return load_bond_graph(path)
         return load_model(path)
     raise UsageError(f"{path}: unknown file type {ext or '(none)'!r}; give a SPICE netlist "
                      f"({', '.join(NETLIST_EXTENSIONS)}) or a model file ({', '.join(MODEL_EXTENSIONS)})")
+
+
+def _is_bond_graph_file(path):
+    """Whether a JSON/YAML file holds a bond graph (``format: netdyn-bondgraph``), by its content."""
+    from netdyn.bondgraph.fileformat import FORMAT
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        head = fh.read(1 << 16)
+    return re.search(r"""["']?format["']?\s*:\s*["']?""" + FORMAT + r"""\b""", head) is not None
+
+
+def _is_bond_graph(system):
+    return hasattr(system, "bond_names")
 
 
 def _formulation(text):
@@ -148,6 +165,27 @@ def _columns(net, sol):
     return cols
 
 
+def _bond_graph_columns(bg, sol):
+    """``[(header, values)]`` of a bond graph: the energy variables q(C), p(I), then e(X) and f(X) of each
+    one-port element (sources, storage, resistors)."""
+    from netdyn.lagrange.equations import internalize
+    signal = sol.model.metadata["signal"]
+    specs = [f"{'q' if bg.kind(n) == 'C' else 'p'}({n})" for n in bg.of_kind("C", "I")]
+    for n in bg.elements:
+        kind = bg.kind(n)
+        if kind in ("Se", "C", "I", "R"):
+            specs += [f"e({n})", f"f({n})"]
+        elif kind == "Sf":
+            specs.append(f"f({n})")
+    return [("time", sol.t)] + [(spec, sol.evaluate(internalize(sol.model, signal(spec)))) for spec in specs]
+
+
+def _bond_graph_quantity(bg):
+    """Axis of a bond-graph series: the graph's effort and flow names, displacement, momentum."""
+    names = {"e": bg.effort_name, "f": bg.flow_name, "q": "displacement", "p": "momentum"}
+    return lambda model, spec: (names.get(spec[0], spec), "")
+
+
 def _write_table(cols, stream, sep=None):
     names = [c[0] for c in cols]
     rows = zip(*[c[1] for c in cols])
@@ -162,7 +200,7 @@ def _write_table(cols, stream, sep=None):
         stream.write(" ".join(f"{float(v):>{width}.9e}" for v in row) + "\n")
 
 
-def _plot(cols, path, title, model):
+def _plot(cols, path, title, model, quantity_of=quantity):
     """The table's columns against time: one axis per quantity, SI units, at most 10 curves an axis."""
     import matplotlib
     matplotlib.use("Agg")
@@ -171,7 +209,7 @@ def _plot(cols, path, title, model):
     t = cols[0][1]
     groups = {}
     for name, values in cols[1:]:
-        groups.setdefault(quantity(model, name), []).append((name, values))
+        groups.setdefault(quantity_of(model, name), []).append((name, values))
     fig, axes = plt.subplots(max(len(groups), 1), 1, figsize=(8, 1.2 + 2.6 * max(len(groups), 1)), sharex=True,
                              squeeze=False)
     for ax, ((what, unit), group) in zip(axes[:, 0], groups.items()):
@@ -292,7 +330,7 @@ def cmd_simulate(args):
     finally:
         bar.close()
     tstart = tran.get("tstart") or 0.0
-    cols = _columns(net, sol)
+    cols = _bond_graph_columns(net, sol) if _is_bond_graph(net) else _columns(net, sol)
     if tstart > 0:
         keep = sol.t >= tstart
         cols = [(n, v[keep]) for n, v in cols]
@@ -302,7 +340,8 @@ def cmd_simulate(args):
     else:
         _write_table(cols, sys.stdout)
     if args.plot:
-        _plot(cols, args.plot, f"{net.name} ({os.path.basename(args.file)})", sol.model)
+        _plot(cols, args.plot, f"{net.name} ({os.path.basename(args.file)})", sol.model,
+              _bond_graph_quantity(net) if _is_bond_graph(net) else quantity)
     if getattr(sol, "status", 0) == -2:  # Ctrl-C: the table holds the times reached
         print(f"netdyn: {sol.message}", file=sys.stderr)
         return 130
@@ -311,6 +350,16 @@ def cmd_simulate(args):
 
 def cmd_equations(args):
     net = load_network(args.file)
+    if args.format == "state":
+        if not _is_bond_graph(net):
+            raise UsageError(f"{args.file}: --format state is for bond-graph files; this is a network")
+        text = "\n".join(f"{eq.lhs} = {eq.rhs}" for eq in net.state_equations().equations()) + "\n"
+        if args.output:
+            with open(args.output, "w") as fh:
+                fh.write(text)
+        else:
+            sys.stdout.write(text)
+        return 0
     model = net.model(formulation=_formulation(args.formulation))
     options = {}
     if args.format == "latex":
@@ -336,33 +385,54 @@ def cmd_equations(args):
     return 0
 
 
+def _bond_graph_info(bg, path, warnings, p=print):
+    """The bond-graph lines of ``netdyn info``: elements by kind, bonds, causality."""
+    kinds = {}
+    for n in bg.elements:
+        kinds[bg.kind(n)] = kinds.get(bg.kind(n), 0) + 1
+    p(f"bond graph: {bg.name} ({path}); efforts: {bg.effort_name}, flows: {bg.flow_name}")
+    p(f"elements: {len(bg.elements)} ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))})")
+    p(f"bonds: {len(bg.bond_names)}")
+    try:
+        for line in bg.causality().report().splitlines():
+            p(f"causality: {line}")
+    except NetdynError as exc:
+        warnings.append(str(exc))
+
+
 def cmd_info(args):
     import numpy as np
 
     net = load_network(args.file)
     warnings = list(getattr(net, "netlist_notes", None) or [])
-    try:
-        structural_check(net)
-    except NetdynError as exc:
-        warnings.append(str(exc))
-    kinds = {}
-    for el in net.elements.values():
-        kinds[type(el).__name__] = kinds.get(type(el).__name__, 0) + 1
     p = print
-    p(f"network: {net.name} ({args.file})")
-    p(f"elements: {len(net.elements)} ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))})")
-    if net.bodies:
-        p(f"bodies: {len(net.bodies)} ({', '.join(net.bodies)})")
-    p(f"nodes: {', '.join(str(n) for n in net.graph.nodes if n not in net.bodies)}")
+    if _is_bond_graph(net):
+        _bond_graph_info(net, args.file, warnings)
+    else:
+        try:
+            structural_check(net)
+        except NetdynError as exc:
+            warnings.append(str(exc))
+        kinds = {}
+        for el in net.elements.values():
+            kinds[type(el).__name__] = kinds.get(type(el).__name__, 0) + 1
+        p(f"network: {net.name} ({args.file})")
+        p(f"elements: {len(net.elements)} ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))})")
+        if net.bodies:
+            p(f"bodies: {len(net.bodies)} ({', '.join(net.bodies)})")
+        p(f"nodes: {', '.join(str(n) for n in net.graph.nodes if n not in net.bodies)}")
     try:
         cut = [c.strip() for c in args.cut.split(",") if c.strip()] if getattr(args, "cut", None) else None
-        model = net.model(formulation=_formulation(args.formulation), check=False, cut=cut)
+        model = net.model(formulation=args.formulation) if _is_bond_graph(net) else \
+            net.model(formulation=_formulation(args.formulation), check=False, cut=cut)
     except NetdynError as exc:
         warnings.append(f"cannot assemble the model: {exc}")
         model = None
     if model is not None:
         forms = model.metadata.get("formulation", {})
-        if forms:
+        if isinstance(forms, str):
+            p(f"formulation: {forms}")
+        elif forms:
             p(f"formulation: {', '.join(f'{d} {f}' for d, f in forms.items())}")
         planar = model.metadata.get("planar")
         if planar and planar.get("joints"):
@@ -428,7 +498,8 @@ def build_parser():
         sp.set_defaults(func=func)
         return sp
 
-    files = f"a SPICE netlist ({', '.join(NETLIST_EXTENSIONS)}) or a model file ({', '.join(MODEL_EXTENSIONS)})"
+    files = (f"a SPICE netlist ({', '.join(NETLIST_EXTENSIONS)}), a model file or a bond-graph file "
+             f"({', '.join(MODEL_EXTENSIONS)})")
     d = add("demo", cmd_demo, "run the demonstration and write its figures")
     d.add_argument("outdir", nargs="?", default="netdyn-demo", help="output directory (default: netdyn-demo)")
     s = add("simulate", cmd_simulate, "simulate a netlist or model file; print time, node voltages and currents "
@@ -441,14 +512,17 @@ def build_parser():
     s.add_argument("--csv", metavar="OUT", help="write the table as CSV to OUT instead of printing it")
     s.add_argument("--plot", metavar="OUT.png", help="plot the voltages and currents to a PNG file")
     s.add_argument("--formulation", metavar="F",
-                   help="loop, branch or node (or per domain: electrical=branch,translational=node)")
+                   help="loop, branch or node (or per domain: electrical=branch,translational=node); "
+                   "bond graphs: bond or reduced")
     s.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
                    help="progress bar on stderr (auto: on a terminal, for runs over a second)")
     e = add("equations", cmd_equations, "print the derived equations of motion")
     e.add_argument("file", metavar="FILE", help=files)
-    e.add_argument("--format", choices=FORMATS, default="latex", help="output format (default: latex)")
+    e.add_argument("--format", choices=FORMATS + ("state",), default="latex",
+                   help="output format (default: latex; state: a bond graph's explicit state equations)")
     e.add_argument("-o", "--output", metavar="OUT", help="write to OUT (for c: OUT.c and OUT.h)")
-    e.add_argument("--formulation", metavar="F", help="loop, branch or node (or per domain)")
+    e.add_argument("--formulation", metavar="F", help="loop, branch or node (or per domain); bond graphs: bond "
+                   "or reduced")
     e.add_argument("--standalone", action="store_true", help="latex: a complete .tex document")
     e.add_argument("--efforts", choices=("left", "right"), default="left",
                    help="latex: equations = 0 (left) or applied efforts on the right")
@@ -469,7 +543,8 @@ def build_parser():
     a.add_argument("--formulation", metavar="F", help="loop, branch or node")
     i = add("info", cmd_info, "coordinates, constraints, degrees of freedom and structural warnings")
     i.add_argument("file", metavar="FILE", help=files)
-    i.add_argument("--formulation", metavar="F", help="loop, branch or node (or per domain); linkages: relative")
+    i.add_argument("--formulation", metavar="F", help="loop, branch or node (or per domain); linkages: relative; "
+                   "bond graphs: bond or reduced")
     i.add_argument("--cut", metavar="J1,J2", help="linkages: the joints the relative formulation cuts")
     return parser
 

@@ -11,10 +11,13 @@ for its model through a small duck-typed protocol that a ``Network`` and a
 * ``model.metadata["signal"](spec)`` — an output such as ``"f(L1)"`` as an
   expression in the model's coordinate functions (or ``None``).
 
-This module implements them for bond graphs: efforts and flows of elements
-(``e(C1)``, ``f(L1)``, ``q(C1)``: the displacement, ``p(L1)``: the momentum),
-in either formulation (the reduced one writes eliminated bonds through the
-independent ones).
+This module implements them for bond graphs: ``e(X)`` and ``f(X)``, the
+power variables of the bond of element X (or of the bond X): ``e·f`` is the
+power along its half-arrow, so a source's flow is the flow it delivers and a
+storage element's the flow into it; ``q(X)`` and ``p(X)``, the energy
+variables of an element (a C's displacement, an I's momentum, seen from the
+element). Either formulation works (the reduced one writes eliminated bonds
+through the independent ones).
 
 >>> import netdyn, sympy as sp
 >>> bg = netdyn.BondGraph("RC")
@@ -108,11 +111,11 @@ def signal_function(bg, q, dependent):
                              f"({bg.bonds_of(target)}) instead")
         b = bg.bond_of(target)
         sign = bg.sign(target, b) if target in bg.graph else 1
+        if which == "f":
+            return disp(b).diff(t)
         x = sign * disp(b)
         if which == "q":
             return x
-        if which == "f":
-            return x.diff(t)
         return _effort(bg, target, which, x, spec)
 
     return signal
