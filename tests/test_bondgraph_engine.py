@@ -166,3 +166,99 @@ def test_cli_executable_on_a_bond_graph_file(bg_files):
     bad.write_text("format: netdyn-bondgraph\nversion: 1\nelements:\n - {kind: C, name: C1, energy: __import__('os')}\n")
     out = subprocess.run(cmd + ["info", "bad.yaml"], cwd=bg_files, capture_output=True, text=True, timeout=600, env=env)
     assert out.returncode == 2 and "C1.energy" in out.stderr and "not an allowed function" in out.stderr
+
+
+# ------------------------------------------------------------------------------------------ multiport fields
+def coupled_inductors_bg(L1, L2, M, R1, R2, as_function=False):
+    """Se -> 1(R1) -> I field port 1; I field port 2 -> 1(R2): two meshes coupled by a mutual inductance."""
+    bg = netdyn.BondGraph("coupled inductors")
+    law = {"coenergy": lambda f1, f2: L1 * f1**2 / 2 + M * f1 * f2 + L2 * f2**2 / 2} if as_function else \
+        {"I": [[L1, M], [M, L2]]}
+    for kind, name, p in [("Se", "u", {"effort": 1.0}), ("1", "m1", {}), ("R", "R1", {"R": R1}), ("1", "m2", {}),
+                          ("R", "R2", {"R": R2}), ("I", "T", {**law, "ports": 2})]:
+        bg.add(kind, name, **p)
+    bg.chain("u", "m1", "T"), bg.bond("m1", "R1"), bg.bond("m2", "T"), bg.bond("m2", "R2")
+    return bg
+
+
+def step_from_rest(A, B, tt):
+    """x(t) = A⁻¹ (e^{At} − I) B: the response of ẋ = A x + B from x(0) = 0 (closed form)."""
+    from scipy.linalg import expm
+    return np.array([np.linalg.solve(A, (expm(A * tk) - np.eye(len(B))) @ B) for tk in tt])
+
+
+@pytest.mark.parametrize("as_function", [False, True])
+def test_coupled_inductor_field_equals_network_and_closed_form(as_function, tmp_path):
+    from netdyn.components.electrical import CoupledInductors
+    L1, L2, M, R1, R2 = 1.0, 2.0, 0.8, 1.0, 3.0
+    bg = coupled_inductors_bg(L1, L2, M, R1, R2, as_function)
+    assert bg.causality().integral == ["T"] and bg.bonds_of("T") == ["T", "T_2"]
+    se = bg.state_equations()                                  # p = L i, L ṗ... in the momenta p_T_1, p_T_2
+    Lm, Rm = np.array([[L1, M], [M, L2]]), np.diag([R1, R2])
+    A_p = -Rm @ np.linalg.inv(Lm)                              # ṗ = b − R L⁻¹ p
+    got = np.array([[float(sp.diff(e, s)) for s in se.states] for e in se.rhs])
+    assert [s.name for s in se.states] == ["p_T_1", "p_T_2"] and np.allclose(got, A_p, atol=1e-12)
+    te = np.linspace(0, 3, 31)
+    i_ref = step_from_rest(-np.linalg.solve(Lm, Rm), np.linalg.solve(Lm, [1.0, 0.0]), te)
+    net = netdyn.Network("coupled")
+    net.add(VoltageSource("u", "a", "0", 1.0), Resistor("R1", "a", "b", R1),
+            CoupledInductors("T", "b", "0", "c", "0", L1=L1, L2=L2, M=M), Resistor("R2", "c", "0", R2))
+    sn = netdyn.simulate(net, (0, 3), t_eval=te, rtol=1e-10)
+    sb = netdyn.simulate(bg, (0, 3), t_eval=te, rtol=1e-10)
+    assert np.max(np.abs(sb["q_T_dot"] - i_ref[:, 0])) < 1e-8
+    assert np.max(np.abs(sb["q_T_2_dot"] - i_ref[:, 1])) < 1e-8
+    assert np.max(np.abs(sb["q_T_dot"] - sn.through("R1"))) < 1e-8      # mesh 1 current
+    assert np.max(np.abs(sb["q_T_2_dot"] + sn.through("R2"))) < 1e-8    # port-2 current = −(R2 current c → 0)
+    assert sb.power_balance()["relative"] < 1e-6
+    path = netdyn.save_bond_graph(bg, tmp_path / "coupled.yaml")
+    back = netdyn.load_bond_graph(path)
+    assert back.bonds_of("T") == ["T", "T_2"] and back.is_field("T")
+    sr = netdyn.simulate(back, (0, 3), t_eval=te, rtol=1e-10)
+    assert np.max(np.abs(sr["q_T_2_dot"] - sb["q_T_2_dot"])) < 1e-12
+    with pytest.raises(netdyn.errors.TopologyError, match="T: a 2-port I field has no network element"):
+        netdyn.to_network(bg)
+
+
+def test_two_port_capacitance_field_against_closed_form_and_file(tmp_path):
+    # V = q1²/(2 C1) + q2²/(2 C2) + (q1 − q2)²/(2 Cm): two capacitors coupled through a third
+    C1, C2, Cm, R1, R2, U = 1.0, 0.5, 0.25, 2.0, 1.0, 1.5
+    bg = netdyn.BondGraph("C field")
+    for kind, name, p in [("Se", "u", {"effort": U}), ("1", "J1", {}), ("R", "R1", {"R": R1}), ("1", "J2", {}),
+                          ("R", "R2", {"R": R2}),
+                          ("C", "K", {"energy": f"q1**2/(2*{C1}) + q2**2/(2*{C2}) + (q1 - q2)**2/(2*{Cm})",
+                                      "ports": 2})]:
+        bg.add(kind, name, **p)
+    bg.chain("u", "J1", "K"), bg.bond("J1", "R1"), bg.bond("J2", "K"), bg.bond("J2", "R2")
+    Kq = np.array([[1 / C1 + 1 / Cm, -1 / Cm], [-1 / Cm, 1 / C2 + 1 / Cm]])   # e = K q
+    A, B = -np.diag([1 / R1, 1 / R2]) @ Kq, np.array([U / R1, 0.0])
+    se = bg.state_equations()
+    assert np.allclose([[float(sp.diff(e, s)) for s in se.states] for e in se.rhs], A, atol=1e-12)
+    te = np.linspace(0, 4, 41)
+    q_ref = step_from_rest(A, B, te)
+    for system in (bg, netdyn.load_bond_graph(netdyn.save_bond_graph(bg, tmp_path / "k.json"))):
+        sol = netdyn.simulate(system, (0, 4), t_eval=te, rtol=1e-10)
+        assert np.max(np.abs(sol["q_K"] - q_ref[:, 0])) < 1e-8
+        assert np.max(np.abs(sol["q_K_2"] - q_ref[:, 1])) < 1e-8
+        assert sol.power_balance()["relative"] < 1e-6
+    lin = netdyn.linearize(bg, inputs=["u"], u={"u": 0}, outputs=["f(K)"])
+    assert np.allclose(np.sort(lin.poles().real), np.sort(np.linalg.eigvals(A).real), atol=1e-10)
+
+
+def test_field_input_errors_name_the_element():
+    from netdyn.errors import ElementError, ParameterError, TopologyError
+    bg = netdyn.BondGraph("bad")
+    with pytest.raises(ParameterError, match="L: a 2-port I field takes I as an 2 x 2 matrix"):
+        bg.add("I", "L", I=[[1.0, 0.1]], ports=2)
+    with pytest.raises(ElementError, match="L: the I matrix is not symmetric"):
+        bg.add("I", "L", I=[[1.0, 0.1], [0.2, 1.0]], ports=2)
+    with pytest.raises(ElementError, match="L: the I matrix is not positive definite"):
+        bg.add("I", "L", I=[[1.0, 2.0], [2.0, 1.0]], ports=2)
+    with pytest.raises(ParameterError, match=r"K: its energy uses \['q3'\]"):
+        bg.add("C", "K", energy="q1**2 + q3**2", ports=2)
+    with pytest.raises(ParameterError, match="ports = 0"):
+        bg.add("C", "K", C=1.0, ports=0)
+    bg.add("I", "L", I=[[1.0, 0.1], [0.1, 1.0]], ports=2)
+    bg.add("Se", "u", effort=1.0)
+    bg.bond("u", "L")
+    with pytest.raises(TopologyError, match=r"L has 1 bond .*a I element has exactly 2 bonds"):
+        bg.check()

@@ -119,15 +119,16 @@ def assign_causality(bg):
     for n in bg.graph.nodes:
         if kinds[n] not in ("C", "I"):
             continue
-        b = bg.bond_of(n)
-        preferred = n if kinds[n] == "C" else bg.other_end(n, b)
-        if b in setter:
-            (integral if setter[b] == preferred else dependent).append(n)
-            continue
-        q = []
-        assign(b, preferred, n, q)
-        spread(q, n)
-        integral.append(n)
+        forced_other_way = False
+        for b in bg.bonds_of(n):   # a field: every port in integral causality unless forced otherwise
+            preferred = n if kinds[n] == "C" else bg.other_end(n, b)
+            if b in setter:
+                forced_other_way |= setter[b] != preferred
+                continue
+            q = []
+            assign(b, preferred, n, q)
+            spread(q, n)
+        (dependent if forced_other_way else integral).append(n)
     # 3. resistors and fields with free bonds, then 4. any free bond
     arbitrary = []
     for n in bg.graph.nodes:
@@ -231,10 +232,16 @@ def signal_graph(bg, setter, integral):
         if kind in ("Se", "Sf"):
             g.add_edge(("source", n), out[bonds[0]])
         elif kind in ("C", "I"):
-            if n in integral:
-                g.add_edge(("state", n), out[bonds[0]])
-            else:
-                g.add_edge(inp[bonds[0]], out[bonds[0]])
+            for b in bonds:
+                if n in integral:
+                    g.add_edge(("state", n), out[b])
+                else:   # dependent: its outputs follow from its inputs (all of them, for a field)
+                    for a in bonds:
+                        g.add_edge(inp[a], out[b])
+        elif kind == "R" and len(bonds) > 1:
+            for a in bonds:
+                for b in bonds:
+                    g.add_edge(inp[a], out[b])
         elif kind == "R":
             g.add_edge(inp[bonds[0]], out[bonds[0]])
         elif kind in ("0", "1", "port"):
@@ -257,10 +264,11 @@ def signal_graph(bg, setter, integral):
 
 def _depends_on(bg, signals, n, setter, kinds):
     """Independent storage elements and sources upstream of a dependent storage element's input."""
-    b = bg.bond_of(n)
-    inp = ("f" if setter[b] == n else "e", b)
     found = set()
-    for v in nx.ancestors(signals, inp):
+    ancestors = set()
+    for b in bg.bonds_of(n):
+        ancestors |= nx.ancestors(signals, ("f" if setter[b] == n else "e", b))
+    for v in ancestors:
         if v[0] in ("state", "source"):
             found.add(v[1])
     return sorted(found)

@@ -40,7 +40,7 @@ import sympy as sp
 from sympy.physics.mechanics import dynamicsymbols
 
 from netdyn.bondgraph.causality import assign_causality
-from netdyn.bondgraph.kinds import FUNCTION_VARIABLE, F, Q, X
+from netdyn.bondgraph.kinds import FUNCTION_VARIABLE, F, Q, X, field_function
 from netdyn.bondgraph.system import signal_function
 from netdyn.errors import ModelError
 from netdyn.lagrange.model import LagrangianModel
@@ -51,9 +51,18 @@ from netdyn.symbols import t
 def element_values(bg, n, symbolic=False, parameters=None):
     """The element's parameters; with ``symbolic`` numeric ones become symbols (named after the element)."""
     values = dict(bg.params(n))
-    numeric = [p for p, v in values.items() if isinstance(v, sp.Basic) and v.is_number
-               and p not in FUNCTION_VARIABLE]
+    numeric = [p for p, v in values.items() if isinstance(v, sp.Basic) and not isinstance(v, sp.MatrixBase)
+               and v.is_number and p not in FUNCTION_VARIABLE]
     if symbolic:
+        for p, v in values.items():   # a field's matrix: one symbol per independent numeric entry
+            if isinstance(v, sp.MatrixBase):
+                entry = lambda i, j: v[i, j] if not v[i, j].is_number else sp.Symbol(f"{n}_{min(i, j) + 1}{max(i, j) + 1}")
+                values[p] = sp.ImmutableMatrix(v.rows, v.cols, entry)
+                if parameters is not None:
+                    for i in range(v.rows):
+                        for j in range(i, v.cols):
+                            if v[i, j].is_number:
+                                parameters[values[p][i, j]] = v[i, j]
         for p in numeric:
             sym = sp.Symbol(n if len(numeric) == 1 else f"{n}_{p}")
             if parameters is not None:
@@ -113,7 +122,9 @@ def to_model(bg, formulation=None, symbolic=False):
         vals = element_values(bg, n, symbolic, parameters)
         bl = bg.bonds_of(n)
         s = {b: bg.sign(n, b) for b in bl}
-        if kind == "C":
+        if kind in ("C", "I", "R") and bg.is_field(n):
+            _user_field(n, kind, vals, bl, s, q, f, T, V, D)
+        elif kind == "C":
             b, = bl
             qp = s[b] * q[b]
             V.append(qp**2 / (2 * vals["C"]) if "C" in vals else vals["energy"].xreplace({Q: qp}))
@@ -167,6 +178,14 @@ def to_model(bg, formulation=None, symbolic=False):
     meta["signal"] = signal_function(bg, q, meta.get("dependent", {}))
     return LagrangianModel(coords, T=T, V=V, D=D, efforts=efforts, flow_constraints=flow_constraints,
                            flow_constraint_labels=labels, parameters=parameters, name=bg.name, metadata=meta)
+
+
+def _user_field(n, kind, vals, bl, s, q, f, T, V, D):
+    """A C, I or R field of several ports: one V(q1..qn), T*(f1..fn) or D(f1..fn) in the element's port variables."""
+    if kind == "C":
+        V.append(field_function(kind, vals, [s[b] * q[b] for b in bl]))
+    else:
+        (T if kind == "I" else D).append(field_function(kind, vals, [s[b] * f[b] for b in bl]))
 
 
 def _field(bg, n, vals, bl, s, q, f, T, V, D, efforts, flow_constraints, labels, parameters, symbolic):
@@ -297,7 +316,13 @@ def state_equations(bg, symbolic=False):
     states, derivs, inputs = [], [], {}
     state_of = {}
     for n in caus.integral:
-        sym = sp.Symbol(("q_" if bg.kind(n) == "C" else "p_") + n)
+        prefix = "q_" if bg.kind(n) == "C" else "p_"
+        if bg.is_field(n):   # one state per port: q_<field>_1, ... / p_<field>_1, ...
+            for k, b in enumerate(bg.bonds_of(n)):
+                state_of[("field", n, b)] = sp.Symbol(f"{prefix}{n}_{k + 1}")
+                states.append(state_of[("field", n, b)])
+            continue
+        sym = sp.Symbol(prefix + n)
         state_of[n] = sym
         states.append(sym)
     for n in bg.of_kind("MTF", "MGY"):
@@ -337,16 +362,46 @@ def state_equations(bg, symbolic=False):
         for v in members:
             known[v] = sol[0][syms[v]]
     for n in caus.integral:
+        if bg.is_field(n):
+            for b in bg.bonds_of(n):
+                derivs.append(bg.sign(n, b) * known[("f", b)] if bg.kind(n) == "C" else known[("e", b)])
+            continue
         b = bg.bond_of(n)
         derivs.append(bg.sign(n, b) * known[("f", b)] if bg.kind(n) == "C" else known[("e", b)])
     for key, sym in state_of.items():
-        if isinstance(key, tuple):
+        if isinstance(key, tuple) and key[0] == "x":
             by = key[1]
             b = bg.bond_of(by)
             derivs.append((bg.sign(by, b) if by in bg.graph else 1) * known[("f", b)])
     for n in bg.of_kind("Se", "Sf"):
         inputs[n] = vals[n]["effort" if bg.kind(n) == "Se" else "flow"]
     return StateEquations(states, sp.Matrix(derivs), inputs, parameters)
+
+
+def _field_output(bg, n, kind, p, b, which, state_of, known):
+    """A field's output on bond ``b``: C effort = ∂V/∂q_k, I flow from ∂T*/∂f = p, R effort = ∂D/∂f_k."""
+    bonds = bg.bonds_of(n)
+    k = bonds.index(b)
+    sg = [bg.sign(n, bb) for bb in bonds]
+    if kind == "C" and which == "e":
+        x = [state_of[("field", n, bb)] for bb in bonds]
+        return sp.diff(field_function(kind, p, x), x[k])
+    if kind == "I" and which == "f":
+        fs = [sp.Dummy(f"f{j + 1}") for j in range(len(bonds))]
+        T = field_function(kind, p, fs)
+        eqs = [sp.diff(T, fj) - state_of[("field", n, bb)] for fj, bb in zip(fs, bonds)]
+        sol = sp.solve(eqs, fs, dict=True)
+        if len(sol) != 1:
+            raise ModelError(f"{n}: cannot invert its coenergy for the flows ({len(sol)} solutions); "
+                             "simulate bg.model() instead")
+        return sg[k] * sol[0][fs[k]]
+    if kind == "R" and which == "e" and all(bg.sign(n, bb) and known.get(("f", bb)) is not None for bb in bonds):
+        fs = [sg[j] * known[("f", bb)] for j, bb in enumerate(bonds)]
+        dummies = [sp.Dummy() for _ in bonds]
+        D = field_function(kind, p, dummies)
+        return sp.diff(D, dummies[k]).xreplace(dict(zip(dummies, fs)))
+    raise ModelError(f"{n}: a {kind} field in mixed causality has no explicit state equations here; "
+                     "simulate bg.model() instead (the DAE takes it as it is)")
 
 
 def _solve_for(expr_of_var, var, target, where):
@@ -370,6 +425,8 @@ def _output(bg, vals, setter, state_of, modulus, v, known):
         return p["effort"]
     if kind == "Sf":
         return p["flow"]
+    if kind in ("C", "I", "R") and bg.is_field(n):
+        return _field_output(bg, n, kind, p, b, which, state_of, known)
     if kind == "C":
         x = state_of[n]
         return x / p["C"] if "C" in p else sp.diff(p["energy"], Q).xreplace({Q: x})

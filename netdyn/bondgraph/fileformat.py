@@ -19,7 +19,9 @@ to) and the symbols the expressions use::
 
 Expressions are read without ``eval``: Python's ``ast`` parses the text, and
 only numbers, the symbols ``t``, the element's own variable (``q`` for
-``energy``, ``f`` for ``coenergy``/``content``, ``x`` for a modulated ratio),
+``energy``, ``f`` for ``coenergy``/``content``, ``x`` for a modulated ratio;
+``q1..qn``/``f1..fn`` for a multiport field, whose ``ports`` lists its bonds
+and whose matrix parameter is a list of rows),
 the declared symbols and inputs, other plain names (as parameters) and a fixed
 list of functions are accepted; anything else is a
 :class:`~netdyn.errors.ParseError` naming the element and field. Doubles are
@@ -132,10 +134,13 @@ def to_dict(bg):
         for p, v in bg.params(n).items():
             if p == "by":
                 entry[p] = v
+            elif isinstance(v, sp.MatrixBase):   # a field's matrix: rows of expressions
+                entry[p] = [[to_text(x) for x in v.row(i)] for i in range(v.rows)]
+                exprs.extend(v)
             else:
                 entry[p] = to_text(v)
                 exprs.append(v)
-        if kind in ("TF", "GY", "MTF", "MGY"):
+        if kind in ("TF", "GY", "MTF", "MGY") or bg.is_field(n):
             entry["ports"] = bg.bonds_of(n)
         domain = bg.graph.nodes[n].get("domain")
         if domain:
@@ -179,11 +184,20 @@ def from_dict(data, where="bond graph file"):
         if kind not in KINDS or kind == "field":
             raise ParseError(f"{where}: element {name}: unknown kind {kind!r}")
         params = {}
+        field = kind in ("C", "I", "R") and isinstance(e.get("ports"), list) and len(e["ports"]) > 1
+        if field:
+            params["ports"] = len(e["ports"])
         for p, v in e.items():
             if p in ("kind", "name", "ports", "domain"):
                 continue
             if p == "by":
                 params[p] = str(v)
+            elif field and isinstance(v, list):   # a field's matrix, row by row
+                if not all(isinstance(row, list) for row in v):
+                    raise ParseError(f"{where}: {name}.{p}: a field's matrix is a list of rows")
+                params[p] = [[parse(x, names, f"{name}.{p}") for x in row] for row in v]
+            elif field and p in ("energy", "coenergy", "content"):   # variables q1..qn / f1..fn
+                params[p] = parse(v, names, f"{name}.{p}")
             elif p in _EXPRESSIONS:
                 var = FUNCTION_VARIABLE.get(p) if p in ("energy", "coenergy", "content") else (
                     FUNCTION_VARIABLE["ratio_modulated"] if p == "ratio" and kind in ("MTF", "MGY") else None)

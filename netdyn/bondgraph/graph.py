@@ -13,6 +13,9 @@ kind      bonds   parameters
 ``I``     1       ``I`` (linear: f = p / I) or ``coenergy`` — T*(f), callable or
                   expression in ``f``
 ``R``     1       ``R`` (linear: e = R f) or ``content`` — D(f) with e = dD/df
+                  ``C``/``I``/``R`` with ``ports=n``: a multiport field of n
+                  bonds, its function of ``q1..qn`` / ``f1..fn`` or an n x n
+                  symmetric matrix (V = ½ qᵀC⁻¹q, T* = ½ fᵀIf, D = ½ fᵀRf)
 ``TF``    2       ``ratio`` r: f2 = r f1 (e1 = r e2 with bond 1 in, bond 2 out)
 ``GY``    2       ``ratio`` r: e1 = r f2, e2 = r f1 (bond 1 in, bond 2 out)
 ``MTF``   2       ``ratio`` — callable or expression in ``x``; ``by`` — the
@@ -46,20 +49,52 @@ import sympy as sp
 from netdyn.errors import ElementError, NetdynError, ParameterError, TopologyError
 from netdyn.symbols import as_expr
 
-from netdyn.bondgraph.kinds import (FUNCTION_VARIABLE, JUNCTIONS, KINDS, SOURCES, STORAGE, TWO_PORTS, F,  # noqa: F401
-                                    Q, X, ALIASES as _ALIASES)
+from netdyn.bondgraph.kinds import (FIELDS, FUNCTION_VARIABLE, JUNCTIONS, KINDS, SOURCES, STORAGE,  # noqa: F401
+                                    TWO_PORTS, F, Q, X, ALIASES as _ALIASES, field_variables)
 
 
 def _function_expr(name, pname, value, var):
-    """A function-valued parameter as an expression in ``var`` (callables are called on it)."""
+    """A function-valued parameter as an expression in ``var`` (callables are called on it; a list of
+    variables: a field's function of several)."""
     if callable(value) and not isinstance(value, sp.Basic):
         try:
-            return sp.sympify(value(var))
+            return sp.sympify(value(*var) if isinstance(var, list) else value(var))
         except Exception as exc:  # noqa: BLE001 - report the user's function failing
             raise ElementError(f"{name}: {pname} must be a function of one variable; calling it on {var} "
                                f"failed ({exc})") from None
     expr = sp.sympify(value)
     return expr
+
+
+def _field_parameter(name, kind, p, v, n):
+    """A field's parameter: a function of ``q1..qn``/``f1..fn``, or a symmetric n x n matrix (C, I, R)."""
+    if p in ("energy", "coenergy", "content"):
+        expr = _function_expr(name, p, v, field_variables(p, n))
+        extra = {s for s in expr.free_symbols if s.name[:1] in "qf" and s.name[1:].isdigit()} - \
+            set(field_variables(p, n))
+        if extra:
+            raise ParameterError(f"{name}: its {p} uses {sorted(map(str, extra))}; a {n}-port field's variables "
+                                 f"are {[str(x) for x in field_variables(p, n)]}")
+        return expr
+    try:
+        mat = sp.ImmutableMatrix([[as_expr(x) for x in row] for row in v])
+    except (TypeError, ValueError):
+        mat = None
+    if mat is None or mat.shape != (n, n):
+        raise ParameterError(f"{name}: a {n}-port {kind} field takes {p} as an {n} x {n} matrix (list of rows), "
+                             f"or its {FIELD_FUNCTION[kind]} as a function of {n} variables")
+    if mat != mat.T:
+        raise ElementError(f"{name}: the {p} matrix is not symmetric; a field that stores or dissipates energy "
+                           "from one function has a symmetric matrix")
+    if all(x.is_number for x in mat):
+        import numpy as np
+        if np.min(np.linalg.eigvalsh(np.array(mat, dtype=float))) <= 0:
+            raise ElementError(f"{name}: the {p} matrix is not positive definite; give a physical (positive "
+                               "definite) matrix")
+    return mat
+
+
+FIELD_FUNCTION = {"C": "energy", "I": "coenergy", "R": "content"}
 
 
 class BondGraph:
@@ -107,10 +142,15 @@ class BondGraph:
                 raise ParameterError(f"{name}: a {kind} element needs exactly one of {what}"
                                      + (f", got {given}" if given else ""))
         values = {}
+        ports = params.get("ports")
+        if ports is not None and (isinstance(ports, bool) or not isinstance(ports, int) or ports < 1):
+            raise ParameterError(f"{name}: ports = {ports!r}; a field has a whole number of ports, 1 or more")
         for p, v in params.items():
-            if v is None:
+            if v is None or p == "ports":
                 continue
-            if p in ("energy", "coenergy", "content"):
+            if ports and ports > 1 and kind in FIELDS:
+                values[p] = _field_parameter(name, kind, p, v, ports)
+            elif p in ("energy", "coenergy", "content"):
                 values[p] = _function_expr(name, p, v, FUNCTION_VARIABLE[p])
             elif p == "ratio" and kind in ("MTF", "MGY"):
                 values[p] = _function_expr(name, p, v, X)
@@ -123,6 +163,20 @@ class BondGraph:
                 if kind in TWO_PORTS and values[p].is_zero:
                     raise ElementError(f"{name}: ratio 0 disconnects the two bonds; give a non-zero ratio")
         self.graph.add_node(name, kind=kind, params=values, bonds=[])
+        if ports and ports > 1 and kind in FIELDS:
+            self.graph.nodes[name]["ports"] = ports
+
+    def ports(self, name):
+        """How many bonds element ``name`` takes (``None``: any number from its kind's minimum)."""
+        n = self.graph.nodes[name].get("ports")
+        if n is not None:
+            return n
+        need = KINDS[self.kind(name)][0]
+        return need if isinstance(need, int) else None
+
+    def is_field(self, name):
+        """Whether ``name`` is a multiport C, I or R field (``ports`` > 1)."""
+        return self.graph.nodes[name].get("ports", 1) > 1
 
     def add_port(self, name):
         """A connection point for using this graph as a sub-model (one bond inside, one outside)."""
@@ -138,7 +192,7 @@ class BondGraph:
             raise TopologyError(f"bond {tail!r} -> {head!r} joins an element to itself")
         for end in (tail, head):
             n, _, _ = KINDS[self.kind(end)]
-            hi = n if isinstance(n, int) else n[1]
+            hi = self.graph.nodes[end].get("ports") or (n if isinstance(n, int) else n[1])
             if hi is not None and len(self.bonds_of(end)) >= hi:
                 raise TopologyError(f"bond {tail!r} -> {head!r}: {end} is a {self.kind(end)} element and "
                                     f"takes {hi} bond{'s' if hi > 1 else ''}; it already has {self.bonds_of(end)}")
@@ -183,6 +237,8 @@ class BondGraph:
             if "by" in params:
                 params["by"] = f"{prefix}.{params['by']}"
             self.graph.add_node(ren[n], kind=d["kind"], params=params, bonds=[])
+            if "ports" in d:
+                self.graph.nodes[ren[n]]["ports"] = d["ports"]
         for b in sub.bond_names:
             a, h = sub.ends(b)
             self.bond(ren[a], ren[h], name=f"{prefix}.{b}")
@@ -260,7 +316,7 @@ class BondGraph:
         for n in self.graph.nodes:
             kind = self.kind(n)
             count = len(self.bonds_of(n))
-            need, _, _ = KINDS[kind]
+            need = self.graph.nodes[n].get("ports") or KINDS[kind][0]
             if kind == "port" and allow_open_ports and count == 1:
                 continue
             if kind in JUNCTIONS and count < 2:

@@ -338,6 +338,9 @@ def to_network(bg, domain=None):
     for n in bg.elements:
         if bg.kind(n) in ("field", "MTF", "MGY", "port"):
             raise TopologyError(f"{n}: a {bg.kind(n)} element has no network element here; keep it a bond graph")
+        if bg.is_field(n):
+            raise TopologyError(f"{n}: a {len(bg.bonds_of(n))}-port {bg.kind(n)} field has no network element "
+                                "here; keep it a bond graph")
     net = Network(bg.name)
     dom = {}
     for j in bg.elements:

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from netdyn.bondgraph.kinds import F, Q
+from netdyn.bondgraph.kinds import F, Q, field_function
 from netdyn.errors import ModelError
 from netdyn.symbols import t
 
@@ -107,25 +107,57 @@ def signal_function(bg, q, dependent):
         if target not in bg.graph and target not in bg.bond_names:
             return None
         if target in bg.graph and len(bg.bonds_of(target)) != 1:
-            raise ModelError(f"output {spec!r}: {target} has {len(bg.bonds_of(target))} bonds; name one of them "
-                             f"({bg.bonds_of(target)}) instead")
-        b = bg.bond_of(target)
-        sign = bg.sign(target, b) if target in bg.graph else 1
+            if target not in bg.bond_names:
+                raise ModelError(f"output {spec!r}: {target} has {len(bg.bonds_of(target))} bonds; name one of "
+                                 f"them ({bg.bonds_of(target)}) instead")
+            b = target   # a field's first bond carries the field's name
+        else:
+            b = bg.bond_of(target)
         if which == "f":
             return disp(b).diff(t)
+        field = next((n for n in bg.ends(b) if bg.is_field(n)), None)
+        if field is not None:
+            return _field_effort(bg, field, b, which, {bb: bg.sign(field, bb) * disp(bb) for bb in bg.bonds_of(field)},
+                                 spec)
+        sign = bg.sign(target, b) if target in bg.graph else 1
         x = sign * disp(b)
         if which == "q":
             return x
-        return _effort(bg, target, which, x, spec)
+        return _effort(bg, target if target in bg.graph else None, which, x, spec, b)
 
     return signal
 
 
-def _effort(bg, n, which, x, spec):
+def _field_effort(bg, n, b, which, x, spec):
+    """A multiport field's displacement, momentum or effort on its bond ``b`` (``x``: bond -> port displacement)."""
+    kind, bonds = bg.kind(n), bg.bonds_of(n)
+    xs = [x[bb] for bb in bonds]
+    if which == "q":
+        return x[b]
+    if kind == "C":
+        if which == "p":
+            raise ModelError(f"output {spec!r}: a momentum belongs to an I element; {n} is a C field")
+        return _partial(field_function(kind, bg.params(n), xs), xs, bonds.index(b))
+    fs = [v.diff(t) for v in xs]
+    grad = _partial(field_function(kind, bg.params(n), fs), fs, bonds.index(b))
+    if kind == "R":
+        if which == "p":
+            raise ModelError(f"output {spec!r}: a momentum belongs to an I element; {n} is an R field")
+        return grad
+    return grad if which == "p" else grad.diff(t)
+
+
+def _partial(expr, variables, k):
+    """∂expr/∂variables[k] for variables that are functions of t or their derivatives."""
+    dummies = [sp.Dummy() for _ in variables]
+    return sp.diff(expr.xreplace(dict(zip(variables, dummies))), dummies[k]).xreplace(dict(zip(dummies, variables)))
+
+
+def _effort(bg, n, which, x, spec, bond=None):
     """Effort (``e``) or momentum (``p``) of a one-port element from its constitutive law."""
-    kind = bg.kind(n) if n in bg.graph else None
+    kind = bg.kind(n) if n is not None else None
     vals = bg.params(n) if kind else {}
-    what = f"element {n}" if kind else f"bond {n}"
+    what = f"element {n}" if kind else f"bond {bond}"
     fx = x.diff(t)
     if kind == "I":
         p = vals["I"] * fx if "I" in vals else sp.diff(vals["coenergy"], F).xreplace({F: fx})
