@@ -262,3 +262,52 @@ def test_field_input_errors_name_the_element():
     bg.bond("u", "L")
     with pytest.raises(TopologyError, match=r"L has 1 bond .*a I element has exactly 2 bonds"):
         bg.check()
+
+
+# ------------------------------------------------------------------------------------------ the linear fast path
+def test_fifty_section_ladder_bond_graph_takes_the_linear_path_and_matches_the_network():
+    from pathlib import Path
+    from netdyn.numerics.choice import method_for
+    net = netdyn.read_netlist(Path(__file__).parent.parent / "examples" / "netlists" / "rc_ladder.cir")
+    bg = netdyn.to_bond_graph(net)
+    T = 1e-3                                      # the pulse's rise and top: every section moves
+    assert method_for(bg, (0, T)).name == "linear"
+    te = np.linspace(0, T, 101)
+    sn = netdyn.simulate(net, (0, T), t_eval=te, rtol=1e-10)
+    sb = netdyn.simulate(bg, (0, T), t_eval=te, rtol=1e-10)
+    assert sb.coordinate_names == bg.model().coordinate_names      # the bond formulation's coordinates
+    caps = bg.of_kind("C")
+    assert len(caps) == 50
+    peak = max(np.max(np.abs(sn.across(n))) for n in caps)
+    for n in caps:
+        b = bg.bond_of(n)
+        v = bg.sign(n, b) * sb[bg.coordinate_name(b)] / float(bg.params(n)["C"])
+        assert np.max(np.abs(v - sn.across(n))) < 1e-8 * peak, n
+    assert np.max(np.abs(sb.energy() - sn.energy())) < 1e-8 * np.max(sn.energy())
+    assert sb.power_balance()["relative"] < 1e-6
+
+
+def test_linear_path_of_a_bond_graph_agrees_with_its_symbolic_path_and_says_when_not():
+    # DC motor with a gear (GY, TF, a dependent inertia): the stamped matrices against the symbolic model
+    U, RA, LA, K, Jm, Bm, n, JL, BL = 12.0, 4.0, 15e-3, 9.54e-3, 1e-6, 1e-6, 0.25, 8e-6, 4e-6
+    bg = netdyn.BondGraph("motor and gear")
+    for kind, name, p in [("Se", "U", {"effort": U * (1 - sp.exp(-100 * t))}), ("1", "armature", {}),
+                          ("R", "RA", {"R": RA}), ("I", "LA", {"I": LA}), ("GY", "K", {"ratio": K}), ("1", "rotor", {}),
+                          ("I", "Jm", {"I": Jm}), ("R", "Bm", {"R": Bm}), ("TF", "gear", {"ratio": n}), ("1", "load", {}),
+                          ("I", "JL", {"I": JL}), ("R", "BL", {"R": BL}), ("Sf", "leak", {"flow": 0.0}),
+                          ("0", "tap", {})]:
+        bg.add(kind, name, **p)
+    bg.chain("U", "armature", "K", "rotor", "gear", "load", "JL")
+    bg.bond("armature", "RA"), bg.bond("armature", "LA"), bg.bond("rotor", "Jm"), bg.bond("rotor", "Bm")
+    bg.chain("load", "tap", "BL"), bg.bond("leak", "tap")
+    te = np.linspace(0, 0.05, 51)
+    fast = netdyn.simulate(bg, (0, 0.05), t_eval=te, rtol=1e-10, method="linear")
+    slow = netdyn.simulate(bg, (0, 0.05), t_eval=te, rtol=1e-10, method="ida")
+    assert type(fast).__name__ == "LinearSolution"
+    for name in ("q_LA_dot", "q_Jm_dot", "q_JL_dot", "q_BL_dot"):
+        ref = slow[name]
+        assert np.max(np.abs(fast[name] - ref)) < 1e-7 * np.max(np.abs(ref)), name
+    assert fast.power_balance()["relative"] < 1e-6
+    bg.graph.nodes["RA"]["params"] = {"content": sp.Symbol("f")**4}
+    with pytest.raises(ModelError, match="RA: it is given by its content function"):
+        netdyn.simulate(bg, (0, 0.05), method="linear")

@@ -375,6 +375,11 @@ class BondGraph:
         from netdyn.bondgraph.system import storage_names
         return storage_names(self)
 
+    def linear_form(self, formulation=None):
+        """``(matrices, None)`` of the linear fast path, or ``(None, why)`` (:func:`netdyn.bondgraph.linear.linear_form`)."""
+        from netdyn.bondgraph.linear import linear_form
+        return linear_form(self, formulation)
+
     def draw(self, path=None, ax=None, causality=True, layout=None):
         """Draw the bond graph (:func:`netdyn.bondgraph.draw.draw`)."""
         from netdyn.bondgraph.draw import draw

@@ -24,7 +24,7 @@ from netdyn.errors import ModelError, SingularSystemError
 from netdyn.numerics.integrators.linear import LinearRadau, linear_dae
 from netdyn.numerics.integrators.radau import consistent_rates
 from netdyn.numerics.solution import Solution
-from netdyn.numerics.stamp import NotLinear, linear_network
+from netdyn.numerics.stamp import LinearNetwork, NotLinear, linear_network
 from netdyn.lagrange.sources import breakpoints
 from netdyn.numerics.compiled import compile_model
 
@@ -33,10 +33,14 @@ __all__ = ["linear_dae", "simulate_linear", "LinearSolution", "try_linear"]
 
 def try_linear(net, formulation=None):
     """The :class:`~netdyn.stamp.LinearNetwork` of a network, or ``None`` when it has no index-1 linear form."""
-    if not hasattr(net, "elements") or not hasattr(net, "bodies"):
+    if hasattr(net, "linear_form"):   # another front end (a bond graph) writes its matrices itself
+        form, _ = net.linear_form(formulation)
+        if form is None:
+            return None
+    elif not hasattr(net, "elements") or not hasattr(net, "bodies"):
         return None
     try:
-        lin = linear_network(net, formulation)
+        lin = LinearNetwork(**form) if hasattr(net, "linear_form") else linear_network(net, formulation)
         dae, I = linear_dae(lin)
         consistent_rates(dae)
     except (NotLinear, SingularSystemError):
@@ -48,6 +52,12 @@ def explain_not_linear(system, formulation=None, params=None):
     """Raise the error that says why ``method="linear"`` cannot run on ``system``."""
     if params:
         raise ModelError("method='linear' takes the element values as they are; params= needs the symbolic path")
+    if hasattr(system, "linear_form"):
+        form, why = system.linear_form(formulation)
+        if form is None:
+            raise ModelError(f"method='linear' needs every element linear with numeric values; {why}")
+        consistent_rates(linear_dae(LinearNetwork(**form))[0])  # raises SingularSystemError: not of index one
+        return
     if not hasattr(system, "elements"):
         raise ModelError("method='linear' needs a Network (a hand-written LagrangianModel takes the symbolic path)")
     linear_dae_of = linear_dae(linear_network(system, formulation))[0]  # raises NotLinear naming the element
