@@ -16,7 +16,7 @@ path (``netdyn.simulate`` picks it by itself, ``method="linear"``).
 ...     bg.add(k, n, **p)
 >>> _ = bg.chain("u", "J", "C1"); _ = bg.bond("J", "R1")
 >>> form, why = linear_form(bg)
->>> form["names"], form["K"].toarray()[1, 1], form["D"].toarray()[2, 2], form["A"].toarray().tolist()
+>>> form["names"], float(form["K"][1, 1]), float(form["D"][2, 2]), form["A"].toarray().tolist()
 (['q_u', 'q_C1', 'q_R1'], 2.0, 2.0, [[1.0, -1.0, 0.0], [1.0, 0.0, -1.0]])
 """
 from __future__ import annotations
