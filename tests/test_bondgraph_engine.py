@@ -311,3 +311,18 @@ def test_linear_path_of_a_bond_graph_agrees_with_its_symbolic_path_and_says_when
     bg.graph.nodes["RA"]["params"] = {"content": sp.Symbol("f")**4}
     with pytest.raises(ModelError, match="RA: it is given by its content function"):
         netdyn.simulate(bg, (0, 0.05), method="linear")
+
+
+def test_bondgraphtools_spellings_value_and_connect():
+    bg = netdyn.BondGraph("RC, BondGraphTools style")
+    bg.add("Se", "u", value=1.0), bg.add("0", "law"), bg.add("R", "R1", value=2.0), bg.add("C", "C1", value=0.5)
+    bg.connect("u", "law"), bg.connect("law", "C1")
+    same = netdyn.BondGraph("RC")
+    same.add("Se", "u", effort=1.0), same.add("0", "law"), same.add("R", "R1", R=2.0), same.add("C", "C1", C=0.5)
+    same.bond("u", "law"), same.bond("law", "C1")
+    bg.connect("law", "R1"), same.bond("law", "R1")
+    assert [bg.params(n) for n in bg.elements] == [same.params(n) for n in same.elements]
+    with pytest.raises(netdyn.errors.ParameterError, match="C2: give C= or value=, not both"):
+        bg.add("C", "C2", C=1.0, value=2.0)
+    with pytest.raises(netdyn.errors.ParameterError, match="J: a 1 element has no value"):
+        bg.add("1", "J", value=1.0)

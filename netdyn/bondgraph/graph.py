@@ -121,10 +121,27 @@ class BondGraph:
 
     # ----------------------------------------------------------------- building
     def add(self, kind, name, **params):
-        """Add an element of ``kind`` (see the module table) called ``name``; unknown parameters are errors."""
+        """Add an element of ``kind`` (see the module table) called ``name``; unknown parameters are errors.
+
+        ``value=`` (BondGraphTools' spelling) stands for the kind's main parameter:
+        ``C``, ``I``, ``R``, ``effort``, ``flow`` or ``ratio``.
+
+        >>> bg = BondGraph()
+        >>> bg.add("C", "C1", value=2.0); bg.add("Se", "u", value=1.0)
+        >>> bg.params("C1"), bg.params("u")
+        ({'C': 2.00000000000000}, {'effort': 1.00000000000000})
+        """
         kind = _ALIASES.get(kind, kind)
         if kind not in KINDS:
             raise ElementError(f"{name}: unknown bond-graph element kind {kind!r}; use one of {sorted(KINDS)}")
+        if "value" in params:
+            groups = KINDS[kind][1]
+            if not groups:
+                raise ParameterError(f"{name}: a {kind} element has no value; its parameters are none")
+            main = groups[0][0]
+            if params.get(main) is not None:
+                raise ParameterError(f"{name}: give {main}= or value=, not both")
+            params[main] = params.pop("value")
         if not isinstance(name, str) or not name:
             raise ElementError(f"element name must be a non-empty string, got {name!r}")
         if name in self.graph:
@@ -205,6 +222,10 @@ class BondGraph:
         self.graph.nodes[tail]["bonds"].append(name)
         self.graph.nodes[head]["bonds"].append(name)
         return name
+
+    def connect(self, tail, head, name=None):
+        """:meth:`bond` under BondGraphTools' name: ``connect(a, b)`` bonds ``a`` to ``b`` (power a -> b)."""
+        return self.bond(tail, head, name=name)
 
     def chain(self, *names):
         """Bonds along a path: ``chain("u", "J", "C1")`` is ``bond("u", "J"); bond("J", "C1")``."""
