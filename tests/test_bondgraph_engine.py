@@ -326,3 +326,21 @@ def test_bondgraphtools_spellings_value_and_connect():
         bg.add("C", "C2", C=1.0, value=2.0)
     with pytest.raises(netdyn.errors.ParameterError, match="J: a 1 element has no value"):
         bg.add("1", "J", value=1.0)
+
+
+def test_two_port_resistive_field_on_both_paths_against_closed_form():
+    # two capacitors discharging through a two-port resistance R = [[3, 1], [1, 2]] (D = ½ fᵀ R f)
+    Rm, Cs, U = np.array([[3.0, 1.0], [1.0, 2.0]]), np.array([0.5, 0.25]), 1.0
+    bg = netdyn.BondGraph("R field")
+    for kind, name, p in [("Se", "u", {"effort": U}), ("1", "J1", {}), ("C", "C1", {"C": Cs[0]}), ("1", "J2", {}),
+                          ("C", "C2", {"C": Cs[1]}), ("R", "Rf", {"R": Rm.tolist(), "ports": 2})]:
+        bg.add(kind, name, **p)
+    bg.chain("u", "J1", "Rf"), bg.bond("J1", "C1"), bg.bond("J2", "Rf"), bg.bond("J2", "C2")
+    A, B = -np.linalg.solve(Rm, np.diag(1 / Cs)), np.linalg.solve(Rm, [U, 0.0])
+    te = np.linspace(0, 3, 31)
+    q_ref = step_from_rest(A, B, te)
+    for method in ("linear", "ida"):
+        sol = netdyn.simulate(bg, (0, 3), t_eval=te, rtol=1e-10, method=method)
+        assert np.max(np.abs(sol["q_C1"] - q_ref[:, 0])) < 1e-8, method
+        assert np.max(np.abs(sol["q_C2"] - q_ref[:, 1])) < 1e-8, method
+        assert sol.power_balance()["relative"] < 1e-6
