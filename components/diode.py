@@ -124,11 +124,14 @@ class Diode(Element):
     @staticmethod
     def limit_flows_batch(values, old, new):
         """:meth:`limit_flows` for many diodes at once: ``values`` maps parameter names to arrays, ``old``/``new``
-        are (diodes × ports) arrays of port flows; the last port is the junction."""
+        are (diodes × ports) arrays of port flows; the last port is the junction. Returns ``new`` itself when
+        no junction needs limiting."""
         nvt = values["N"] * values["vt"]
         vcrit = nvt * np.log(nvt / (np.sqrt(2) * values["IS"]))
         vn, vo = new[:, -1], old[:, -1]
         big = (vn > vcrit) & (np.abs(vn - vo) > 2 * nvt)
+        if not big.any():
+            return new  # the same array: nothing limited
         arg = 1 + (vn - vo) / nvt
         with np.errstate(divide="ignore", invalid="ignore"):
             up = np.where(arg > 0, vo + nvt * np.log(np.where(arg > 0, arg, 1.0)), vcrit)
@@ -137,6 +140,27 @@ class Diode(Element):
         out = new.copy()
         out[:, -1] = lim
         return out
+
+    @staticmethod
+    def dissipation_batch(values, F):
+        """Gradient (diodes × ports) and Hessian (diodes × ports × ports) of the dissipation of many diodes at
+        once, in closed form: the derivatives of :meth:`contribute`'s ``D`` (``values`` maps parameter names
+        to arrays, ``F`` holds the port flows; the last port is the junction, the first the ``RS`` one when
+        there are two)."""
+        ne, P = F.shape
+        v = F[:, -1]
+        nvt = values["N"] * values["vt"]
+        x = v / nvt
+        ex = np.exp(np.minimum(x, XMAX))
+        IS, gmin = values["IS"], values["gmin"]
+        g = np.empty((ne, P))
+        H = np.zeros((ne, P, P))
+        g[:, -1] = IS * (ex * (1.0 + np.maximum(x - XMAX, 0.0)) - 1.0) + gmin * v
+        H[:, -1, -1] = IS / nvt * ex + gmin
+        if P == 2:
+            g[:, 0] = F[:, 0] / values["RS"]
+            H[:, 0, 0] = 1.0 / values["RS"]
+        return g, H
 
     def contribute(self, ports, values):
         if any(p.kind != ACROSS for p in ports):
