@@ -158,3 +158,51 @@ def test_circuit_path_equals_the_symbolic_path():
     slow = netdyn.simulate(net, None, t_eval=times, method="ida")
     assert fast.method == "circuit" and slow.method == "ida"
     assert np.max(np.abs(fast.voltage("out") - slow.voltage("out"))) < 1e-4 * np.max(np.abs(slow.voltage("out")))
+
+
+def diode_ladder(N):
+    """The benchmark's diode ladder (benchmarks/diode_ladder.py): R, then a diode and a C to ground, N times."""
+    lines = [f"ladder {N}", "V1 n0 0 SIN(0 5 100k)"]
+    for k in range(1, N + 1):
+        lines += [f"R{k} n{k - 1} n{k} 1k", f"D{k} n{k} 0 dm", f"C{k} n{k} 0 1n"]
+    return "\n".join(lines + [".model dm D(IS=1e-14 N=1.5 RS=1)", ".tran 20n 4u", ""])
+
+
+def test_newton_matrix_equals_the_reference_assembly():
+    """The scattered Newton matrix and the devices' closed form against the lambdified laws and sparse
+    products of the reference path, at random states on both sides of the exponential's continuation."""
+    from netdyn.numerics.newton_matrix import NewtonMatrix
+    from netdyn.numerics.nonlinearsim import try_circuit
+    c = try_circuit(netdyn.read_netlist(diode_ladder(7)))
+    nm = NewtonMatrix(c)
+    rng = np.random.default_rng(1)
+    colmap, factor = np.arange(c.n), np.ones(c.n)
+    colmap[c.I] = c.n + np.arange(c.nI)
+    for scale, alpha in ((0.3, 1e6), (1.0, 5e7), (8.0, 3e9)):   # 8 V: beyond XMAX N Vt = 1.94 V
+        f = rng.normal(size=c.n) * scale
+        g, h = nm.devices(f, 0.0)
+        g_ref, Jn = c.nonlinear(f, 0.0)
+        assert np.max(np.abs(g - g_ref)) <= 1e-12 * np.max(np.abs(g_ref))
+        ref = alpha * c.dae.E.toarray() - c.dae.J.toarray()
+        factor[:] = alpha
+        factor[c.I] = 1.0
+        ref[c.nI:c.nI + c.n][:, colmap] += np.asarray(Jn.toarray() if hasattr(Jn, "toarray") else Jn) * factor
+        assert np.max(np.abs(nm.matrix(alpha, h).toarray() - ref)) <= 1e-12 * np.max(np.abs(ref))
+
+
+@pytest.mark.parametrize("deck", [diode_ladder(12), RECTIFIERS["bridge rectifier with smoothing capacitor"][0]],
+                         ids=["ladder", "bridge"])
+def test_fast_circuit_path_equals_the_reference_path(deck):
+    """Kept factorisations and scattered devices (default) against fresh factorisations and the lambdified
+    laws every iteration (``reference=True``): the same trajectory to 1e-9 of the peak."""
+    from netdyn.numerics.nonlinearsim import simulate_circuit
+    from netdyn.numerics.operating_point import spice_initial_state
+    net = netdyn.read_netlist(deck)
+    t1 = net.tran["tstop"] / (2 if "ladder" in deck else 20)
+    q0, f0 = spice_initial_state(net, None)
+    times = np.linspace(0, t1, 51)
+    fast = simulate_circuit(net, (0, t1), q0, f0, times)
+    slow = simulate_circuit(net, (0, t1), q0, f0, times, reference=True)
+    V = lambda sol: np.array([sol.voltage(n) for n in net.graph.nodes if n != "0" and "#" not in str(n)])
+    a, b = V(fast), V(slow)
+    assert np.max(np.abs(a - b)) <= 1e-9 * np.max(np.abs(b))
