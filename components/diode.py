@@ -51,31 +51,64 @@ __all__ = ["Diode", "DiodeModel", "junction_current", "VT"]
 
 
 class DiodeModel:
-    """The parameters of a ``.model NAME D(...)`` card: ``IS`` (A), ``N``, ``RS`` (Ω), ``GMIN`` (S).
+    """The parameters of a ``.model NAME D(...)`` card: ``IS`` (A), ``N``, ``RS`` (Ω), and the reverse
+    breakdown ``BV`` (V, ``None``: no breakdown), ``IBV`` (A, the current at ``−BV``), ``NBV`` (its emission
+    coefficient, default ``N``).
 
     >>> DiodeModel(IS=2e-14, N=1.5).N
     1.5
     """
 
-    PARAMETERS = {"IS": 1e-14, "N": 1.0, "RS": 0.0}
+    PARAMETERS = {"IS": 1e-14, "N": 1.0, "RS": 0.0, "BV": None, "IBV": 1e-3, "NBV": None}
 
-    def __init__(self, IS=1e-14, N=1.0, RS=0.0):
+    def __init__(self, IS=1e-14, N=1.0, RS=0.0, BV=None, IBV=1e-3, NBV=None):
         self.IS, self.N, self.RS = float(IS), float(N), float(RS)
+        self.BV, self.IBV, self.NBV = BV, float(IBV), NBV
 
     def as_dict(self):
-        return {"IS": self.IS, "N": self.N, "RS": self.RS}
+        return {"IS": self.IS, "N": self.N, "RS": self.RS, "BV": self.BV, "IBV": self.IBV, "NBV": self.NBV}
 
 
-def junction_current(v, IS=1e-14, N=1.0, gmin=1e-12, vt=VT):
-    """The junction law ``g(v)`` with its linear continuation above ``XMAX·N·Vt`` (numbers or numpy arrays).
+def breakdown_voltage(BV, IBV, IS, NBV, vt=VT, reltol=1e-3):
+    """The knee voltage ``xbv`` of the breakdown law ``−IS exp(−(xbv + v)/(NBV Vt))`` that passes ``−IBV``
+    at ``v = −BV`` (ngspice's ``DIOtemp``: the same fixed-point iteration; an ``IBV`` below
+    ``IS·BV/Vt`` is raised to it and then ``xbv = BV``).
+
+    >>> round(breakdown_voltage(5.1, 1e-3, 1e-14, 1.0), 4)
+    4.4449
+    """
+    cbv = IBV
+    if cbv < IS * BV / vt:
+        return float(BV)
+    nbvt = NBV * vt
+    xbv = BV - nbvt * math.log(1 + cbv / IS)
+    for _ in range(25):
+        xbv = BV - nbvt * math.log(cbv / IS + 1 - xbv / vt)
+        xcbv = IS * (math.exp((BV - xbv) / nbvt) - 1 + xbv / vt)
+        if abs(xcbv - cbv) <= reltol * cbv:
+            break
+    return float(xbv)
+
+
+def junction_current(v, IS=1e-14, N=1.0, gmin=1e-12, vt=VT, BV=None, NBV=None):
+    """The junction law ``g(v)`` with its linear continuation above ``XMAX·N·Vt`` (numbers or numpy arrays);
+    with a breakdown knee ``BV`` (the ``xbv`` of :func:`breakdown_voltage`) the reverse current
+    ``−IS exp(−(BV + v)/(NBV Vt))`` is added, continued the same way.
 
     >>> round(float(junction_current(0.7) * 1e3), 6)     # mA at 0.7 V
     5.670347
     """
-    nvt = N * vt
-    x = np.asarray(v, dtype=float) / nvt
+    v = np.asarray(v, dtype=float)
+    i = IS * (_exp_lin(v / (N * vt)) - 1.0) + gmin * v
+    if BV is not None:
+        i = i - IS * _exp_lin(-(BV + v) / (NBV * vt))
+    return i
+
+
+def _exp_lin(x):
+    """``exp(x)`` continued by its tangent above ``XMAX``."""
     xm = np.minimum(x, XMAX)
-    return IS * (np.exp(xm) * (1.0 + (x - xm)) - 1.0) + gmin * np.asarray(v, dtype=float)
+    return np.exp(xm) * (1.0 + (x - xm))
 
 
 class Diode(Element):
@@ -90,23 +123,34 @@ class Diode(Element):
 
     prefers_kind = ACROSS  # the assembler picks the node formulation for a network that contains one
 
-    def __init__(self, name, anode, cathode, IS=None, N=None, RS=None, model=None, gmin=1e-12, vt=VT):
+    def __init__(self, name, anode, cathode, IS=None, N=None, RS=None, model=None, gmin=1e-12, vt=VT,
+                 BV=None, IBV=None, NBV=None):
         m = model.as_dict() if model is not None else dict(DiodeModel.PARAMETERS)
-        for key, val in (("IS", IS), ("N", N), ("RS", RS)):
+        for key, val in (("IS", IS), ("N", N), ("RS", RS), ("BV", BV), ("IBV", IBV), ("NBV", NBV)):
             if val is not None:
                 m[key] = float(val)
         require_positive(name, "IS", m["IS"])
         require_positive(name, "N", m["N"])
         require_positive(name, "RS", m["RS"], allow_zero=True)
         require_positive(name, "gmin", gmin, allow_zero=True)
+        values = {"IS": m["IS"], "N": m["N"], "RS": m["RS"], "gmin": gmin, "vt": vt}
+        self.model_parameters = {k: m[k] for k in ("IS", "N", "RS")}
+        if m["BV"] is not None:
+            require_positive(name, "BV", m["BV"])
+            require_positive(name, "IBV", m["IBV"])
+            nbv = m["NBV"] if m["NBV"] is not None else m["N"]
+            require_positive(name, "NBV", nbv)
+            # the law's own parameters: the knee xbv and the breakdown's N Vt
+            values["BV"] = breakdown_voltage(m["BV"], m["IBV"], m["IS"], nbv, vt)
+            values["NBV"] = float(nbv)
+            self.model_parameters.update(BV=float(m["BV"]), IBV=float(m["IBV"]), NBV=float(nbv))
         a, k = node_name(anode), node_name(cathode)
         self.internal_node = f"{name}#a" if m["RS"] > 0 else None
         if self.internal_node:
             ports = [Port(DOMAIN, a, self.internal_node), Port(DOMAIN, self.internal_node, k)]
         else:
             ports = [Port(DOMAIN, a, k)]
-        super().__init__(name, ports, {"IS": m["IS"], "N": m["N"], "RS": m["RS"], "gmin": gmin, "vt": vt},
-                         terminals=(a, k))
+        super().__init__(name, ports, values, terminals=(a, k))
 
     def numeric_values(self):
         """The parameter values as floats."""
@@ -114,29 +158,28 @@ class Diode(Element):
 
     def limit_flows(self, old, new):
         """Newton-step limiting of the junction voltage (SPICE's ``pnjlim``), used by the DC solver."""
-        v = self.numeric_values()
-        nvt = v["N"] * v["vt"]
-        vcrit = nvt * math.log(nvt / (math.sqrt(2) * v["IS"]))
-        out = [float(x) for x in new]
-        out[-1] = pnjlim(out[-1], float(old[-1]), nvt, vcrit)
-        return np.array(out)
+        values = {k: np.array([v]) for k, v in self.numeric_values().items()}
+        out = self.limit_flows_batch(values, np.array([old], dtype=float), np.array([new], dtype=float))
+        return np.array(out[0], dtype=float)
 
     @staticmethod
     def limit_flows_batch(values, old, new):
         """:meth:`limit_flows` for many diodes at once: ``values`` maps parameter names to arrays, ``old``/``new``
-        are (diodes × ports) arrays of port flows; the last port is the junction. Returns ``new`` itself when
-        no junction needs limiting."""
+        are (diodes × ports) arrays of port flows; the last port is the junction. In breakdown (below
+        ``−BV + 10 NBV Vt``) the distance past the knee is limited instead, as ngspice does. Returns ``new``
+        itself when no junction needs limiting."""
         nvt = values["N"] * values["vt"]
         vcrit = nvt * np.log(nvt / (np.sqrt(2) * values["IS"]))
         vn, vo = new[:, -1], old[:, -1]
-        big = (vn > vcrit) & (np.abs(vn - vo) > 2 * nvt)
-        if not big.any():
+        lim = _pnjlim_array(vn, vo, nvt, vcrit)
+        if "BV" in values:
+            bv, nbvt = values["BV"], values["NBV"] * values["vt"]
+            rev = vn < np.minimum(0.0, -bv + 10 * nbvt)
+            if rev.any():
+                back = -(_pnjlim_array(-(vn + bv), -(vo + bv), nbvt, vcrit) + bv)
+                lim = np.where(rev, back, lim)
+        if lim is vn:
             return new  # the same array: nothing limited
-        arg = 1 + (vn - vo) / nvt
-        with np.errstate(divide="ignore", invalid="ignore"):
-            up = np.where(arg > 0, vo + nvt * np.log(np.where(arg > 0, arg, 1.0)), vcrit)
-            fresh = nvt * np.log(np.where(vn > 0, vn, 1.0) / nvt)
-        lim = np.where(big, np.where(vo > 0, up, fresh), vn)
         out = new.copy()
         out[:, -1] = lim
         return out
@@ -157,6 +200,12 @@ class Diode(Element):
         H = np.zeros((ne, P, P))
         g[:, -1] = IS * (ex * (1.0 + np.maximum(x - XMAX, 0.0)) - 1.0) + gmin * v
         H[:, -1, -1] = IS / nvt * ex + gmin
+        if "BV" in values:
+            nbvt = values["NBV"] * values["vt"]
+            z = -(values["BV"] + v) / nbvt
+            ez = np.exp(np.minimum(z, XMAX))
+            g[:, -1] -= IS * ez * (1.0 + np.maximum(z - XMAX, 0.0))
+            H[:, -1, -1] += IS / nbvt * ez
         if P == 2:
             g[:, 0] = F[:, 0] / values["RS"]
             H[:, 0, 0] = 1.0 / values["RS"]
@@ -169,10 +218,22 @@ class Diode(Element):
                 "simulate the network in formulation='node' (the default when it contains a diode)")
         IS, N, RS, gmin, vt = (values[k] for k in ("IS", "N", "RS", "gmin", "vt"))
         junction = ports[-1]
-        D = co_content(junction.f, IS, N, gmin, vt)
+        D = co_content(junction.f, IS, N, gmin, vt, values.get("BV"), values.get("NBV"))
         if len(ports) == 2:
             D += ports[0].f ** 2 / (2 * RS)
         return Contribution(D=D)
+
+
+def _pnjlim_array(vn, vo, nvt, vcrit):
+    """:func:`pnjlim` on arrays; returns ``vn`` itself when no element is limited."""
+    big = (vn > vcrit) & (np.abs(vn - vo) > 2 * nvt)
+    if not big.any():
+        return vn
+    arg = 1 + (vn - vo) / nvt
+    with np.errstate(divide="ignore", invalid="ignore"):
+        up = np.where(arg > 0, vo + nvt * np.log(np.where(arg > 0, arg, 1.0)), vcrit)
+        fresh = nvt * np.log(np.where(vn > 0, vn, 1.0) / nvt)
+    return np.where(big, np.where(vo > 0, up, fresh), vn)
 
 
 def pnjlim(vnew, vold, nvt, vcrit):
@@ -190,17 +251,26 @@ def pnjlim(vnew, vold, nvt, vcrit):
     return vnew
 
 
-def co_content(v, IS, N, gmin, vt):
-    """``J(v)`` of the junction (sympy): ``∂J/∂v`` is :func:`junction_current`.
+def co_content(v, IS, N, gmin, vt, BV=None, NBV=None):
+    """``J(v)`` of the junction (sympy): ``∂J/∂v`` is :func:`junction_current` (with the breakdown term when
+    ``BV``, the knee voltage, is given).
 
     >>> v = sp.Symbol("v")
     >>> sp.diff(co_content(v, 1e-14, 1, 0, 0.025), v).subs(v, 0.5)   # doctest: +ELLIPSIS
     4.85165...e-6
     """
-    nvt = N * vt
-    x = v / nvt
-    d = x - XMAX  # the excess above v_max
-    capped = sp.Piecewise((x, x <= XMAX), (XMAX, True))  # numpy evaluates both branches: never exp(huge)
-    exponential = sp.Piecewise((sp.exp(capped), x <= XMAX), (sp.exp(XMAX) * (1 + d + d ** 2 / 2), True))
-    return IS * nvt * (exponential - 1) - IS * v + gmin * v ** 2 / 2
+    J = IS * N * vt * (_exp_lin_integral(v / (N * vt)) - 1) - IS * v + gmin * v ** 2 / 2
+    if BV is not None:
+        # ∫₀^v −IS e(−(BV + u)/(NBV Vt)) du = IS NBV Vt [E(−(BV + v)/(NBV Vt)) − E(−BV/(NBV Vt))]
+        nbvt = NBV * vt
+        at_zero = sp.exp(-BV / nbvt) if isinstance(BV, sp.Basic) or isinstance(nbvt, sp.Basic) \
+            else math.exp(-BV / nbvt)  # BV > 0: below XMAX, no continuation
+        J += IS * nbvt * (_exp_lin_integral(-(BV + v) / nbvt) - at_zero)
+    return J
 
+
+def _exp_lin_integral(x):
+    """The antiderivative of ``exp(x)`` continued by its tangent above ``XMAX`` (sympy), ``exp(x)`` below."""
+    d = x - XMAX  # the excess above XMAX
+    capped = sp.Piecewise((x, x <= XMAX), (XMAX, True))  # numpy evaluates both branches: never exp(huge)
+    return sp.Piecewise((sp.exp(capped), x <= XMAX), (sp.exp(XMAX) * (1 + d + d ** 2 / 2), True))
