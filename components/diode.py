@@ -59,14 +59,17 @@ class DiodeModel:
     1.5
     """
 
-    PARAMETERS = {"IS": 1e-14, "N": 1.0, "RS": 0.0, "BV": None, "IBV": 1e-3, "NBV": None}
+    PARAMETERS = {"IS": 1e-14, "N": 1.0, "RS": 0.0, "BV": None, "IBV": 1e-3, "NBV": None,
+                  "CJO": 0.0, "VJ": 1.0, "M": 0.5, "FC": 0.5, "TT": 0.0}
 
-    def __init__(self, IS=1e-14, N=1.0, RS=0.0, BV=None, IBV=1e-3, NBV=None):
+    def __init__(self, IS=1e-14, N=1.0, RS=0.0, BV=None, IBV=1e-3, NBV=None, CJO=0.0, VJ=1.0, M=0.5, FC=0.5,
+                 TT=0.0):
         self.IS, self.N, self.RS = float(IS), float(N), float(RS)
         self.BV, self.IBV, self.NBV = BV, float(IBV), NBV
+        self.CJO, self.VJ, self.M, self.FC, self.TT = float(CJO), float(VJ), float(M), float(FC), float(TT)
 
     def as_dict(self):
-        return {"IS": self.IS, "N": self.N, "RS": self.RS, "BV": self.BV, "IBV": self.IBV, "NBV": self.NBV}
+        return {k: getattr(self, k) for k in self.PARAMETERS}
 
 
 def breakdown_voltage(BV, IBV, IS, NBV, vt=VT, reltol=1e-3):
@@ -115,7 +118,11 @@ class Diode(Element):
     """A junction diode from ``anode`` to ``cathode``: ``i = IS (exp(v/(N Vt)) − 1) + GMIN v``, ``RS`` in series.
 
     Give the parameters directly or a :class:`DiodeModel` (``model=``). ``gmin``
-    is ngspice's default 1e-12 S; ``vt`` the thermal voltage (27 °C).
+    is ngspice's default 1e-12 S; ``vt`` the thermal voltage (27 °C). ``BV``,
+    ``IBV``, ``NBV`` add the reverse breakdown; ``CJO``, ``VJ``, ``M``, ``FC``
+    (depletion) and ``TT`` (transit time) the junction's charge ``Q(v)``, stored
+    as the co-energy ``T*(v) = ∫₀^v Q(u) du`` of the junction port (a nonlinear
+    capacitor given by its own energy function).
 
     >>> Diode("D1", "a", "k", model=DiodeModel(IS=1e-15, RS=2)).terminals
     ('a', 'k')
@@ -124,9 +131,10 @@ class Diode(Element):
     prefers_kind = ACROSS  # the assembler picks the node formulation for a network that contains one
 
     def __init__(self, name, anode, cathode, IS=None, N=None, RS=None, model=None, gmin=1e-12, vt=VT,
-                 BV=None, IBV=None, NBV=None):
+                 BV=None, IBV=None, NBV=None, CJO=None, VJ=None, M=None, FC=None, TT=None):
         m = model.as_dict() if model is not None else dict(DiodeModel.PARAMETERS)
-        for key, val in (("IS", IS), ("N", N), ("RS", RS), ("BV", BV), ("IBV", IBV), ("NBV", NBV)):
+        given = dict(IS=IS, N=N, RS=RS, BV=BV, IBV=IBV, NBV=NBV, CJO=CJO, VJ=VJ, M=M, FC=FC, TT=TT)
+        for key, val in given.items():
             if val is not None:
                 m[key] = float(val)
         require_positive(name, "IS", m["IS"])
@@ -144,6 +152,17 @@ class Diode(Element):
             values["BV"] = breakdown_voltage(m["BV"], m["IBV"], m["IS"], nbv, vt)
             values["NBV"] = float(nbv)
             self.model_parameters.update(BV=float(m["BV"]), IBV=float(m["IBV"]), NBV=float(nbv))
+        if m["CJO"] > 0 or m["TT"] > 0:
+            require_positive(name, "CJO", m["CJO"], allow_zero=True)
+            require_positive(name, "TT", m["TT"], allow_zero=True)
+            require_positive(name, "VJ", m["VJ"])
+            if not 0 < m["M"] < 1:
+                raise ElementError(f"{name}: the grading coefficient M = {m['M']:g} must lie in (0, 1)")
+            if not 0 <= m["FC"] < 1:
+                raise ElementError(f"{name}: the depletion coefficient FC = {m['FC']:g} must lie in [0, 1)")
+            for key in ("CJO", "VJ", "M", "FC", "TT"):
+                values[key] = float(m[key])
+                self.model_parameters[key] = float(m[key])
         a, k = node_name(anode), node_name(cathode)
         self.internal_node = f"{name}#a" if m["RS"] > 0 else None
         if self.internal_node:
@@ -221,7 +240,23 @@ class Diode(Element):
         D = co_content(junction.f, IS, N, gmin, vt, values.get("BV"), values.get("NBV"))
         if len(ports) == 2:
             D += ports[0].f ** 2 / (2 * RS)
-        return Contribution(D=D)
+        T = 0
+        if "CJO" in values:
+            T = junction_coenergy(junction.f, values)
+        return Contribution(T=T, D=D)
+
+    @staticmethod
+    def charge_batch(values, F):
+        """The junction charge ``Q = ∂T*/∂v`` (diodes × ports) and its capacitance ``∂Q/∂v`` (diodes × ports ×
+        ports) of many diodes at once, in closed form; ``None`` for diodes without charge storage."""
+        if "CJO" not in values:
+            return None
+        ne, P = F.shape
+        v = F[:, -1]
+        Q = np.zeros((ne, P))
+        Cap = np.zeros((ne, P, P))
+        Q[:, -1], Cap[:, -1, -1] = junction_charge(v, values)
+        return Q, Cap
 
 
 def _pnjlim_array(vn, vo, nvt, vcrit):
@@ -274,3 +309,48 @@ def _exp_lin_integral(x):
     d = x - XMAX  # the excess above XMAX
     capped = sp.Piecewise((x, x <= XMAX), (XMAX, True))  # numpy evaluates both branches: never exp(huge)
     return sp.Piecewise((sp.exp(capped), x <= XMAX), (sp.exp(XMAX) * (1 + d + d ** 2 / 2), True))
+
+
+def junction_charge(v, values):
+    """ngspice's junction charge and capacitance (numpy): ``TT`` times the junction current without ``GMIN``
+    (diffusion) plus the depletion charge of ``CJO``, ``VJ``, ``M``, continued linearly in capacitance above
+    ``FC·VJ``. Returns ``(Q, dQ/dv)``.
+
+    >>> vals = dict(IS=1e-14, N=1.0, vt=VT, CJO=1e-12, VJ=0.8, M=0.5, FC=0.5, TT=0.0)
+    >>> [round(float(x) * 1e12, 6) for x in junction_charge(-1.0, vals)]   # pC and pF at -1 V
+    [-0.8, 0.666667]
+    """
+    v = np.asarray(v, dtype=float)
+    g = {k: values[k] for k in ("IS", "N", "vt")}
+    bv = dict(BV=values["BV"], NBV=values["NBV"]) if "BV" in values else {}
+    i = junction_current(v, gmin=0.0, **g, **bv)
+    nvt = values["N"] * values["vt"]
+    di = values["IS"] / nvt * np.exp(np.minimum(v / nvt, XMAX))
+    if bv:
+        nbvt = bv["NBV"] * values["vt"]
+        di = di + values["IS"] / nbvt * np.exp(np.minimum(-(bv["BV"] + v) / nbvt, XMAX))
+    CJO, VJ, M, FC, TT = (values[k] for k in ("CJO", "VJ", "M", "FC", "TT"))
+    d = FC * VJ
+    F1 = VJ * (1 - (1 - FC) ** (1 - M)) / (1 - M)
+    F2, F3 = (1 - FC) ** (1 + M), 1 - FC * (1 + M)
+    below = v < d
+    arg = 1 - np.where(below, v, d) / VJ
+    Qd = np.where(below, VJ * CJO * (1 - arg ** (1 - M)) / (1 - M),
+                  CJO * F1 + CJO / F2 * (F3 * (v - d) + M / (2 * VJ) * (v * v - d * d)))
+    Cd = np.where(below, CJO * arg ** (-M), CJO / F2 * (F3 + M * v / VJ))
+    return TT * i + Qd, TT * di + Cd
+
+
+def junction_coenergy(v, values):
+    """``T*(v) = ∫₀^v Q(u) du`` of :func:`junction_charge` (sympy): the junction as a nonlinear capacitor."""
+    IS, N, vt = values["IS"], values["N"], values["vt"]
+    CJO, VJ, M, FC, TT = (values[k] for k in ("CJO", "VJ", "M", "FC", "TT"))
+    W = TT * co_content(v, IS, N, 0, vt, values.get("BV"), values.get("NBV"))
+    d = FC * VJ
+    F1 = VJ * (1 - (1 - FC) ** (1 - M)) / (1 - M)
+    F2, F3 = (1 - FC) ** (1 + M), 1 - FC * (1 + M)
+    s = sp.Piecewise((v, v < d), (d, True))  # the power is evaluated at a capped argument: never (negative)^x
+    low = lambda x: VJ * CJO / (1 - M) * (x + VJ * ((1 - x / VJ) ** (2 - M) - 1) / (2 - M))
+    high = low(d) + CJO * F1 * (v - d) + CJO / F2 * (F3 * (v - d) ** 2 / 2
+                                                    + M / (2 * VJ) * ((v ** 3 - d ** 3) / 3 - d ** 2 * (v - d)))
+    return W + sp.Piecewise((low(s), v < d), (high, True))

@@ -90,12 +90,14 @@ SKIPPED_CARDS = {
     ".disto": "analysis (netdyn runs transients)", ".temp": "temperature (no element here depends on it)",
 }
 #: .model parameters netdyn's diode takes
-DIODE_PARAMETERS = ("is", "n", "rs", "bv", "ibv", "nbv")
+DIODE_PARAMETERS = ("is", "n", "rs", "bv", "ibv", "nbv", "cjo", "vj", "m", "fc", "tt")
+#: ngspice's other spellings of them
+DIODE_ALIASES = {"cj0": "cjo", "cj": "cjo", "pb": "vj", "mj": "m"}
 #: ngspice diode parameters netdyn reads but does not model (charge storage, temperature, noise, high
 #: injection, sidewall and tunnel currents): each is reported once per netlist (a note and a warning) and
 #: left out; a name that is no diode parameter at all is refused
 DIODE_NOT_MODELLED = (
-    "cjo", "cj0", "cj", "vj", "pb", "m", "mj", "fc", "tt", "eg", "xti", "kf", "af", "tnom", "ikf", "ik", "ikr",
+    "eg", "xti", "kf", "af", "tnom", "ikf", "ik", "ikr",
     "isr", "nr", "cjsw", "cjp", "vjsw", "php", "mjsw", "fcs", "jsw", "ns", "trs", "trs1", "trs2", "tt1", "tt2",
     "ttt1", "ttt2", "tm1", "tm2", "tcv", "tlev", "tlevc", "cta", "ctp", "tpb", "tphp", "level", "area", "pj",
     "lm", "lp", "wm", "wp", "xom", "xoi", "xm", "xp", "jtun", "jtunsw", "ntun", "xtitun", "keg", "isw", "rth0",
@@ -873,6 +875,9 @@ class _Reader:
                   "RS": mparams.get("rs", 0.0) / area}
         if "bv" in mparams:  # ngspice (level 1): the breakdown current IBV is not scaled by the area
             values.update(BV=mparams["bv"], IBV=mparams.get("ibv", 1e-3), NBV=mparams.get("nbv"))
+        if mparams.get("cjo", 0.0) > 0 or mparams.get("tt", 0.0) > 0:  # the depletion capacitance scales with area
+            values.update(CJO=mparams.get("cjo", 0.0) * area, VJ=mparams.get("vj", 1.0), M=mparams.get("m", 0.5),
+                          FC=mparams.get("fc", 0.5), TT=mparams.get("tt", 0.0))
         nodes = (self.node(pos[0], prefix, portmap), self.node(pos[1], prefix, portmap))
         self.element_specs.append((card, "d", name, nodes, (pos[2], values)))
 
@@ -900,7 +905,7 @@ class _Reader:
             raise ParseError(f".model {name}: cannot read {pos[0]!r} (parameters are NAME=value)", card.line)
         values = {}
         for k, v in pairs:
-            key = k.lower()
+            key = DIODE_ALIASES.get(k.lower(), k.lower())
             if key in DIODE_NOT_MODELLED:
                 self._not_modelled(key, name, card.line)
                 continue

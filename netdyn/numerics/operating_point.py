@@ -359,7 +359,9 @@ def _stamped(work, forms, kinds, t0):
         info[name] = (el, law, _numbers(el, values, t0), [c for _, c in lin.ports[name]], keys, pk)
     for name in skip:
         el, law = info[name][:2]
-        if law.vports or law.tports or law.nflow or not law.has_D:
+        # a charge that is a function of the port's own flow (a junction's T*(v)) carries no current at DC
+        stores_charge = law.tports and hasattr(type(el), "charge_batch")
+        if law.vports or (law.tports and not stores_charge) or law.nflow or not law.has_D:
             raise ModelError(f"operating point: {name} ({type(el).__name__}) is nonlinear and not a plain "
                              "dissipator; the DC solve takes nonlinear resistors and diodes")
 
