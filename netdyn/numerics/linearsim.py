@@ -35,6 +35,8 @@ def try_linear(net, formulation=None):
     """The :class:`~netdyn.stamp.LinearNetwork` of a network, or ``None`` when it has no index-1 linear form."""
     if not hasattr(net, "elements") or not hasattr(net, "bodies"):
         return None
+    if any(getattr(el, "prefers_kind", None) for el in net.elements.values()):
+        return None  # a semiconductor device (diode): never linear, the circuit path takes it
     try:
         lin = linear_network(net, formulation)
         dae, I = linear_dae(lin)

@@ -65,23 +65,22 @@ class NewtonMatrix:
             fast = getattr(kind, "dissipation_batch", None)
             Cc = sps.csc_array(C)
             Cc.sort_indices()
-            # every (device, port a, port b): the rows of port a times the rows of port b
-            ptr, ind, dat = Cc.indptr, Cc.indices, Cc.data
-            for e in range(ne):
-                for a in range(P):
-                    ka = e * P + a
-                    ra, ca = ind[ptr[ka]:ptr[ka + 1]], dat[ptr[ka]:ptr[ka + 1]]
-                    for b in range(P):
-                        kb = e * P + b
-                        rb, cb = ind[ptr[kb]:ptr[kb + 1]], dat[ptr[kb]:ptr[kb + 1]]
-                        if not ra.size or not rb.size:
-                            continue
-                        rr, cc = np.meshgrid(ra, rb, indexing="ij")
-                        rows_y.append(nI + rr.ravel())
-                        cols_y.append(colmap[cc.ravel()])
-                        alpha_y.append(~inertial[cc.ravel()])
-                        coef_y.append(np.outer(ca, cb).ravel())
-                        src_y.append(np.full(rr.size, offset + (e * P + a) * P + b))
+            # every (device, port a, port b): each stored entry of column a times each of column b
+            cnt = np.diff(Cc.indptr)
+            ka = np.repeat(np.arange(ne * P), P)  # columns e P + a, each paired with the P columns of its device
+            kb = (ka // P) * P + np.tile(np.arange(P), ne * P)
+            na, nb = cnt[ka], cnt[kb]
+            pairs = np.repeat(np.arange(ka.size), na * nb)  # one row per (entry of a) x (entry of b)
+            first = np.repeat(np.cumsum(na * nb) - na * nb, na * nb)
+            local = np.arange(pairs.size) - first
+            ia = Cc.indptr[ka[pairs]] + local // nb[pairs]
+            ib = Cc.indptr[kb[pairs]] + local % nb[pairs]
+            rc = Cc.indices[ib]
+            rows_y.append(nI + Cc.indices[ia])
+            cols_y.append(colmap[rc])
+            alpha_y.append(~inertial[rc])
+            coef_y.append(Cc.data[ia] * Cc.data[ib])
+            src_y.append(offset + ka[pairs] * P + kb[pairs] % P)
             self.groups.append((law, C, Ct, values, named, ne, P, fast))
             offset += ne * P * P
         cat = lambda parts, dt: np.concatenate(parts).astype(dt) if parts else np.zeros(0, dtype=dt)
