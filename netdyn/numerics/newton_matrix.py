@@ -81,6 +81,8 @@ class NewtonMatrix:
             alpha_y.append(~inertial[rc])
             coef_y.append(Cc.data[ia] * Cc.data[ib])
             src_y.append(offset + ka[pairs] * P + kb[pairs] % P)
+            if N <= 60:  # small circuits: dense products cost a microsecond, sparse ones their call overhead
+                C, Ct = C.toarray(), Ct.toarray()
             self.groups.append((law, C, Ct, values, named, ne, P, fast))
             offset += ne * P * P
         cat = lambda parts, dt: np.concatenate(parts).astype(dt) if parts else np.zeros(0, dtype=dt)
@@ -102,13 +104,14 @@ class NewtonMatrix:
         self._slot = slot[ne_ + nj:]
         self.size = offset  # number of Hessian values, all groups
 
-    def devices(self, f, tt):
+    def devices(self, f, tt, ports=False):
         """``(g, h)``: ``Σ C ∇D(Cᵀ f)`` on the Lagrange rows (length n) and the Hessian values of every device
-        (devices × ports × ports, flattened, in group order)."""
+        (devices × ports × ports, flattened, in group order); with ``ports=True`` also the groups' port flows."""
         g = np.zeros(self.n)
-        hs = []
+        hs, Fs = [], []
         for law, C, Ct, values, named, ne, P, fast in self.groups:
             F = (Ct @ f).reshape(ne, P)
+            Fs.append(F)
             if fast is not None:
                 gD, H = fast(named, F)
             else:
@@ -116,7 +119,8 @@ class NewtonMatrix:
                 H = hD.transpose(2, 0, 1)
             g += C @ gD.ravel()
             hs.append(H.ravel())
-        return g, (np.concatenate(hs) if len(hs) > 1 else hs[0]) if hs else np.zeros(0)
+        h = (np.concatenate(hs) if len(hs) > 1 else hs[0]) if hs else np.zeros(0)
+        return (g, h, Fs) if ports else (g, h)
 
     def data(self, alpha, h):
         """The CSC data of the Newton matrix on :attr:`pattern` for BDF weight ``alpha`` and Hessian values ``h``."""

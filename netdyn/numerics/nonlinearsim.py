@@ -335,7 +335,9 @@ class _Chord:
             P = nm.pattern
             self._dr = P.indices
             self._dc = np.repeat(np.arange(P.shape[1]), np.diff(P.indptr))
-        self.E, self.J = c.dae.E.tocsr(), c.dae.J.tocsr()
+        self.EJ = sps.hstack([c.dae.E, -c.dae.J]).tocsr()  # E ẏ − J y in one product
+        if self.dense:
+            self.EJ = self.EJ.toarray()
 
     def factor(self, alpha, h):
         data = self.nm.data(alpha, h)
@@ -370,12 +372,12 @@ class _Chord:
             yd = a0 * y + past
             f = yd[:n].copy()
             f[c.I] = y[n:n + nI]
-            g, h = self.nm.devices(f, t_new)
+            g, h, ports = self.nm.devices(f, t_new, ports=True)
             if qpast is not None:
                 Q, Cq = c.charges(f)
                 g = g + c.C_all @ (a0 * Q + qpast)
                 h = h + a0 * Cq
-            r = self.E @ yd - self.J @ y - g_u
+            r = self.EJ @ np.concatenate([yd, y]) - g_u
             r[nI:nI + n] += g
             fresh = False
             if self.lu is None:
@@ -393,7 +395,7 @@ class _Chord:
                     self.lu = None
                     return y, yd, False
             prev = size
-            dy = _limit(c, y, dy, a0, past)
+            dy = _limit(c, y, dy, a0, past, ports)
             y = y + dy
             if np.max(np.abs(dy)) <= 1e-10 * (1.0 + np.max(np.abs(y))) or \
                     (it and np.linalg.norm(dy) <= 1e-12 * (1.0 + np.linalg.norm(y))):
@@ -402,15 +404,17 @@ class _Chord:
         return y, a0 * y + past, False
 
 
-def _limit(c, y, dy, a0, past):
-    """Shorten a Newton step so no junction's voltage jumps more than its element allows (SPICE's limiting)."""
-    f_old = c.flows(y, a0 * y + past)
+def _limit(c, y, dy, a0, past, ports=None):
+    """Shorten a Newton step so no junction's voltage jumps more than its element allows (SPICE's limiting).
+    ``ports``: the groups' port flows at ``y`` when the caller has them already."""
+    f_old = c.flows(y, a0 * y + past) if ports is None else None
     df = c.flows(dy, a0 * dy)
     factor = 1.0
-    for law, C, Ct, values, named, ne, P, hr, hc, limiter in c.groups:
+    for k, (law, C, Ct, values, named, ne, P, hr, hc, limiter) in enumerate(c.groups):
         if limiter is None:
             continue
-        Fo, dF = (Ct @ f_old).reshape(ne, P), (Ct @ df).reshape(ne, P)
+        Fo = (Ct @ f_old).reshape(ne, P) if ports is None else ports[k]
+        dF = (Ct @ df).reshape(ne, P)
         Fn = Fo + dF
         Fl = limiter(named, Fo, Fn)
         if Fl is Fn:
