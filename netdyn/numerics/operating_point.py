@@ -402,6 +402,28 @@ def _singular_message(net, forms, lin, vcols):
             "resistance, or start the transient from given initial conditions (uic)")
 
 
+def _evaluate_by_law(info, f, t0):
+    """Every element's port flows and its law's ``gD``, ``eff`` and ``react`` at the solution, one vectorised
+    call per law: ``{name: (flows, {"gD", "eff", "react"})}``."""
+    by_law = {}
+    for name, item in info.items():
+        by_law.setdefault(id(item[1]), (item[1], []))[1].append(name)
+    out = {}
+    for law, names in by_law.values():
+        ne, P = len(names), len(info[names[0]][4])
+        flows = np.array([[sum(c * f[j] for j, c in cb.items()) for cb in info[nm][3]] for nm in names],
+                         dtype=float).reshape(ne, P)
+        vals = [np.array([info[nm][2][k] for nm in names]) for k in range(len(info[names[0]][2]))]
+        gD, _, _, _, eff, react = law._f(vals, [np.zeros(ne)] * P, [flows[:, i] for i in range(P)], t0)
+        col = lambda x: np.broadcast_to(np.asarray(x, dtype=float), (ne,))
+        G = np.stack([col(x) for x in gD], axis=1) if P else np.zeros((ne, 0))
+        Ef = np.stack([col(x) for x in eff], axis=1) if P else np.zeros((ne, 0))
+        Rc = np.array([[col(x) for x in row] for row in react], dtype=float)[:law.nflow]  # rows x P x ne
+        for e, nm in enumerate(names):
+            out[nm] = (flows[e], {"gD": G[e], "eff": Ef[e], "react": Rc[:, :, e] if Rc.size else Rc.reshape(0, P)})
+    return out
+
+
 def _report(net, work, forms, kinds, lin, info, f, p, mu, vcols, held_v, trows, lam_held, t0):
     from netdyn.graph import topology
     row_of = {}
@@ -412,9 +434,9 @@ def _report(net, work, forms, kinds, lin, info, f, p, mu, vcols, held_v, trows, 
     pval.update(held_v)
     lam_of = {(name, i): lam_held[k] for k, (name, i, _) in enumerate(trows)}
     through, across, port_effort = {}, {}, {}
+    evaluated = _evaluate_by_law(info, f, t0)
     for name, (el, law, vals, combos, keys, pk) in info.items():
-        flows = np.array([sum(c * f[j] for j, c in cb.items()) for cb in combos])
-        ev = law(vals, np.zeros(len(keys)), flows, t0)
+        flows, ev = evaluated[name]
         eff = ev["gD"] - ev["eff"]
         for i in range(len(keys)):
             if (name, i) in pval:
