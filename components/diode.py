@@ -51,38 +51,78 @@ __all__ = ["Diode", "DiodeModel", "junction_current", "VT"]
 
 
 class DiodeModel:
-    """The parameters of a ``.model NAME D(...)`` card: ``IS`` (A), ``N``, ``RS`` (Ω), ``GMIN`` (S).
+    """The parameters of a ``.model NAME D(...)`` card: ``IS`` (A), ``N``, ``RS`` (Ω), and the reverse
+    breakdown ``BV`` (V, ``None``: no breakdown), ``IBV`` (A, the current at ``−BV``), ``NBV`` (its emission
+    coefficient, default ``N``).
 
     >>> DiodeModel(IS=2e-14, N=1.5).N
     1.5
     """
 
-    PARAMETERS = {"IS": 1e-14, "N": 1.0, "RS": 0.0}
+    PARAMETERS = {"IS": 1e-14, "N": 1.0, "RS": 0.0, "BV": None, "IBV": 1e-3, "NBV": None,
+                  "CJO": 0.0, "VJ": 1.0, "M": 0.5, "FC": 0.5, "TT": 0.0}
 
-    def __init__(self, IS=1e-14, N=1.0, RS=0.0):
+    def __init__(self, IS=1e-14, N=1.0, RS=0.0, BV=None, IBV=1e-3, NBV=None, CJO=0.0, VJ=1.0, M=0.5, FC=0.5,
+                 TT=0.0):
         self.IS, self.N, self.RS = float(IS), float(N), float(RS)
+        self.BV, self.IBV, self.NBV = BV, float(IBV), NBV
+        self.CJO, self.VJ, self.M, self.FC, self.TT = float(CJO), float(VJ), float(M), float(FC), float(TT)
 
     def as_dict(self):
-        return {"IS": self.IS, "N": self.N, "RS": self.RS}
+        return {k: getattr(self, k) for k in self.PARAMETERS}
 
 
-def junction_current(v, IS=1e-14, N=1.0, gmin=1e-12, vt=VT):
-    """The junction law ``g(v)`` with its linear continuation above ``XMAX·N·Vt`` (numbers or numpy arrays).
+def breakdown_voltage(BV, IBV, IS, NBV, vt=VT, reltol=1e-3):
+    """The knee voltage ``xbv`` of the breakdown law ``−IS exp(−(xbv + v)/(NBV Vt))`` that passes ``−IBV``
+    at ``v = −BV`` (ngspice's ``DIOtemp``: the same fixed-point iteration; an ``IBV`` below
+    ``IS·BV/Vt`` is raised to it and then ``xbv = BV``).
+
+    >>> round(breakdown_voltage(5.1, 1e-3, 1e-14, 1.0), 4)
+    4.4449
+    """
+    cbv = IBV
+    if cbv < IS * BV / vt:
+        return float(BV)
+    nbvt = NBV * vt
+    xbv = BV - nbvt * math.log(1 + cbv / IS)
+    for _ in range(25):
+        xbv = BV - nbvt * math.log(cbv / IS + 1 - xbv / vt)
+        xcbv = IS * (math.exp((BV - xbv) / nbvt) - 1 + xbv / vt)
+        if abs(xcbv - cbv) <= reltol * cbv:
+            break
+    return float(xbv)
+
+
+def junction_current(v, IS=1e-14, N=1.0, gmin=1e-12, vt=VT, BV=None, NBV=None):
+    """The junction law ``g(v)`` with its linear continuation above ``XMAX·N·Vt`` (numbers or numpy arrays);
+    with a breakdown knee ``BV`` (the ``xbv`` of :func:`breakdown_voltage`) the reverse current
+    ``−IS exp(−(BV + v)/(NBV Vt))`` is added, continued the same way.
 
     >>> round(float(junction_current(0.7) * 1e3), 6)     # mA at 0.7 V
     5.670347
     """
-    nvt = N * vt
-    x = np.asarray(v, dtype=float) / nvt
+    v = np.asarray(v, dtype=float)
+    i = IS * (_exp_lin(v / (N * vt)) - 1.0) + gmin * v
+    if BV is not None:
+        i = i - IS * _exp_lin(-(BV + v) / (NBV * vt))
+    return i
+
+
+def _exp_lin(x):
+    """``exp(x)`` continued by its tangent above ``XMAX``."""
     xm = np.minimum(x, XMAX)
-    return IS * (np.exp(xm) * (1.0 + (x - xm)) - 1.0) + gmin * np.asarray(v, dtype=float)
+    return np.exp(xm) * (1.0 + (x - xm))
 
 
 class Diode(Element):
     """A junction diode from ``anode`` to ``cathode``: ``i = IS (exp(v/(N Vt)) − 1) + GMIN v``, ``RS`` in series.
 
     Give the parameters directly or a :class:`DiodeModel` (``model=``). ``gmin``
-    is ngspice's default 1e-12 S; ``vt`` the thermal voltage (27 °C).
+    is ngspice's default 1e-12 S; ``vt`` the thermal voltage (27 °C). ``BV``,
+    ``IBV``, ``NBV`` add the reverse breakdown; ``CJO``, ``VJ``, ``M``, ``FC``
+    (depletion) and ``TT`` (transit time) the junction's charge ``Q(v)``, stored
+    as the co-energy ``T*(v) = ∫₀^v Q(u) du`` of the junction port (a nonlinear
+    capacitor given by its own energy function).
 
     >>> Diode("D1", "a", "k", model=DiodeModel(IS=1e-15, RS=2)).terminals
     ('a', 'k')
@@ -90,23 +130,46 @@ class Diode(Element):
 
     prefers_kind = ACROSS  # the assembler picks the node formulation for a network that contains one
 
-    def __init__(self, name, anode, cathode, IS=None, N=None, RS=None, model=None, gmin=1e-12, vt=VT):
+    def __init__(self, name, anode, cathode, IS=None, N=None, RS=None, model=None, gmin=1e-12, vt=VT,
+                 BV=None, IBV=None, NBV=None, CJO=None, VJ=None, M=None, FC=None, TT=None):
         m = model.as_dict() if model is not None else dict(DiodeModel.PARAMETERS)
-        for key, val in (("IS", IS), ("N", N), ("RS", RS)):
+        given = dict(IS=IS, N=N, RS=RS, BV=BV, IBV=IBV, NBV=NBV, CJO=CJO, VJ=VJ, M=M, FC=FC, TT=TT)
+        for key, val in given.items():
             if val is not None:
                 m[key] = float(val)
         require_positive(name, "IS", m["IS"])
         require_positive(name, "N", m["N"])
         require_positive(name, "RS", m["RS"], allow_zero=True)
         require_positive(name, "gmin", gmin, allow_zero=True)
+        values = {"IS": m["IS"], "N": m["N"], "RS": m["RS"], "gmin": gmin, "vt": vt}
+        self.model_parameters = {k: m[k] for k in ("IS", "N", "RS")}
+        if m["BV"] is not None:
+            require_positive(name, "BV", m["BV"])
+            require_positive(name, "IBV", m["IBV"])
+            nbv = m["NBV"] if m["NBV"] is not None else m["N"]
+            require_positive(name, "NBV", nbv)
+            # the law's own parameters: the knee xbv and the breakdown's N Vt
+            values["BV"] = breakdown_voltage(m["BV"], m["IBV"], m["IS"], nbv, vt)
+            values["NBV"] = float(nbv)
+            self.model_parameters.update(BV=float(m["BV"]), IBV=float(m["IBV"]), NBV=float(nbv))
+        if m["CJO"] > 0 or m["TT"] > 0:
+            require_positive(name, "CJO", m["CJO"], allow_zero=True)
+            require_positive(name, "TT", m["TT"], allow_zero=True)
+            require_positive(name, "VJ", m["VJ"])
+            if not 0 < m["M"] < 1:
+                raise ElementError(f"{name}: the grading coefficient M = {m['M']:g} must lie in (0, 1)")
+            if not 0 <= m["FC"] < 1:
+                raise ElementError(f"{name}: the depletion coefficient FC = {m['FC']:g} must lie in [0, 1)")
+            for key in ("CJO", "VJ", "M", "FC", "TT"):
+                values[key] = float(m[key])
+                self.model_parameters[key] = float(m[key])
         a, k = node_name(anode), node_name(cathode)
         self.internal_node = f"{name}#a" if m["RS"] > 0 else None
         if self.internal_node:
             ports = [Port(DOMAIN, a, self.internal_node), Port(DOMAIN, self.internal_node, k)]
         else:
             ports = [Port(DOMAIN, a, k)]
-        super().__init__(name, ports, {"IS": m["IS"], "N": m["N"], "RS": m["RS"], "gmin": gmin, "vt": vt},
-                         terminals=(a, k))
+        super().__init__(name, ports, values, terminals=(a, k))
 
     def numeric_values(self):
         """The parameter values as floats."""
@@ -114,29 +177,58 @@ class Diode(Element):
 
     def limit_flows(self, old, new):
         """Newton-step limiting of the junction voltage (SPICE's ``pnjlim``), used by the DC solver."""
-        v = self.numeric_values()
-        nvt = v["N"] * v["vt"]
-        vcrit = nvt * math.log(nvt / (math.sqrt(2) * v["IS"]))
-        out = [float(x) for x in new]
-        out[-1] = pnjlim(out[-1], float(old[-1]), nvt, vcrit)
-        return np.array(out)
+        values = {k: np.array([v]) for k, v in self.numeric_values().items()}
+        out = self.limit_flows_batch(values, np.array([old], dtype=float), np.array([new], dtype=float))
+        return np.array(out[0], dtype=float)
 
     @staticmethod
     def limit_flows_batch(values, old, new):
         """:meth:`limit_flows` for many diodes at once: ``values`` maps parameter names to arrays, ``old``/``new``
-        are (diodes × ports) arrays of port flows; the last port is the junction."""
+        are (diodes × ports) arrays of port flows; the last port is the junction. In breakdown (below
+        ``−BV + 10 NBV Vt``) the distance past the knee is limited instead, as ngspice does. Returns ``new``
+        itself when no junction needs limiting."""
         nvt = values["N"] * values["vt"]
         vcrit = nvt * np.log(nvt / (np.sqrt(2) * values["IS"]))
         vn, vo = new[:, -1], old[:, -1]
-        big = (vn > vcrit) & (np.abs(vn - vo) > 2 * nvt)
-        arg = 1 + (vn - vo) / nvt
-        with np.errstate(divide="ignore", invalid="ignore"):
-            up = np.where(arg > 0, vo + nvt * np.log(np.where(arg > 0, arg, 1.0)), vcrit)
-            fresh = nvt * np.log(np.where(vn > 0, vn, 1.0) / nvt)
-        lim = np.where(big, np.where(vo > 0, up, fresh), vn)
+        lim = _pnjlim_array(vn, vo, nvt, vcrit)
+        if "BV" in values:
+            bv, nbvt = values["BV"], values["NBV"] * values["vt"]
+            rev = vn < np.minimum(0.0, -bv + 10 * nbvt)
+            if rev.any():
+                back = -(_pnjlim_array(-(vn + bv), -(vo + bv), nbvt, vcrit) + bv)
+                lim = np.where(rev, back, lim)
+        if lim is vn:
+            return new  # the same array: nothing limited
         out = new.copy()
         out[:, -1] = lim
         return out
+
+    @staticmethod
+    def dissipation_batch(values, F):
+        """Gradient (diodes × ports) and Hessian (diodes × ports × ports) of the dissipation of many diodes at
+        once, in closed form: the derivatives of :meth:`contribute`'s ``D`` (``values`` maps parameter names
+        to arrays, ``F`` holds the port flows; the last port is the junction, the first the ``RS`` one when
+        there are two)."""
+        ne, P = F.shape
+        v = F[:, -1]
+        nvt = values["N"] * values["vt"]
+        x = v / nvt
+        ex = np.exp(np.minimum(x, XMAX))
+        IS, gmin = values["IS"], values["gmin"]
+        g = np.empty((ne, P))
+        H = np.zeros((ne, P, P))
+        g[:, -1] = IS * (ex * (1.0 + np.maximum(x - XMAX, 0.0)) - 1.0) + gmin * v
+        H[:, -1, -1] = IS / nvt * ex + gmin
+        if "BV" in values:
+            nbvt = values["NBV"] * values["vt"]
+            z = -(values["BV"] + v) / nbvt
+            ez = np.exp(np.minimum(z, XMAX))
+            g[:, -1] -= IS * ez * (1.0 + np.maximum(z - XMAX, 0.0))
+            H[:, -1, -1] += IS / nbvt * ez
+        if P == 2:
+            g[:, 0] = F[:, 0] / values["RS"]
+            H[:, 0, 0] = 1.0 / values["RS"]
+        return g, H
 
     def contribute(self, ports, values):
         if any(p.kind != ACROSS for p in ports):
@@ -145,10 +237,38 @@ class Diode(Element):
                 "simulate the network in formulation='node' (the default when it contains a diode)")
         IS, N, RS, gmin, vt = (values[k] for k in ("IS", "N", "RS", "gmin", "vt"))
         junction = ports[-1]
-        D = co_content(junction.f, IS, N, gmin, vt)
+        D = co_content(junction.f, IS, N, gmin, vt, values.get("BV"), values.get("NBV"))
         if len(ports) == 2:
             D += ports[0].f ** 2 / (2 * RS)
-        return Contribution(D=D)
+        T = 0
+        if "CJO" in values:
+            T = junction_coenergy(junction.f, values)
+        return Contribution(T=T, D=D)
+
+    @staticmethod
+    def charge_batch(values, F):
+        """The junction charge ``Q = ∂T*/∂v`` (diodes × ports) and its capacitance ``∂Q/∂v`` (diodes × ports ×
+        ports) of many diodes at once, in closed form; ``None`` for diodes without charge storage."""
+        if "CJO" not in values:
+            return None
+        ne, P = F.shape
+        v = F[:, -1]
+        Q = np.zeros((ne, P))
+        Cap = np.zeros((ne, P, P))
+        Q[:, -1], Cap[:, -1, -1] = junction_charge(v, values)
+        return Q, Cap
+
+
+def _pnjlim_array(vn, vo, nvt, vcrit):
+    """:func:`pnjlim` on arrays; returns ``vn`` itself when no element is limited."""
+    big = (vn > vcrit) & (np.abs(vn - vo) > 2 * nvt)
+    if not big.any():
+        return vn
+    arg = 1 + (vn - vo) / nvt
+    with np.errstate(divide="ignore", invalid="ignore"):
+        up = np.where(arg > 0, vo + nvt * np.log(np.where(arg > 0, arg, 1.0)), vcrit)
+        fresh = nvt * np.log(np.where(vn > 0, vn, 1.0) / nvt)
+    return np.where(big, np.where(vo > 0, up, fresh), vn)
 
 
 def pnjlim(vnew, vold, nvt, vcrit):
@@ -166,17 +286,71 @@ def pnjlim(vnew, vold, nvt, vcrit):
     return vnew
 
 
-def co_content(v, IS, N, gmin, vt):
-    """``J(v)`` of the junction (sympy): ``∂J/∂v`` is :func:`junction_current`.
+def co_content(v, IS, N, gmin, vt, BV=None, NBV=None):
+    """``J(v)`` of the junction (sympy): ``∂J/∂v`` is :func:`junction_current` (with the breakdown term when
+    ``BV``, the knee voltage, is given).
 
     >>> v = sp.Symbol("v")
     >>> sp.diff(co_content(v, 1e-14, 1, 0, 0.025), v).subs(v, 0.5)   # doctest: +ELLIPSIS
     4.85165...e-6
     """
-    nvt = N * vt
-    x = v / nvt
-    d = x - XMAX  # the excess above v_max
-    capped = sp.Piecewise((x, x <= XMAX), (XMAX, True))  # numpy evaluates both branches: never exp(huge)
-    exponential = sp.Piecewise((sp.exp(capped), x <= XMAX), (sp.exp(XMAX) * (1 + d + d ** 2 / 2), True))
-    return IS * nvt * (exponential - 1) - IS * v + gmin * v ** 2 / 2
+    J = IS * N * vt * (_exp_lin_integral(v / (N * vt)) - 1) - IS * v + gmin * v ** 2 / 2
+    if BV is not None:
+        # ∫₀^v −IS e(−(BV + u)/(NBV Vt)) du = IS NBV Vt [E(−(BV + v)/(NBV Vt)) − E(−BV/(NBV Vt))]
+        nbvt = NBV * vt
+        at_zero = sp.exp(-BV / nbvt) if isinstance(BV, sp.Basic) or isinstance(nbvt, sp.Basic) \
+            else math.exp(-BV / nbvt)  # BV > 0: below XMAX, no continuation
+        J += IS * nbvt * (_exp_lin_integral(-(BV + v) / nbvt) - at_zero)
+    return J
 
+
+def _exp_lin_integral(x):
+    """The antiderivative of ``exp(x)`` continued by its tangent above ``XMAX`` (sympy), ``exp(x)`` below."""
+    d = x - XMAX  # the excess above XMAX
+    capped = sp.Piecewise((x, x <= XMAX), (XMAX, True))  # numpy evaluates both branches: never exp(huge)
+    return sp.Piecewise((sp.exp(capped), x <= XMAX), (sp.exp(XMAX) * (1 + d + d ** 2 / 2), True))
+
+
+def junction_charge(v, values):
+    """ngspice's junction charge and capacitance (numpy): ``TT`` times the junction current without ``GMIN``
+    (diffusion) plus the depletion charge of ``CJO``, ``VJ``, ``M``, continued linearly in capacitance above
+    ``FC·VJ``. Returns ``(Q, dQ/dv)``.
+
+    >>> vals = dict(IS=1e-14, N=1.0, vt=VT, CJO=1e-12, VJ=0.8, M=0.5, FC=0.5, TT=0.0)
+    >>> [round(float(x) * 1e12, 6) for x in junction_charge(-1.0, vals)]   # pC and pF at -1 V
+    [-0.8, 0.666667]
+    """
+    v = np.asarray(v, dtype=float)
+    g = {k: values[k] for k in ("IS", "N", "vt")}
+    bv = dict(BV=values["BV"], NBV=values["NBV"]) if "BV" in values else {}
+    i = junction_current(v, gmin=0.0, **g, **bv)
+    nvt = values["N"] * values["vt"]
+    di = values["IS"] / nvt * np.exp(np.minimum(v / nvt, XMAX))
+    if bv:
+        nbvt = bv["NBV"] * values["vt"]
+        di = di + values["IS"] / nbvt * np.exp(np.minimum(-(bv["BV"] + v) / nbvt, XMAX))
+    CJO, VJ, M, FC, TT = (values[k] for k in ("CJO", "VJ", "M", "FC", "TT"))
+    d = FC * VJ
+    F1 = VJ * (1 - (1 - FC) ** (1 - M)) / (1 - M)
+    F2, F3 = (1 - FC) ** (1 + M), 1 - FC * (1 + M)
+    below = v < d
+    arg = 1 - np.where(below, v, d) / VJ
+    Qd = np.where(below, VJ * CJO * (1 - arg ** (1 - M)) / (1 - M),
+                  CJO * F1 + CJO / F2 * (F3 * (v - d) + M / (2 * VJ) * (v * v - d * d)))
+    Cd = np.where(below, CJO * arg ** (-M), CJO / F2 * (F3 + M * v / VJ))
+    return TT * i + Qd, TT * di + Cd
+
+
+def junction_coenergy(v, values):
+    """``T*(v) = ∫₀^v Q(u) du`` of :func:`junction_charge` (sympy): the junction as a nonlinear capacitor."""
+    IS, N, vt = values["IS"], values["N"], values["vt"]
+    CJO, VJ, M, FC, TT = (values[k] for k in ("CJO", "VJ", "M", "FC", "TT"))
+    W = TT * co_content(v, IS, N, 0, vt, values.get("BV"), values.get("NBV"))
+    d = FC * VJ
+    F1 = VJ * (1 - (1 - FC) ** (1 - M)) / (1 - M)
+    F2, F3 = (1 - FC) ** (1 + M), 1 - FC * (1 + M)
+    s = sp.Piecewise((v, v < d), (d, True))  # the power is evaluated at a capped argument: never (negative)^x
+    low = lambda x: VJ * CJO / (1 - M) * (x + VJ * ((1 - x / VJ) ** (2 - M) - 1) / (2 - M))
+    high = low(d) + CJO * F1 * (v - d) + CJO / F2 * (F3 * (v - d) ** 2 / 2
+                                                    + M / (2 * VJ) * ((v ** 3 - d ** 3) / 3 - d ** 2 * (v - d)))
+    return W + sp.Piecewise((low(s), v < d), (high, True))

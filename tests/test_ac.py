@@ -102,3 +102,18 @@ def test_bode_plot_and_cli(tmp_path, capsys):
     assert main(["simulate", str(path)]) == 0
     out = capsys.readouterr().out
     assert "# ac analysis: response to V1" in out and "# transient" in out
+
+
+@ngspice
+def test_ac_with_junction_capacitance():
+    """A forward-biased diode (diffusion charge TT) and a reverse-biased one (depletion CJO): the small-signal
+    capacitance is the second derivative of the junction's co-energy at the operating point, as ngspice's."""
+    deck = ("dio\nV1 in 0 DC 5 AC 1\nR1 in d 1k\nD1 d 0 dm\nD2 d2 d dm\nR2 d2 0 10k\n"
+            ".model dm D(IS=1e-14 N=1.5 RS=2 CJO=20p TT=50n BV=10)\n.ac dec 5 10 100meg\n")
+    net = netdyn.read_netlist(deck)
+    f = frequencies_of("dec", 5, 10, 1e8)
+    res = ac(net, f, outputs=["v(d)", "v(d2)"])
+    ng = run_ngspice_ac(deck, ["v(d)", "v(d2)"], "dec", 5, 10, 1e8)
+    for p in ("v(d)", "v(d2)"):
+        assert np.max(np.abs(res[p] / ng[p] - 1)) < 1e-4, p
+    assert abs(ng["v(d)"][-1]) < 0.2 * abs(ng["v(d)"][0])      # the capacitances matter at the top

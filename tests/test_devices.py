@@ -96,7 +96,7 @@ def test_netlist_cards_for_controlled_sources_and_diodes():
                           ("M1 1 2 0 0 nmos", "MOSFET"), (".include models.lib", "file inclusion"),
                           ("D2 1 0 nomodel", "no .model named 'nomodel'"),
                           (".model qq NPN(BF=50)", "type NPN are not supported"),
-                          (".model d2 D(IS=1e-14 BV=50)", "diode parameter BV is not supported"),
+                          (".model d2 D(IS=1e-14 BVV=50)", "BVV is not a diode parameter"),
                           ("F2 1 0 R1 2", "'R1' is not a voltage source")):
         with pytest.raises(ParseError, match=message) as err:
             netdyn.read_netlist(f"t\nV1 1 0 1\nR1 1 0 1k\n{card}\n")
@@ -158,3 +158,135 @@ def test_circuit_path_equals_the_symbolic_path():
     slow = netdyn.simulate(net, None, t_eval=times, method="ida")
     assert fast.method == "circuit" and slow.method == "ida"
     assert np.max(np.abs(fast.voltage("out") - slow.voltage("out"))) < 1e-4 * np.max(np.abs(slow.voltage("out")))
+
+
+def diode_ladder(N):
+    """The benchmark's diode ladder (benchmarks/diode_ladder.py): R, then a diode and a C to ground, N times."""
+    lines = [f"ladder {N}", "V1 n0 0 SIN(0 5 100k)"]
+    for k in range(1, N + 1):
+        lines += [f"R{k} n{k - 1} n{k} 1k", f"D{k} n{k} 0 dm", f"C{k} n{k} 0 1n"]
+    return "\n".join(lines + [".model dm D(IS=1e-14 N=1.5 RS=1)", ".tran 20n 4u", ""])
+
+
+def test_newton_matrix_equals_the_reference_assembly():
+    """The scattered Newton matrix and the devices' closed form against the lambdified laws and sparse
+    products of the reference path, at random states on both sides of the exponential's continuation."""
+    from netdyn.numerics.newton_matrix import NewtonMatrix
+    from netdyn.numerics.nonlinearsim import try_circuit
+    c = try_circuit(netdyn.read_netlist(diode_ladder(7)))
+    nm = NewtonMatrix(c)
+    rng = np.random.default_rng(1)
+    colmap, factor = np.arange(c.n), np.ones(c.n)
+    colmap[c.I] = c.n + np.arange(c.nI)
+    for scale, alpha in ((0.3, 1e6), (1.0, 5e7), (8.0, 3e9)):   # 8 V: beyond XMAX N Vt = 1.94 V
+        f = rng.normal(size=c.n) * scale
+        g, h = nm.devices(f, 0.0)
+        g_ref, Jn = c.nonlinear(f, 0.0)
+        assert np.max(np.abs(g - g_ref)) <= 1e-12 * np.max(np.abs(g_ref))
+        ref = alpha * c.dae.E.toarray() - c.dae.J.toarray()
+        factor[:] = alpha
+        factor[c.I] = 1.0
+        ref[c.nI:c.nI + c.n][:, colmap] += np.asarray(Jn.toarray() if hasattr(Jn, "toarray") else Jn) * factor
+        assert np.max(np.abs(nm.matrix(alpha, h).toarray() - ref)) <= 1e-12 * np.max(np.abs(ref))
+
+
+@pytest.mark.parametrize("deck", [diode_ladder(12), RECTIFIERS["bridge rectifier with smoothing capacitor"][0]],
+                         ids=["ladder", "bridge"])
+def test_fast_circuit_path_equals_the_reference_path(deck):
+    """Kept factorisations and scattered devices (default) against fresh factorisations and the lambdified
+    laws every iteration (``reference=True``): the same trajectory to 1e-9 of the peak."""
+    from netdyn.numerics.nonlinearsim import simulate_circuit
+    from netdyn.numerics.operating_point import spice_initial_state
+    net = netdyn.read_netlist(deck)
+    t1 = net.tran["tstop"] / (2 if "ladder" in deck else 20)
+    q0, f0 = spice_initial_state(net, None)
+    times = np.linspace(0, t1, 51)
+    fast = simulate_circuit(net, (0, t1), q0, f0, times)
+    slow = simulate_circuit(net, (0, t1), q0, f0, times, reference=True)
+    V = lambda sol: np.array([sol.voltage(n) for n in net.graph.nodes if n != "0" and "#" not in str(n)])
+    a, b = V(fast), V(slow)
+    assert np.max(np.abs(a - b)) <= 1e-9 * np.max(np.abs(b))
+
+
+ZENER = ("zener clamp\nV1 in 0 SIN(0 10 1k)\nR1 in out 1k\nD1 0 out dz\nRL out 0 10k\nC1 out 0 10n\n"
+         ".model dz D(IS=1e-14 N=1.2 RS=2 BV=5.1 IBV=1m NBV=1.5)\n.tran 10u 2m\n")
+
+
+def test_breakdown_law():
+    """The breakdown term: its co-content's derivative is the law, the closed form agrees, the law passes
+    −IBV at −BV (ngspice's knee iteration), and the netlist round-trips the card."""
+    from netdyn.components.diode import breakdown_voltage
+    d = netdyn.read_netlist(ZENER).elements["D1"]
+    vals = d.numeric_values()
+    xbv = breakdown_voltage(5.1, 1e-3, 1e-14, 1.5)
+    assert vals["BV"] == xbv and 4 < xbv < 5.1
+    v = sp.Symbol("v")
+    i = sp.lambdify(v, sp.diff(co_content(v, 1e-14, 1.2, 1e-12, VT, xbv, 1.5), v))
+    for x in (-12.0, -5.3, -5.1, -4.0, -1.0, 0.0, 0.6, 3.0):
+        ref = float(junction_current(x, 1e-14, 1.2, 1e-12, VT, xbv, 1.5))
+        assert i(x) == pytest.approx(ref, rel=1e-12, abs=1e-25)
+        g, _ = Diode.dissipation_batch({k: np.array([w]) for k, w in vals.items()}, np.array([[0.0, x]]))
+        assert g[0, 1] == pytest.approx(ref, rel=1e-12, abs=1e-25)
+    assert float(junction_current(-5.1, 1e-14, 1.2, 1e-12, VT, xbv, 1.5)) == pytest.approx(-1e-3, rel=2e-3)
+    assert ".model dmod1 D(IS=1e-14 N=1.2 RS=2 BV=5.1 IBV=0.001 NBV=1.5)" in write_netlist(netdyn.read_netlist(ZENER))
+
+
+@ngspice
+def test_zener_clamp_equals_ngspice():
+    net = netdyn.read_netlist(ZENER)
+    times = np.linspace(0, 2e-3, 201)
+    sol = netdyn.simulate(net, None, t_eval=times)
+    ng = run_ngspice(write_netlist(net), ["v(out)"], tstop=2e-3, tstep=2e-6, tmax=1e-7, uic=False)
+    ref = np.interp(times, ng["time"], ng["v(out)"])
+    assert sol.method == "circuit" and ref.max() == pytest.approx(5.17, abs=0.05)   # clamped near BV
+    assert np.max(np.abs(sol.voltage("out") - ref)) < 1e-3 * np.max(np.abs(ref))
+
+
+def test_parameters_not_modelled_warn_once():
+    deck = ("w\nV1 1 0 1\nR1 1 2 1k\nD1 2 0 da\nD2 2 0 db\n.model da D(IS=1e-14 KF=1e-16 XTI=3)\n"
+            ".model db D(IS=2e-14 KF=1e-15 EG=1.1)\n")
+    with pytest.warns(UserWarning) as record:
+        net = netdyn.read_netlist(deck)
+    texts = [str(w.message) for w in record if "not modelled" in str(w.message)]
+    assert len(texts) == 3 and sum("KF" in t for t in texts) == 1      # once per parameter name
+    assert len([n for n in net.netlist_notes if "not modelled" in n]) == 3
+    assert net.elements["D2"].numeric_values()["IS"] == 2e-14
+
+
+HF_RECTIFIER = ("hf rectifier\nV1 in 0 SIN(0 5 10Meg)\nD1 in out dm\nRL out 0 1k\nC1 out 0 20p\n"
+                ".model dm D(IS=1e-14 N=1 RS=5 CJO=5p VJ=0.7 M=0.4 FC=0.5 TT=10n)\n.tran 1n 300n\n")
+
+
+def test_junction_charge_is_the_derivative_of_its_coenergy():
+    from netdyn.components.diode import junction_charge, junction_coenergy
+    vals = dict(IS=1e-14, N=1.3, vt=VT, CJO=2e-12, VJ=0.7, M=0.4, FC=0.5, TT=5e-9, BV=4.4, NBV=1.2)
+    v = sp.Symbol("v")
+    W = junction_coenergy(v, vals)
+    q, c = sp.lambdify(v, sp.diff(W, v)), sp.lambdify(v, sp.diff(W, v, 2))
+    for x in (-6.0, -1.0, 0.2, 0.349, 0.351, 0.8):      # FC VJ = 0.35: both sides of the linear continuation
+        Q, C = junction_charge(x, vals)
+        assert q(x) == pytest.approx(float(Q), rel=1e-11) and c(x) == pytest.approx(float(C), rel=1e-11)
+    Q0, C0 = junction_charge(0.0, {**vals, "TT": 0.0})
+    assert float(Q0) == 0 and float(C0) == pytest.approx(2e-12)       # CJO is the zero-bias capacitance
+
+
+@ngspice
+def test_rectifier_with_junction_charge_equals_ngspice_and_the_symbolic_path():
+    """10 MHz: CJO and TT move v(out) by 21 % of its peak; the circuit path's BDF on the junction charge, ngspice
+    and IDA on the DAE derived from the junction's co-energy T*(v) agree."""
+    net = netdyn.read_netlist(HF_RECTIFIER)
+    times = np.linspace(0, 150e-9, 151)
+    sol = netdyn.simulate(net, (0, 150e-9), t_eval=times)
+    ng = run_ngspice(write_netlist(net), ["v(out)"], tstop=150e-9, tstep=0.15e-9, tmax=0.01e-9, uic=False)
+    ref = np.interp(times, ng["time"], ng["v(out)"])
+    assert sol.method == "circuit"
+    assert np.max(np.abs(sol.voltage("out") - ref)) < 1e-3 * np.max(np.abs(ref))
+    from netdyn.numerics.nonlinearsim import simulate_circuit
+    from netdyn.numerics.operating_point import spice_initial_state
+    q0, f0 = spice_initial_state(net, None)
+    te = np.linspace(0, 60e-9, 31)
+    a = simulate_circuit(net, (0, 60e-9), q0, f0, te).voltage("out")
+    b = simulate_circuit(net, (0, 60e-9), q0, f0, te, reference=True).voltage("out")
+    assert np.max(np.abs(a - b)) <= 1e-9 * np.max(np.abs(b))                 # fast path = reference path
+    slow = netdyn.simulate(net, (0, 30e-9), t_eval=te[:16], method="ida", rtol=1e-6)   # the derived DAE
+    assert np.max(np.abs(slow.voltage("out") - a[:16])) < 1e-3 * np.max(np.abs(ref))

@@ -435,7 +435,7 @@ def test_title_card():
     ("T1 1 0 2 0 z0=50", "transmission line"),
     ("J1 1 2 0 jmod", "JFET"),
     (".model qmod NPN(BF=100)", "device models of type NPN are not supported"),
-    (".model dmod D(IS=1e-14 CJO=2p)", "diode parameter CJO is not supported"),
+    (".model dmod D(IS=1e-14 CJ=2p XYZ=1)", "XYZ is not a diode parameter"),
     (".ac dec 10 1k", ".ac needs DEC|OCT|LIN points fstart fstop"),
     (".include other.cir", "file inclusion"),
     (".lib models.lib", "libraries"),

@@ -182,20 +182,23 @@ def ac(net, frequencies, input=None, outputs=None, formulation=None, t0=0.0):
         ev = law(vals, np.zeros(len(keys)), F0, t0)
         ss = law.small_signal(vals, np.zeros(len(keys)), F0, t0)
         local[name] = (ev, ss)
-        if name in skip:
-            for a, ca in enumerate(combos):
-                for b, cb in enumerate(combos):
-                    if ev["hD"][a, b]:
-                        ia, va = vec(ca)
-                        ib, vb = vec(cb)
-                        extra.append((np.repeat(ia, ib.size), np.tile(ib, ia.size),
-                                      np.outer(va, vb).ravel() * ev["hD"][a, b]))
-    D = lin.D
-    if extra:
-        r = np.concatenate([e[0] for e in extra])
-        c = np.concatenate([e[1] for e in extra])
-        d = np.concatenate([e[2] for e in extra])
-        D = D + sps.csr_array((d, (r, c)), shape=(n, n))
+        if name in skip:  # the device's conductance (hD) and its junction capacitance (hT) at the operating point
+            for which, H in (("D", ev["hD"]), ("M", ss["hT"])):
+                for a, ca in enumerate(combos):
+                    for b, cb in enumerate(combos):
+                        if H[a, b]:
+                            ia, va = vec(ca)
+                            ib, vb = vec(cb)
+                            extra.append((which, np.repeat(ia, ib.size), np.tile(ib, ia.size),
+                                          np.outer(va, vb).ravel() * H[a, b]))
+
+    def plus(base, which):
+        parts = [e for e in extra if e[0] == which]
+        if not parts:
+            return base
+        r, c, d = (np.concatenate([e[k] for e in parts]) for k in (1, 2, 3))
+        return base + sps.csr_array((d, (r, c)), shape=(n, n))
+    D, M = plus(lin.D, "D"), plus(lin.M, "M")
     # the input: how its value enters its efforts and its flow constraints
     el, law, vals, combos, keys, pk = info[input]
     ss_in = local[input][1]
@@ -213,7 +216,7 @@ def ac(net, frequencies, input=None, outputs=None, formulation=None, t0=0.0):
     values = {}
     for k, f in enumerate(frequencies):
         s = 2j * np.pi * f
-        top = sps.hstack([(s * s) * lin.M + s * D + lin.K, lin.reaction])
+        top = sps.hstack([(s * s) * M + s * D + lin.K, lin.reaction])
         bottom = sps.hstack([s * lin.A, sps.csr_array((m, m))])
         Z = sps.vstack([top, bottom]).tocsc()
         rhs = np.concatenate([b_e * drive, -b_a * drive]).astype(complex)

@@ -51,6 +51,8 @@ or None), ``net.initial_voltages`` (``.ic``: node -> volts),
 """
 from __future__ import annotations
 
+import warnings
+
 import ast
 import gc
 import math
@@ -87,8 +89,21 @@ SKIPPED_CARDS = {
     ".sens": "analysis (netdyn runs transients)", ".pz": "analysis (netdyn runs transients)",
     ".disto": "analysis (netdyn runs transients)", ".temp": "temperature (no element here depends on it)",
 }
-#: .model parameters netdyn's diode takes (others change the device and are refused, not dropped)
-DIODE_PARAMETERS = ("is", "n", "rs")
+#: .model parameters netdyn's diode takes
+DIODE_PARAMETERS = ("is", "n", "rs", "bv", "ibv", "nbv", "cjo", "vj", "m", "fc", "tt")
+#: ngspice's other spellings of them
+DIODE_ALIASES = {"cj0": "cjo", "cj": "cjo", "pb": "vj", "mj": "m"}
+#: ngspice diode parameters netdyn reads but does not model (charge storage, temperature, noise, high
+#: injection, sidewall and tunnel currents): each is reported once per netlist (a note and a warning) and
+#: left out; a name that is no diode parameter at all is refused
+DIODE_NOT_MODELLED = (
+    "eg", "xti", "kf", "af", "tnom", "ikf", "ik", "ikr",
+    "isr", "nr", "cjsw", "cjp", "vjsw", "php", "mjsw", "fcs", "jsw", "ns", "trs", "trs1", "trs2", "tt1", "tt2",
+    "ttt1", "ttt2", "tm1", "tm2", "tcv", "tlev", "tlevc", "cta", "ctp", "tpb", "tphp", "level", "area", "pj",
+    "lm", "lp", "wm", "wp", "xom", "xoi", "xm", "xp", "jtun", "jtunsw", "ntun", "xtitun", "keg", "isw", "rth0",
+    "cth0", "bv_max", "fv_max", "id_max", "pd_max", "te_max", "gap1", "gap2", "d", "dtemp", "temp", "expli",
+    "explir", "vp", "bvj", "bvdc",
+)
 UNSUPPORTED_CARDS = {
     ".include": "file inclusion is not supported; paste the included netlist in",
     ".inc": "file inclusion is not supported; paste the included netlist in",
@@ -858,6 +873,11 @@ class _Reader:
             raise ParseError(f"{toks[0]}: area {area:g} must be positive", card.line)
         values = {"IS": mparams.get("is", 1e-14) * area, "N": mparams.get("n", 1.0),
                   "RS": mparams.get("rs", 0.0) / area}
+        if "bv" in mparams:  # ngspice (level 1): the breakdown current IBV is not scaled by the area
+            values.update(BV=mparams["bv"], IBV=mparams.get("ibv", 1e-3), NBV=mparams.get("nbv"))
+        if mparams.get("cjo", 0.0) > 0 or mparams.get("tt", 0.0) > 0:  # the depletion capacitance scales with area
+            values.update(CJO=mparams.get("cjo", 0.0) * area, VJ=mparams.get("vj", 1.0), M=mparams.get("m", 0.5),
+                          FC=mparams.get("fc", 0.5), TT=mparams.get("tt", 0.0))
         nodes = (self.node(pos[0], prefix, portmap), self.node(pos[1], prefix, portmap))
         self.element_specs.append((card, "d", name, nodes, (pos[2], values)))
 
@@ -885,15 +905,29 @@ class _Reader:
             raise ParseError(f".model {name}: cannot read {pos[0]!r} (parameters are NAME=value)", card.line)
         values = {}
         for k, v in pairs:
-            key = k.lower()
+            key = DIODE_ALIASES.get(k.lower(), k.lower())
+            if key in DIODE_NOT_MODELLED:
+                self._not_modelled(key, name, card.line)
+                continue
             if key not in DIODE_PARAMETERS:
-                raise ParseError(f".model {name}: diode parameter {k.upper()} is not supported (netdyn's diode takes "
-                                 f"{', '.join(x.upper() for x in DIODE_PARAMETERS)}; a parameter that changes the "
-                                 "device is refused, not dropped)", card.line)
+                raise ParseError(f".model {name}: {k.upper()} is not a diode parameter (netdyn's diode takes "
+                                 f"{', '.join(x.upper() for x in DIODE_PARAMETERS)})", card.line)
             values[key] = self.value(v, params, card.line)
         if name.lower() in self.models:
             raise ParseError(f".model {name} defined twice (first at line {self.models[name.lower()][2]})", card.line)
         self.models[name.lower()] = (mtype, values, card.line)
+
+    def _not_modelled(self, key, model, line):
+        """Report a diode parameter that is read and not modelled: once per parameter name and netlist."""
+        seen = self.__dict__.setdefault("_reported", set())
+        if key in seen:
+            return
+        seen.add(key)
+        text = (f"line {line}: .model {model}: diode parameter {key.upper()} is not modelled by netdyn and is left "
+                f"out (netdyn's diode takes {', '.join(x.upper() for x in DIODE_PARAMETERS)}); the results differ "
+                "from SPICE's where it matters")
+        self.notes.append(text)
+        warnings.warn(text, UserWarning, stacklevel=2)
 
     def _ac_card(self, card):
         toks = card.tokens[1:]

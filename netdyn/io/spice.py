@@ -371,8 +371,7 @@ def write_netlist(net, tran=None, params=None, title=None):
                          f"{_fmt(_number(element.values[key], f'{name}: {key}', params))}")
         elif kind == "D":
             a, k = (nodes[n] for n in element.terminals)
-            v = element.numeric_values()
-            card = f"D(IS={_fmt(v['IS'])} N={_fmt(v['N'])} RS={_fmt(v['RS'])})"
+            card = "D(" + " ".join(f"{k}={_fmt(v)}" for k, v in element.model_parameters.items()) + ")"
             model = models.setdefault(card, f"dmod{len(models) + 1}")
             lines.append(f"{spice} {a} {k} {model}")
     lines += [f".model {model} {card}" for card, model in models.items()]

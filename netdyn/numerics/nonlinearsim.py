@@ -58,7 +58,7 @@ class _Circuit:
         for name in skip:  # elements of one law are evaluated together, vectorized over the elements
             el, law, vals, combos, keys, pk = info[name]
             groups.setdefault(id(law), (law, []))[1].append((name, el, vals, combos))
-        self.groups = []
+        self.groups, self.group_types = [], []
         for law, members in groups.values():
             P = len(members[0][3])
             r, cidx, d = [], [], []
@@ -76,6 +76,16 @@ class _Circuit:
             limiter = getattr(type(members[0][1]), "limit_flows_batch", None)
             named = dict(zip(law.value_names, values))
             self.groups.append((law, C, C.T.tocsr(), values, named, ne, P, hr, hc, limiter))
+            self.group_types.append(type(members[0][1]))
+        # charge-storing devices (a junction's T*(v)): their charge in closed form, integrated by the same BDF
+        self.charge_fns = []
+        for (law, C, Ct, values, named, ne, P, hr, hc, limiter), kind in zip(self.groups, self.group_types):
+            fn = getattr(kind, "charge_batch", None)
+            if law.tports and fn is None:
+                raise ModelError(f"{kind.__name__}: a nonlinear energy store without a closed-form charge")
+            self.charge_fns.append(fn if law.tports else None)
+        self.has_charge = any(fn is not None for fn in self.charge_fns)
+        self.C_all = sps.hstack([grp[1] for grp in self.groups]).tocsr() if self.groups else None
         self.dense = self.dae.size <= 60
         if self.dense:
             self.E_dense, self.J_dense = self.dae.E.toarray(), self.dae.J.toarray()  # small circuits: dense LAPACK beats sparse bookkeeping
@@ -88,16 +98,38 @@ class _Circuit:
         f[self.I] = y[self.n:self.n + self.nI]
         return f
 
-    def nonlinear(self, f, t, jacobian=True):
-        """Σ C ∇D(Cᵀ f) on the Lagrange rows (length n) and its Jacobian in f (sparse n x n)."""
+    def charges(self, f):
+        """The devices' charges ``∂T*/∂f`` (flat, group by group, device by port) and their capacitances (device ×
+        port × port, flat): the layout of :meth:`netdyn.numerics.newton_matrix.NewtonMatrix.devices`."""
+        qs, cs = [], []
+        for (law, C, Ct, values, named, ne, P, *_), fn in zip(self.groups, self.charge_fns):
+            out = fn(named, (Ct @ f).reshape(ne, P)) if fn is not None else None
+            if out is None:
+                qs.append(np.zeros(ne * P))
+                cs.append(np.zeros(ne * P * P))
+            else:
+                qs.append(out[0].ravel())
+                cs.append(out[1].ravel())
+        return np.concatenate(qs), np.concatenate(cs)
+
+    def nonlinear(self, f, t, jacobian=True, charge=None):
+        """Σ C ∇D(Cᵀ f) on the Lagrange rows (length n) and its Jacobian in f (sparse n x n); with ``charge =
+        (α, past)`` the devices' BDF charge current ``C (α Q(Cᵀ f) + past)`` and its Jacobian are added."""
         g = np.zeros(self.n)
         if jacobian:
             Jn = np.zeros((self.n, self.n)) if self.dense else sps.csr_array((self.n, self.n))
         else:
             Jn = None
+        if charge is not None:
+            Q, Cq = self.charges(f)
+            g += self.C_all @ (charge[0] * Q + charge[1])
+        at = 0
         for law, C, Ct, values, named, ne, P, hr, hc, limiter in self.groups:
             F = (Ct @ f).reshape(ne, P)
             gD, hD = law.batch(values, F, t)
+            if charge is not None:
+                hD = hD + charge[0] * Cq[at:at + ne * P * P].reshape(ne, P, P).transpose(1, 2, 0)
+            at += ne * P * P
             g += C @ gD.ravel()
             if jacobian:
                 H = sps.csr_array((hD.transpose(2, 0, 1).reshape(ne, P * P).ravel(), (hr, hc)), shape=(ne * P, ne * P))
@@ -120,9 +152,22 @@ def try_circuit(net, formulation=None):
 
 
 def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol=None, max_step=np.inf,
-                     formulation=None, circuit=None, progress=None):
-    """Integrate on the circuit path; returns a :class:`CircuitSolution`."""
+                     formulation=None, circuit=None, progress=None, reference=False):
+    """Integrate on the circuit path; returns a :class:`CircuitSolution`.
+
+    By default each Newton iteration evaluates the devices in one vectorised call and scatters their
+    Hessians into a fixed sparse pattern (:class:`~netdyn.numerics.newton_matrix.NewtonMatrix`), and the LU
+    factorisation is kept across iterations and steps while Newton converges fast with it (a chord
+    iteration: same solution, fewer factorisations). ``reference=True`` runs the plain path instead: the
+    devices' lambdified laws, sparse products and a fresh factorisation every iteration (the check of the
+    fast one)."""
     c = circuit or _Circuit(net, formulation, float(t_span[0]))
+    if reference:
+        newton = lambda coeff, pred, t_new, qpast: _newton(c, E, J, coeff, pred, t_new, qpast)
+    else:
+        from netdyn.numerics.newton_matrix import NewtonMatrix
+        fast = _Chord(c, NewtonMatrix(c))
+        newton = fast.solve
     dae, n, nI, m = c.dae, c.n, c.nI, c.lin.m
     N = dae.size
     t0, t1 = float(t_span[0]), float(t_span[1])
@@ -139,8 +184,13 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
     E, J = dae.E.tocsc(), dae.J.tocsc()
     err_rows = c.error_rows
     scale = np.maximum(np.abs(y[err_rows]), 1e-30)
+    # the absolute part of the error test is relative to the largest state seen so far, and at least to the
+    # sources' size (a circuit at rest driven by a SIN would otherwise start with no absolute tolerance at all)
+    drive = float(np.max(np.abs(dae.forcing(np.linspace(t0, t1, 257))), initial=0.0))
     h = min((t1 - t0) * 1e-6, max_step)
     hist = [(t0, y.copy())]  # (t, y) of the last accepted points, newest last
+    charge_at = (lambda yy, yyd: c.charges(c.flows(yy, yyd))[0]) if c.has_charge else (lambda yy, yyd: None)
+    qhist = [charge_at(y, yd)]  # the devices' charges at those points
     out_t, out_y, out_yd = [t0], [y.copy()], [yd.copy()]
     k, tt, order, nsteps = 0, t0, 1, 0
     while k < targets.size:
@@ -149,11 +199,15 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
         h_try = target - tt if hit else h
         t_new = tt + h_try
         coeff, pred, C = _bdf(hist, t_new, order)
-        y_new, yd_new, ok = _newton(c, E, J, coeff, pred, t_new)
+        qpast = None
+        if c.has_charge:  # the BDF history of the device charges: Σ a_i Q_i over the same points as y's
+            a = coeff[0]
+            qpast = sum(a[i + 1] * q for i, q in enumerate(reversed(qhist[-(len(a) - 1):])))
+        y_new, yd_new, ok = newton(coeff, pred, t_new, qpast)
         e = 0.0
         if ok and err_rows.size and C > 0:
             scale = np.maximum(scale, np.abs(y_new[err_rows]))
-            sc = (atol if atol is not None else rtol * 1e-3 * max(scale.max(), 1e-30)) + rtol * scale
+            sc = (atol if atol is not None else rtol * 1e-3 * max(scale.max(), drive, 1e-30)) + rtol * scale
             e = float(np.sqrt(np.mean((C * (y_new[err_rows] - pred[err_rows]) / sc) ** 2)))
         grow = 0.9 * (1.0 / max(e, 1e-10)) ** (1 / (order + 1))
         if not ok or e > 1.0:
@@ -165,6 +219,7 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
         tt, y, yd = t_new, y_new, yd_new
         nsteps += 1
         hist = (hist + [(tt, y.copy())])[-4:]
+        qhist = (qhist + [charge_at(y, yd)])[-4:]
         h_next = min(h_try * min(2.0, max(0.2, grow)), max_step)
         h = max(h, h_next) if hit else h_next  # a step cut short by a target does not shrink the next one
         h = min(h, max_step)
@@ -177,6 +232,7 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
             if target in corner_set:
                 order = 1  # restart after a source corner: no history across the kink
                 hist = [(tt, y.copy())]
+                qhist = qhist[-1:]
             k += 1
             if progress is not None:
                 progress(tt)
@@ -218,7 +274,7 @@ def _bdf(hist, t_new, order):
     return (a, ys), pred, C
 
 
-def _newton(c, E, J, coeff, pred, t_new, max_iter=30):
+def _newton(c, E, J, coeff, pred, t_new, qpast=None, max_iter=30):
     a, ys = coeff
     dae, n = c.dae, c.n
     past = sum(a[i + 1] * ys[i] for i in range(len(ys)))
@@ -236,7 +292,7 @@ def _newton(c, E, J, coeff, pred, t_new, max_iter=30):
     for it in range(max_iter):
         yd = a[0] * y + past
         f = c.flows(y, yd)
-        g, Jn = c.nonlinear(f, t_new)
+        g, Jn = c.nonlinear(f, t_new, charge=(a[0], qpast) if qpast is not None else None)
         r = E @ yd - J @ y - g_u
         r[nI:nI + n] += g
         if c.dense:
@@ -264,16 +320,105 @@ def _newton(c, E, J, coeff, pred, t_new, max_iter=30):
     return y, a[0] * y + past, False
 
 
-def _limit(c, y, dy, a0, past):
-    """Shorten a Newton step so no junction's voltage jumps more than its element allows (SPICE's limiting)."""
-    f_old = c.flows(y, a0 * y + past)
-    f_new = c.flows(y + dy, a0 * (y + dy) + past)
+class _Chord:
+    """Newton on one BDF step with the factorisation kept while it serves: refactored when the BDF weight
+    moved by more than ``drift`` since the last factorisation or when an iteration contracts by less than
+    ``rate`` (the Jacobian went stale); the iteration stops on the same test as :func:`_newton`."""
+
+    def __init__(self, c, nm, drift=0.02, rate=0.2):
+        self.c, self.nm, self.drift, self.rate = c, nm, drift, rate
+        self.lu, self.alpha = None, None
+        self.factorizations = 0
+        n, nI = c.n, c.nI
+        self.dense = c.dae.size <= 60
+        if self.dense:
+            P = nm.pattern
+            self._dr = P.indices
+            self._dc = np.repeat(np.arange(P.shape[1]), np.diff(P.indptr))
+        self.EJ = sps.hstack([c.dae.E, -c.dae.J]).tocsr()  # E ẏ − J y in one product
+        if self.dense:
+            self.EJ = self.EJ.toarray()
+
+    def factor(self, alpha, h):
+        data = self.nm.data(alpha, h)
+        try:
+            if self.dense:
+                A = np.zeros((self.nm.N, self.nm.N))
+                A[self._dr, self._dc] = data
+                lu = sla.lu_factor(A, check_finite=False)
+                self.lu = lambda b: sla.lu_solve(lu, b, check_finite=False)
+            else:
+                A = self.nm.pattern.copy()
+                A.data = data
+                self.lu = spla.splu(A).solve
+        except (RuntimeError, sla.LinAlgError, ValueError):
+            self.lu = None
+            return False
+        self.alpha = alpha
+        self.factorizations += 1
+        return True
+
+    def solve(self, coeff, pred, t_new, qpast=None, max_iter=30):
+        a, ys = coeff
+        c, n, nI = self.c, self.c.n, self.c.nI
+        a0 = a[0]
+        past = sum(a[i + 1] * ys[i] for i in range(len(ys)))
+        g_u = c.dae.forcing(t_new)[:, 0]
+        y = pred.copy()
+        if self.lu is None or abs(a0 / self.alpha - 1.0) > self.drift:
+            self.lu = None
+        prev = None
+        for it in range(max_iter):
+            yd = a0 * y + past
+            f = yd[:n].copy()
+            f[c.I] = y[n:n + nI]
+            g, h, ports = self.nm.devices(f, t_new, ports=True)
+            if qpast is not None:
+                Q, Cq = c.charges(f)
+                g = g + c.C_all @ (a0 * Q + qpast)
+                h = h + a0 * Cq
+            r = self.EJ @ np.concatenate([yd, y]) - g_u
+            r[nI:nI + n] += g
+            fresh = False
+            if self.lu is None:
+                if not self.factor(a0, h):
+                    return y, yd, False
+                fresh = True
+            dy = self.lu(-r)
+            size = np.max(np.abs(dy)) if dy.size else 0.0
+            if not fresh and prev is not None and size > self.rate * prev or not np.all(np.isfinite(dy)):
+                if not self.factor(a0, h):
+                    return y, yd, False
+                dy = self.lu(-r)
+                size = np.max(np.abs(dy))
+                if not np.isfinite(size):
+                    self.lu = None
+                    return y, yd, False
+            prev = size
+            dy = _limit(c, y, dy, a0, past, ports)
+            y = y + dy
+            if np.max(np.abs(dy)) <= 1e-10 * (1.0 + np.max(np.abs(y))) or \
+                    (it and np.linalg.norm(dy) <= 1e-12 * (1.0 + np.linalg.norm(y))):
+                return y, a0 * y + past, True
+        self.lu = None  # no convergence: the next try starts from a fresh factorisation
+        return y, a0 * y + past, False
+
+
+def _limit(c, y, dy, a0, past, ports=None):
+    """Shorten a Newton step so no junction's voltage jumps more than its element allows (SPICE's limiting).
+    ``ports``: the groups' port flows at ``y`` when the caller has them already."""
+    f_old = c.flows(y, a0 * y + past) if ports is None else None
+    df = c.flows(dy, a0 * dy)
     factor = 1.0
-    for law, C, Ct, values, named, ne, P, hr, hc, limiter in c.groups:
+    for k, (law, C, Ct, values, named, ne, P, hr, hc, limiter) in enumerate(c.groups):
         if limiter is None:
             continue
-        Fo, Fn = (Ct @ f_old).reshape(ne, P), (Ct @ f_new).reshape(ne, P)
+        Fo = (Ct @ f_old).reshape(ne, P) if ports is None else ports[k]
+        dF = (Ct @ df).reshape(ne, P)
+        Fn = Fo + dF
         Fl = limiter(named, Fo, Fn)
+        if Fl is Fn:
+            continue  # nothing limited
         full, lim = np.abs(Fn - Fo), np.abs(Fl - Fo)
         cut = (full > 0) & (lim < full)
         if cut.any():

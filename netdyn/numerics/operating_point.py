@@ -272,30 +272,15 @@ def operating_point(net, formulation=None, t0=0.0, hold=None, clamp=None, tol=1e
     static = sps.csc_array((np.array(data, dtype=float), (np.array(rows, dtype=int), np.array(cols, dtype=int))),
                            shape=(N, N))
 
-    nonlinear = [info[name] + (name,) for name in skip]
-    F_op = {name: np.zeros(len(item[4])) for name, item in zip(skip, nonlinear)}
+    groups = _device_groups(info, skip, N)
     x = np.zeros(N)
     for it in range(max_iter):
         A_it, b_it = static, rhs_lin.copy()
-        if nonlinear:
-            r2, c2, d2 = [], [], []
-            for (el, law, vals, combos, keys, pk, name) in nonlinear:
-                Fe = F_op[name]
-                ev = law(vals, np.zeros(len(keys)), Fe, t0)
-                g, Hs = ev["gD"], ev["hD"]
-                off = g - Hs @ Fe  # i(F) ~ g + H (F' - F) = H F' + off
-                for a, ca in enumerate(combos):
-                    ia, va = vec(ca)
-                    b_it[ia] -= va * off[a]
-                    for b, cb in enumerate(combos):
-                        if Hs[a, b] == 0:
-                            continue
-                        ib, vb = vec(cb)
-                        for r_, cr in zip(ia, va):
-                            r2.extend([r_] * ib.size)
-                            c2.extend(ib)
-                            d2.extend(cr * vb * Hs[a, b])
-            A_it = static + sps.csc_array((d2, (r2, c2)), shape=(N, N)) if d2 else static
+        for grp in groups:  # i(F) ~ g + H (F' - F) = H F' + off, for all devices of one law at once
+            g, H = grp.evaluate(t0)
+            off = g - np.einsum("eab,eb->ea", H, grp.F)
+            b_it -= grp.C @ off.ravel()
+            A_it = A_it + grp.C @ sps.csc_array((H.ravel(), (grp.hr, grp.hc)), shape=(grp.size, grp.size)) @ grp.Ct
         try:
             lu = spla.splu(sps.csc_array(A_it))
         except RuntimeError:
@@ -304,17 +289,16 @@ def operating_point(net, formulation=None, t0=0.0, hold=None, clamp=None, tol=1e
         if not np.all(np.isfinite(x_new)):
             raise SingularSystemError(_singular_message(net, forms, lin, vcols))
         converged = True
-        for (el, law, vals, combos, keys, pk, name) in nonlinear:
-            Fnew = np.array([vec(c)[1] @ x_new[vec(c)[0]] for c in combos])
-            Fold = F_op[name]
-            limited = el.limit_flows(Fold, Fnew) if hasattr(el, "limit_flows") else Fnew
-            if np.max(np.abs(limited - Fold)) > tol * 1e3 * (1 + np.max(np.abs(Fold))) or \
+        for grp in groups:
+            Fnew = (grp.Ct @ x_new).reshape(grp.F.shape)
+            limited = grp.limit(grp.F, Fnew)
+            if np.max(np.abs(limited - grp.F)) > tol * 1e3 * (1 + np.max(np.abs(grp.F))) or \
                     np.max(np.abs(limited - Fnew)) > 0:
                 converged = False
-            F_op[name] = limited
+            grp.F = limited
         dx = np.max(np.abs(x_new - x)) if it else np.inf
         x = x_new
-        if not nonlinear or (converged and dx <= 1e-9 * (1 + np.max(np.abs(x)))):
+        if not groups or (converged and dx <= 1e-9 * (1 + np.max(np.abs(x)))):
             break
     else:
         raise SingularSystemError(f"the DC operating point did not converge in {max_iter} Newton iterations "
@@ -323,6 +307,50 @@ def operating_point(net, formulation=None, t0=0.0, hold=None, clamp=None, tol=1e
     f, p, mu = x[:n], x[n:n + P], x[n + P:n + P + m]
     lam_held = x[n + P + m:]
     return _report(net, work, forms, kinds, lin, info, f, p, mu, vcols, held_v, trows, lam_held, t0)
+
+
+class _DeviceGroup:
+    """The nonlinear elements of one law, evaluated together: ``C`` maps their port flows to the unknowns."""
+
+    def __init__(self, law, members, N):
+        P = len(members[0][3])
+        rows, cols, data = [], [], []
+        for e, (el, law_, vals, combos, keys, pk, name) in enumerate(members):
+            for a, combo in enumerate(combos):
+                for j, cf in combo.items():
+                    rows.append(j)
+                    cols.append(e * P + a)
+                    data.append(cf)
+        ne = len(members)
+        self.law, self.size = law, ne * P
+        self.C = sps.csc_array((np.array(data, dtype=float), (rows, cols)), shape=(N, ne * P))
+        self.Ct = self.C.T.tocsr()
+        self.values = [np.array([mb[2][k] for mb in members]) for k in range(len(members[0][2]))]
+        self.named = dict(zip(law.value_names, self.values))
+        kind = type(members[0][0])
+        self.fast = getattr(kind, "dissipation_batch", None)
+        self.limiter = getattr(kind, "limit_flows_batch", None)
+        self.hr = np.repeat(np.arange(ne * P).reshape(ne, P), P, axis=1).ravel()
+        self.hc = np.tile(np.arange(ne * P).reshape(ne, P), (1, P)).ravel()
+        self.F = np.zeros((ne, P))
+
+    def evaluate(self, t0):
+        """Dissipation gradients (devices × ports) and Hessians (devices × ports × ports) at :attr:`F`."""
+        if self.fast is not None:
+            return self.fast(self.named, self.F)
+        g, H = self.law.batch(self.values, self.F, t0)
+        return g, H.transpose(2, 0, 1)
+
+    def limit(self, old, new):
+        return self.limiter(self.named, old, new) if self.limiter is not None else new
+
+
+def _device_groups(info, skip, N):
+    by_law = {}
+    for name in skip:
+        item = info[name] + (name,)
+        by_law.setdefault(id(item[1]), (item[1], []))[1].append(item)
+    return [_DeviceGroup(law, members, N) for law, members in by_law.values()]
 
 
 def _stamped(work, forms, kinds, t0):
@@ -359,7 +387,9 @@ def _stamped(work, forms, kinds, t0):
         info[name] = (el, law, _numbers(el, values, t0), [c for _, c in lin.ports[name]], keys, pk)
     for name in skip:
         el, law = info[name][:2]
-        if law.vports or law.tports or law.nflow or not law.has_D:
+        # a charge that is a function of the port's own flow (a junction's T*(v)) carries no current at DC
+        stores_charge = law.tports and hasattr(type(el), "charge_batch")
+        if law.vports or (law.tports and not stores_charge) or law.nflow or not law.has_D:
             raise ModelError(f"operating point: {name} ({type(el).__name__}) is nonlinear and not a plain "
                              "dissipator; the DC solve takes nonlinear resistors and diodes")
 
@@ -372,6 +402,28 @@ def _singular_message(net, forms, lin, vcols):
             "resistance, or start the transient from given initial conditions (uic)")
 
 
+def _evaluate_by_law(info, f, t0):
+    """Every element's port flows and its law's ``gD``, ``eff`` and ``react`` at the solution, one vectorised
+    call per law: ``{name: (flows, {"gD", "eff", "react"})}``."""
+    by_law = {}
+    for name, item in info.items():
+        by_law.setdefault(id(item[1]), (item[1], []))[1].append(name)
+    out = {}
+    for law, names in by_law.values():
+        ne, P = len(names), len(info[names[0]][4])
+        flows = np.array([[sum(c * f[j] for j, c in cb.items()) for cb in info[nm][3]] for nm in names],
+                         dtype=float).reshape(ne, P)
+        vals = [np.array([info[nm][2][k] for nm in names]) for k in range(len(info[names[0]][2]))]
+        gD, _, _, _, eff, react = law._f(vals, [np.zeros(ne)] * P, [flows[:, i] for i in range(P)], t0)
+        col = lambda x: np.broadcast_to(np.asarray(x, dtype=float), (ne,))
+        G = np.stack([col(x) for x in gD], axis=1) if P else np.zeros((ne, 0))
+        Ef = np.stack([col(x) for x in eff], axis=1) if P else np.zeros((ne, 0))
+        Rc = np.array([[col(x) for x in row] for row in react], dtype=float)[:law.nflow]  # rows x P x ne
+        for e, nm in enumerate(names):
+            out[nm] = (flows[e], {"gD": G[e], "eff": Ef[e], "react": Rc[:, :, e] if Rc.size else Rc.reshape(0, P)})
+    return out
+
+
 def _report(net, work, forms, kinds, lin, info, f, p, mu, vcols, held_v, trows, lam_held, t0):
     from netdyn.graph import topology
     row_of = {}
@@ -382,9 +434,9 @@ def _report(net, work, forms, kinds, lin, info, f, p, mu, vcols, held_v, trows, 
     pval.update(held_v)
     lam_of = {(name, i): lam_held[k] for k, (name, i, _) in enumerate(trows)}
     through, across, port_effort = {}, {}, {}
+    evaluated = _evaluate_by_law(info, f, t0)
     for name, (el, law, vals, combos, keys, pk) in info.items():
-        flows = np.array([sum(c * f[j] for j, c in cb.items()) for cb in combos])
-        ev = law(vals, np.zeros(len(keys)), flows, t0)
+        flows, ev = evaluated[name]
         eff = ev["gD"] - ev["eff"]
         for i in range(len(keys)):
             if (name, i) in pval:
