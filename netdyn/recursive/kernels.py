@@ -82,6 +82,31 @@ def _force_to_parent_add(w, i, f, dst, col):
     dst[col + 5] += Ef2
 
 
+@njit(cache=True, inline="always")
+def _child_acceleration(w, i, p, src, base):
+    """w[i, 18:24] = X_i a_p + c_i: the parent's acceleration (``base``, gravity's pseudo-acceleration,
+    at the root) in body i's frame plus the velocity-product term; ``src`` a 6-vector of scratch."""
+    if p >= 0:
+        for a in range(6):
+            src[a] = w[p, 18 + a]
+        _motion_to_child(w, i, src, w[i], 18, 0)
+    else:
+        _motion_to_child(w, i, base, w[i], 18, 0)
+    for a in range(6):
+        w[i, 18 + a] += w[i, 24 + a]
+
+
+@njit(cache=True, inline="always")
+def _add_joint_acceleration(w, i, jt, g, acc):
+    """w[i, 18:24] += S_i acc (the joint axis in the angular half for a revolute joint, the linear half
+    for a prismatic one; nothing for a fixed joint)."""
+    if jt != FIX:
+        off = 18 if jt == REV else 21
+        w[i, off] += g[12] * acc
+        w[i, off + 1] += g[13] * acc
+        w[i, off + 2] += g[14] * acc
+
+
 @njit(cache=True)
 def _forward_pass(ints, geom, gravity, q, qd, qdd, w, with_acc):
     """Poses, twists (w[:,12:18]), bias c (w[:,24:30]) and, if with_acc, accelerations (w[:,18:24])."""
@@ -131,22 +156,9 @@ def _forward_pass(ints, geom, gravity, q, qd, qdd, w, with_acc):
             w[i, 28] = oz * sx - ox * sz
             w[i, 29] = ox * sy - oy * sx
         if with_acc:
-            if p >= 0:
-                for a in range(6):
-                    src[a] = w[p, 18 + a]
-                _motion_to_child(w, i, src, w[i], 18, 0)
-            else:
-                _motion_to_child(w, i, base, w[i], 18, 0)
-            for a in range(6):
-                w[i, 18 + a] += w[i, 24 + a]
-            if jt == REV:
-                w[i, 18] += ax * qdd[k]
-                w[i, 19] += ay * qdd[k]
-                w[i, 20] += az * qdd[k]
-            elif jt == PRI:
-                w[i, 21] += ax * qdd[k]
-                w[i, 22] += ay * qdd[k]
-                w[i, 23] += az * qdd[k]
+            _child_acceleration(w, i, p, src, base)
+            if jt != FIX:
+                _add_joint_acceleration(w, i, jt, g, qdd[k])
 
 
 @njit(cache=True, inline="always")
@@ -283,25 +295,14 @@ def aba(ints, geom, gravity, q, qd, tau, fext, w, qdd):
         p = ints[i, 0]
         jt = ints[i, 1]
         k = ints[i, 2]
-        g = geom[i]
-        if p >= 0:
-            for a in range(6):
-                src[a] = w[p, 18 + a]
-            _motion_to_child(w, i, src, w[i], 18, 0)
-        else:
-            _motion_to_child(w, i, base, w[i], 18, 0)
-        for a in range(6):
-            w[i, 18 + a] += w[i, 24 + a]
+        _child_acceleration(w, i, p, src, base)
         if jt != FIX:
-            off = 0 if jt == REV else 3
             s = 0.0
             for a in range(6):
                 s += w[i, 78 + a] * w[i, 18 + a]
             acc = (w[i, 85] - s) / w[i, 84]
             qdd[k] = acc
-            w[i, 18 + off] += g[12] * acc
-            w[i, 19 + off] += g[13] * acc
-            w[i, 20 + off] += g[14] * acc
+            _add_joint_acceleration(w, i, jt, geom[i], acc)
     return qdd
 
 
@@ -384,14 +385,3 @@ def world_kinematics(ints, geom, q, qd, qdd, w, R, pos, omega, vel, alpha, acc):
             vel[i, a] = R[i, a, 0] * vx + R[i, a, 1] * vy + R[i, a, 2] * vz
             alpha[i, a] = R[i, a, 0] * w[i, 18] + R[i, a, 1] * w[i, 19] + R[i, a, 2] * w[i, 20]
             acc[i, a] = R[i, a, 0] * cx + R[i, a, 1] * cy + R[i, a, 2] * cz
-
-
-@njit(cache=True)
-def chain_rhs(ints, geom, gravity, y, tau, fext, w, out):
-    """``dy/dt`` of ``y = [q, qd]`` for a tree (the ODE right-hand side, one compiled call)."""
-    nq = tau.size
-    for a in range(nq):
-        out[a] = y[nq + a]
-    aba(ints, geom, gravity, y[:nq], y[nq:], tau, fext, w, out[nq:])
-    return out
-
