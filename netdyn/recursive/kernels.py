@@ -82,31 +82,6 @@ def _force_to_parent_add(w, i, f, dst, col):
     dst[col + 5] += Ef2
 
 
-@njit(cache=True, inline="always")
-def _child_acceleration(w, i, p, src, base):
-    """w[i, 18:24] = X_i a_p + c_i: the parent's acceleration (``base``, gravity's pseudo-acceleration,
-    at the root) in body i's frame plus the velocity-product term; ``src`` a 6-vector of scratch."""
-    if p >= 0:
-        for a in range(6):
-            src[a] = w[p, 18 + a]
-        _motion_to_child(w, i, src, w[i], 18, 0)
-    else:
-        _motion_to_child(w, i, base, w[i], 18, 0)
-    for a in range(6):
-        w[i, 18 + a] += w[i, 24 + a]
-
-
-@njit(cache=True, inline="always")
-def _add_joint_acceleration(w, i, jt, g, acc):
-    """w[i, 18:24] += S_i acc (the joint axis in the angular half for a revolute joint, the linear half
-    for a prismatic one; nothing for a fixed joint)."""
-    if jt != FIX:
-        off = 18 if jt == REV else 21
-        w[i, off] += g[12] * acc
-        w[i, off + 1] += g[13] * acc
-        w[i, off + 2] += g[14] * acc
-
-
 @njit(cache=True)
 def _forward_pass(ints, geom, gravity, q, qd, qdd, w, with_acc):
     """Poses, twists (w[:,12:18]), bias c (w[:,24:30]) and, if with_acc, accelerations (w[:,18:24])."""
@@ -156,9 +131,22 @@ def _forward_pass(ints, geom, gravity, q, qd, qdd, w, with_acc):
             w[i, 28] = oz * sx - ox * sz
             w[i, 29] = ox * sy - oy * sx
         if with_acc:
-            _child_acceleration(w, i, p, src, base)
-            if jt != FIX:
-                _add_joint_acceleration(w, i, jt, g, qdd[k])
+            if p >= 0:
+                for a in range(6):
+                    src[a] = w[p, 18 + a]
+                _motion_to_child(w, i, src, w[i], 18, 0)
+            else:
+                _motion_to_child(w, i, base, w[i], 18, 0)
+            for a in range(6):
+                w[i, 18 + a] += w[i, 24 + a]
+            if jt == REV:
+                w[i, 18] += ax * qdd[k]
+                w[i, 19] += ay * qdd[k]
+                w[i, 20] += az * qdd[k]
+            elif jt == PRI:
+                w[i, 21] += ax * qdd[k]
+                w[i, 22] += ay * qdd[k]
+                w[i, 23] += az * qdd[k]
 
 
 @njit(cache=True, inline="always")
@@ -184,6 +172,15 @@ def _cross_force_add(v, h, out, col):
     out[col + 5] += ox * hf1 - oy * hf0
 
 
+@njit(cache=True, inline="always")
+def _add_bias_wrench(w, i, g, fext, h, col):
+    """w[i, col:col+6] += v ×* (I v) − fext_i, v body i's twist (w[i, 12:18]); h: 6 of scratch."""
+    _inertia_times(g, w[i, 12:18], h, 0)
+    _cross_force_add(w[i, 12:18], h, w[i], col)
+    for a in range(6):
+        w[i, col + a] -= fext[i, a]
+
+
 @njit(cache=True)
 def rnea(ints, geom, gravity, q, qd, qdd, fext, w, tau):
     """Inverse dynamics: ``tau = M(q) qdd + h(q, qd) − Jᵀ fext``; the joint wrenches stay in w[:, 30:36]."""
@@ -193,10 +190,7 @@ def rnea(ints, geom, gravity, q, qd, qdd, fext, w, tau):
     for i in range(n):
         g = geom[i]
         _inertia_times(g, w[i, 18:24], w[i], 30)
-        _inertia_times(g, w[i, 12:18], h, 0)
-        _cross_force_add(w[i, 12:18], h, w[i], 30)
-        for a in range(6):
-            w[i, 30 + a] -= fext[i, a]
+        _add_bias_wrench(w, i, g, fext, h, 30)
     for i in range(n - 1, -1, -1):
         jt = ints[i, 1]
         k = ints[i, 2]
@@ -250,10 +244,9 @@ def aba(ints, geom, gravity, q, qd, tau, fext, w, qdd):
         g = geom[i]
         for a in range(36):
             w[i, 36 + a] = g[15 + a]
-        _inertia_times(g, w[i, 12:18], h, 0)
         for a in range(6):
-            w[i, 72 + a] = -fext[i, a]
-        _cross_force_add(w[i, 12:18], h, w[i], 72)
+            w[i, 72 + a] = 0.0
+        _add_bias_wrench(w, i, g, fext, h, 72)
     Ia = np.zeros(36)
     pa = np.zeros(6)
     X = np.zeros((6, 6))
@@ -295,14 +288,25 @@ def aba(ints, geom, gravity, q, qd, tau, fext, w, qdd):
         p = ints[i, 0]
         jt = ints[i, 1]
         k = ints[i, 2]
-        _child_acceleration(w, i, p, src, base)
+        g = geom[i]
+        if p >= 0:
+            for a in range(6):
+                src[a] = w[p, 18 + a]
+            _motion_to_child(w, i, src, w[i], 18, 0)
+        else:
+            _motion_to_child(w, i, base, w[i], 18, 0)
+        for a in range(6):
+            w[i, 18 + a] += w[i, 24 + a]
         if jt != FIX:
+            off = 0 if jt == REV else 3
             s = 0.0
             for a in range(6):
                 s += w[i, 78 + a] * w[i, 18 + a]
             acc = (w[i, 85] - s) / w[i, 84]
             qdd[k] = acc
-            _add_joint_acceleration(w, i, jt, geom[i], acc)
+            w[i, 18 + off] += g[12] * acc
+            w[i, 19 + off] += g[13] * acc
+            w[i, 20 + off] += g[14] * acc
     return qdd
 
 
