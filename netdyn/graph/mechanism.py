@@ -97,14 +97,28 @@ def fundamental_loops(tree, cuts):
     return loops
 
 
+def check_names(elements, bodies, joint_names):
+    """A :class:`TopologyError` listing every element that names a body or a joint not in the network."""
+    faults = []
+    for el in elements:
+        faults += [f"{el.name} names body {b!r}, which is not in the network; add RigidBody({b!r}, mass, inertia) "
+                   "or correct the name" for b in el.bodies if b != "0" and b not in bodies]
+        joint = getattr(el, "joint", None)
+        if joint is not None and joint not in joint_names:
+            faults.append(f"{el.name} acts on joint {joint!r}, which is not in the network; the joints are "
+                          f"{sorted(joint_names)}")
+    if faults:
+        raise TopologyError.listing(faults)
+
+
 def check_grounded(bodies, joints, also_grounded=(), joint_words="a joint"):
-    """A :class:`TopologyError` naming the first body that no chain of joints connects to ground."""
+    """A :class:`TopologyError` naming every body that no chain of joints connects to ground."""
     g = joint_graph(bodies, joints)
     grounded = nx.node_connected_component(g, "0") | set(also_grounded)
-    for b in bodies:
-        if b not in grounded:
-            raise TopologyError(f"body {b!r} is floating: no chain of joints connects it to ground; "
-                                f"add {joint_words} to it")
+    faults = [f"body {b!r} is floating: no chain of joints connects it to ground; add {joint_words} to it"
+              for b in bodies if b not in grounded]
+    if faults:
+        raise TopologyError.listing(faults)
 
 
 @dataclass

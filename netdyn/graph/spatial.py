@@ -72,15 +72,7 @@ def check_structure(net):
                             "the mechanism from netdyn.components.spatial only (a planar mechanism is a spatial "
                             "one with Revolute axes along z)")
     names = {j.name: j for j in joints(net)}
-    for el in spatial_elements(net):
-        for b in el.bodies:
-            if b != "0" and b not in net.bodies:
-                raise TopologyError(f"{el.name} names body {b!r}, which is not in the network; add "
-                                    f"RigidBody({b!r}, mass, inertia) or correct the name")
-        joint = getattr(el, "joint", None)
-        if joint is not None and joint not in names:
-            raise TopologyError(f"{el.name} acts on joint {joint!r}, which is not in the network; "
-                                f"the joints are {sorted(names)}")
+    mechanism.check_names(spatial_elements(net), net.bodies, names)
     seen = {}
     for d in drivers(net):
         j = names[d.joint]
