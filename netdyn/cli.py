@@ -365,11 +365,11 @@ def cmd_info(args):
         if forms:
             p(f"formulation: {', '.join(f'{d} {f}' for d, f in forms.items())}")
         planar = model.metadata.get("planar")
-        if planar and planar.get("joints"):
-            tree = ", ".join(f"{j} ({'ground' if a == '0' else a}-{b})" for j, a, b in planar["tree_edges"])
-            p(f"joint tree ({len(planar['tree'])}, relative coordinates): {tree or 'none'}")
-            cuts = "; ".join(f"{c} (closes {' '.join(planar['loops'][c])})" for c in planar["cuts"])
-            p(f"cut joints ({len(planar['cuts'])}): {cuts or 'none'}")
+        if planar and planar.joints:
+            tree = ", ".join(f"{j} ({'ground' if a == '0' else a}-{b})" for j, a, b in planar.tree_edges)
+            p(f"joint tree ({len(planar.tree)}, relative coordinates): {tree or 'none'}")
+            cuts = "; ".join(f"{c} (closes {' '.join(planar.loops[c])})" for c in planar.cuts)
+            p(f"cut joints ({len(planar.cuts)}): {cuts or 'none'}")
         n, m1, m2 = len(model.coordinates), len(model.constraints), len(model.flow_constraints)
         p(f"coordinates ({n}): {', '.join(model.coordinate_names)}")
         for what, mults, labels in (("displacement", model.lambdas, model.constraint_labels),

@@ -33,12 +33,12 @@ from netdyn.numerics.trajectory import Trajectory
 
 def driver_constraints(model, drivers):
     """``(expressions, labels)`` of the constraints ``coordinate(joint) − motion(t) = 0``."""
-    planar = model.metadata.get("planar", {})
-    jc = planar.get("joint_coordinates", {})
+    planar = model.metadata.get("planar")
+    jc = planar.joint_coordinates if planar else {}
     exprs, labels = [], []
     spatial = model.metadata.get("spatial")
     for name, motion in dict(drivers).items():
-        if spatial and name.split("[")[0] in spatial["joints"]:
+        if spatial and name.split("[")[0] in spatial.joints:
             from netdyn.graph.spatial import driver_constraint
             exprs.append(driver_constraint(model, name, motion))
             labels.append(f"driver {name}")

@@ -121,6 +121,40 @@ def check_grounded(bodies, joints, also_grounded=(), joint_words="a joint"):
         raise TopologyError.listing(faults)
 
 
+@dataclass(frozen=True)
+class MechanismMetadata:
+    """What a model keeps of its mechanism, ``model.metadata["planar"]`` or ``model.metadata["spatial"]``.
+
+    ``formulation`` (``"absolute"`` or ``"relative"``); ``bodies`` (names); ``poses`` (each body's pose as
+    expressions of the coordinates); ``joint_coordinates`` (each joint's relative coordinates as expressions);
+    ``constraints`` (each element's constraint rows); ``tree`` and ``cuts`` (joint names of the spanning tree
+    and of the joints that close loops); ``loops`` (the joints of each cut joint's loop); ``gruebler``
+    (the Grübler mobility count); ``joints`` and ``body_values`` (the joint elements and the bodies' values
+    by name); planar only: ``tree_edges`` (``(joint, parent, child)`` of each tree joint); spatial only:
+    ``initial_guess`` (unit Euler parameters) and ``drivers`` (by name).
+
+    >>> from netdyn.linkages import four_bar
+    >>> md = four_bar().model(formulation="relative").metadata["planar"]
+    >>> md.gruebler, md.formulation, md.cuts
+    (1, 'relative', ['C'])
+    """
+
+    formulation: str
+    bodies: list
+    poses: dict
+    joint_coordinates: dict
+    constraints: dict
+    tree: list
+    cuts: list
+    loops: dict
+    gruebler: int
+    joints: dict
+    body_values: dict
+    tree_edges: list = field(default_factory=list)
+    initial_guess: dict = None
+    drivers: dict = field(default_factory=dict)
+
+
 @dataclass
 class BodyPart:
     """The bodies' share of a model (planar or spatial): coordinates (already registered), energies,
@@ -137,4 +171,4 @@ class BodyPart:
     flow_constraints: list = field(default_factory=list)
     flow_labels: list = field(default_factory=list)
     angles: dict = field(default_factory=dict)
-    metadata: dict = field(default_factory=dict)
+    metadata: MechanismMetadata = None

@@ -22,7 +22,7 @@ Two formulations (``Network.model(formulation=...)``):
 >>> net.model(formulation="relative").coordinate_names
 ['theta_A', 'theta_B']
 >>> m = net.model()
->>> len(m.coordinates), len(m.constraints), m.metadata["planar"]["gruebler"]
+>>> len(m.coordinates), len(m.constraints), m.metadata["planar"].gruebler
 (6, 4, 2)
 """
 from __future__ import annotations
@@ -188,12 +188,11 @@ def assemble_planar(net, formulation, new_coordinate, values_of, cut=None):
     part.angles = {b: poses[b][2] for b in net.bodies}
     n_constraints = sum(len(j.components) for j in joints(net)) + sum(
         1 for el in planar_elements(net) if getattr(el, "is_driver", False))
-    part.metadata = {
-        "formulation": formulation, "bodies": list(net.bodies), "poses": poses, "joint_coordinates": joint_coords,
-        "constraints": constraint_index, "tree": [j.name for j, _, _ in tree], "cuts": [j.name for j in cuts],
-        "tree_edges": [(j.name, parent, child) for j, parent, child in tree],
-        "loops": fundamental_loops(net, tree, cuts), "gruebler": 3 * len(net.bodies) - n_constraints,
-        "joints": {j.name: j for j in joints(net)}, "body_values": body_values,
-    }
+    part.metadata = mechanism.MechanismMetadata(
+        formulation=formulation, bodies=list(net.bodies), poses=poses, joint_coordinates=joint_coords,
+        constraints=constraint_index, tree=[j.name for j, _, _ in tree], cuts=[j.name for j in cuts],
+        tree_edges=[(j.name, parent, child) for j, parent, child in tree],
+        loops=fundamental_loops(net, tree, cuts), gruebler=3 * len(net.bodies) - n_constraints,
+        joints={j.name: j for j in joints(net)}, body_values=body_values)
     return part
 

@@ -21,7 +21,7 @@ Two formulations (``Network.model(formulation=...)``), as for planar linkages:
 >>> net.model(formulation="relative").coordinate_names
 ['thetaz_A', 'thetaz_B']
 >>> m = net.model()
->>> len(m.coordinates), len(m.constraints), m.metadata["spatial"]["gruebler"]
+>>> len(m.coordinates), len(m.constraints), m.metadata["spatial"].gruebler
 (14, 12, 2)
 """
 from __future__ import annotations
@@ -295,13 +295,12 @@ def assemble_spatial(net, formulation, new_coordinate, values_of, cut=None):
             except ElementError:
                 pass
     n_constraints = sum(len(j.components) for j in js) + len(drivers(net))
-    part.metadata = {
-        "formulation": formulation, "bodies": list(net.bodies), "poses": poses, "joints": by_name,
-        "joint_coordinates": {k: list(v) for k, v in joint_coords.items()}, "constraints": constraint_index,
-        "tree": [j.name for j, _, _ in tree], "cuts": [j.name for j in cuts],
-        "loops": mechanism.fundamental_loops(tree, cuts), "gruebler": 6 * len(net.bodies) - n_constraints,
-        "body_values": body_values, "initial_guess": guess, "drivers": {d.name: d for d in drivers(net)},
-    }
+    part.metadata = mechanism.MechanismMetadata(
+        formulation=formulation, bodies=list(net.bodies), poses=poses, joints=by_name,
+        joint_coordinates={k: list(v) for k, v in joint_coords.items()}, constraints=constraint_index,
+        tree=[j.name for j, _, _ in tree], cuts=[j.name for j in cuts],
+        loops=mechanism.fundamental_loops(tree, cuts), gruebler=6 * len(net.bodies) - n_constraints,
+        body_values=body_values, initial_guess=guess, drivers={d.name: d for d in drivers(net)})
     return part
 
 
@@ -313,22 +312,22 @@ def driver_constraint(model, name, motion):
     joint, component = name, None
     if name.endswith("]") and "[" in name:
         joint, component = name[:-1].split("[", 1)
-    j = md["joints"][joint]
-    free = list(md["joint_coordinates"][joint])
+    j = md.joints[joint]
+    free = list(md.joint_coordinates[joint])
     if not free:
         raise ModelError(f"joint {joint!r} has no free component to drive (it is fixed); drive another joint")
     component = component or free[0]
     if component not in free:
         raise ModelError(f"component {component!r} of joint {joint!r} is not free (free: {free})")
     motion = as_expr(motion)
-    if md["formulation"] == "relative" and joint in md["tree"]:
+    if md.formulation == "relative" and joint in md.tree:
         names = j.relative_names({c: ((FREE, None) if k == PRESCRIBED else (k, v)) for c, (k, v) in j.spec.items()})
         key = f"s{component}" if component in AXES else f"theta{component[-1]}"
         if key not in names:
             raise ModelError(f"joint {joint!r}: component {component} has no coordinate in the relative "
                              "formulation; use formulation='absolute'")
         return model.coordinate(f"{key}_{_ident(joint)}") - motion
-    pa, pb = (GROUND if b == "0" else md["poses"][b] for b in j.bodies)
+    pa, pb = (GROUND if b == "0" else md.poses[b] for b in j.bodies)
     spec = dict(j.spec)
     spec[component] = (PRESCRIBED, motion)
     only = {c: (FREE, None) for c in COMPONENTS}
@@ -356,15 +355,15 @@ def reaction_expressions(model, joint):
     from netdyn.errors import SingularSystemError
 
     md = model.metadata["spatial"]
-    if joint not in md["joints"]:
+    if joint not in md.joints:
         raise ModelError(f"no spatial joint named {joint!r}; the joints are {sorted(md['joints'])}")
-    j = md["joints"][joint]
-    drivers_here = [d for d in md["drivers"].values() if d.joint == joint]
+    j = md.joints[joint]
+    drivers_here = [d for d in md.drivers.values() if d.joint == joint]
     spec, labels = driven_spec(j, drivers_here)
     if len(labels) != len(j.constraint_equations(GROUND, GROUND, spec)):
         labels = j.constraint_labels(spec)
     missing = [lab for lab in labels if lab not in model.constraint_labels]
-    if missing and len(missing) == len(labels) and md["formulation"] == "relative":
+    if missing and len(missing) == len(labels) and md.formulation == "relative":
         raise ModelError(f"{joint} is a tree joint of the relative formulation: it has no multipliers; "
                          "use reaction(solution, joint), which solves for them in absolute coordinates")
     if missing:
@@ -376,7 +375,7 @@ def reaction_expressions(model, joint):
     es = [sp.symbols(f"q{i}_{k}") for k in range(2) for i in range(4)]
     sym = [Pose(sp.Matrix(rs[3 * k:3 * k + 3]), tuple(es[4 * k:4 * k + 4]), quat_matrix(es[4 * k:4 * k + 4]),
                 sp.zeros(3, 1)) for k in range(2)]
-    real = [GROUND if b == "0" else md["poses"][b] for b in j.bodies]
+    real = [GROUND if b == "0" else md.poses[b] for b in j.bodies]
     on = 1 if j.bodies[1] != "0" else 0
     pa = sym[0] if j.bodies[0] != "0" else GROUND
     pb = sym[1] if j.bodies[1] != "0" else GROUND
@@ -406,9 +405,9 @@ def absolute_expressions(model):
     """Coordinate name of the absolute formulation -> its expression in this model's coordinates."""
     md = model.metadata["spatial"]
     out = {}
-    for b in md["bodies"]:
+    for b in md.bodies:
         ib = _ident(b)
-        pose = md["poses"][b]
+        pose = md.poses[b]
         for a, v in zip(AXES, pose.r):
             out[f"{a}_{ib}"] = sp.sympify(v)
         for k, v in enumerate(pose.q):

@@ -4,7 +4,7 @@
 Conventions follow :mod:`netdyn.components.spatial` (gravity along −z unless said otherwise).
 
 >>> net = spherical_pendulum()
->>> net.model().metadata["spatial"]["gruebler"]
+>>> net.model().metadata["spatial"].gruebler
 3
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ def spherical_pendulum(length=1.0, mass=1.0, radius=0.05, g=9.81):
 def heavy_top(m=HEAVY_TOP["m"], J=HEAVY_TOP["J"], com=HEAVY_TOP["com"], g=HEAVY_TOP["g"]):
     """A top on a fixed point: body frame origin at the fixed point, centre of mass at ``com``.
 
-    >>> heavy_top().model().metadata["spatial"]["gruebler"]
+    >>> heavy_top().model().metadata["spatial"].gruebler
     3
     """
     net = Network("heavy top")
@@ -51,7 +51,7 @@ def rssr(crank=0.2, coupler=1.0, rocker=0.7, ground=(0.6, 0.0, 0.3), g=9.81, dri
     an idle freedom, held by a ``Universal`` instead of the second ball (so the mobility is 1).
     ``drive=`` prescribes the crank angle.
 
-    >>> rssr().model().metadata["spatial"]["gruebler"]
+    >>> rssr().model().metadata["spatial"].gruebler
     1
     """
     net = Network("RSSR four-bar")
@@ -160,7 +160,7 @@ def stewart_platform(base_radius=1.0, top_radius=0.6, height=1.2, mass=10.0, leg
     legs' slides are zero there. :func:`stewart_leg_motions` turns a platform trajectory into the six leg
     motions that :func:`netdyn.inverse_dynamics` takes as drivers.
 
-    >>> stewart_platform().model().metadata["spatial"]["gruebler"]
+    >>> stewart_platform().model().metadata["spatial"].gruebler
     6
     """
     base, top, frames, lengths = _stewart_geometry(base_radius, top_radius, height)

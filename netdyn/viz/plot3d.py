@@ -33,10 +33,10 @@ def pose_function(model):
     md = _spatial(model)
     cm = compile_model(model)
     p = cm.parameter_vector({str(u): 0.0 for u in cm.inputs}).vector
-    bodies = md["bodies"]
+    bodies = md.bodies
     exprs = []
     for b in bodies:
-        pose = md["poses"][b]
+        pose = md.poses[b]
         exprs.extend(internalize(model, sp.sympify(e)) for e in list(pose.r) + list(pose.R))
     from netdyn.symbols import t as T
     fn = sp.lambdify([cm.eq.q, cm.parameters, T], exprs, modules="numpy")
@@ -55,7 +55,7 @@ def pose_function(model):
 def _attachments(model):
     md = _spatial(model)
     net = model.metadata.get("network")
-    pts = {b: [] for b in md["bodies"]}
+    pts = {b: [] for b in md.bodies}
     items = []
     for el in (net.elements.values() if net is not None else []):
         if not hasattr(el, "point_a"):
@@ -75,14 +75,14 @@ def _draw(ax, model, poses, pts, items, scale):
     ground = (np.zeros(3), np.eye(3))
     get = lambda b: ground if b == "0" else poses[b]
     md = _spatial(model)
-    for k, b in enumerate(md["bodies"]):
+    for k, b in enumerate(md.bodies):
         pose = poses[b]
         color = f"C{k % 10}"
         o = pose[0]
         for s in pts[b]:
             P = _global(pose, s)
             ax.plot(*np.stack([o, P]).T, color=color, lw=2.5, solid_capstyle="round")
-        com = np.array([float(md["body_values"][b][f"c{a}"]) for a in "xyz"])
+        com = np.array([float(md.body_values[b][f"c{a}"]) for a in "xyz"])
         C = _global(pose, com)
         if all(np.linalg.norm(s) < 1e-12 for s in pts[b]):  # nothing beyond the origin: draw out to the com
             ax.plot(*np.stack([o, C]).T, color=color, lw=2.5, solid_capstyle="round")
