@@ -138,7 +138,7 @@ RECTIFIERS = {
 def test_rectifiers_equal_ngspice(name):
     deck, probes = RECTIFIERS[name]
     net = netdyn.read_netlist(deck)
-    tstop = net.tran["tstop"]
+    tstop = net.tran.tstop
     times = np.linspace(0, tstop, 201)
     sol = netdyn.simulate(net, None, t_eval=times)
     assert sol.method == "circuit"

@@ -38,6 +38,7 @@ import numpy as np
 import sympy as sp
 
 from netdyn.errors import NetdynError
+from netdyn.io.cards import TranCard
 from netdyn.symbols import t
 from netdyn.components import electrical as el
 from netdyn.lagrange.sources import spice_form
@@ -261,9 +262,8 @@ def _source_text(expr, what, params):
 def _as_tran(tran):
     if tran is None:
         return None
-    if isinstance(tran, dict):
-        tstep, tstop = tran["tstep"], tran["tstop"]
-        tstart, tmax, uic = tran.get("tstart", 0.0) or 0.0, tran.get("tmax"), tran.get("uic", False)
+    if isinstance(tran, TranCard):
+        tstep, tstop, tstart, tmax, uic = tran.tstep, tran.tstop, tran.tstart or 0.0, tran.tmax, tran.uic
     else:
         vals = list(tran)
         if len(vals) < 2:
@@ -285,7 +285,7 @@ def _as_tran(tran):
 def write_netlist(net, tran=None, params=None, title=None):
     """The network as an ngspice deck (text).
 
-    ``tran`` (a dict like ``net.tran`` from :func:`~netdyn.io.read_netlist`,
+    ``tran`` (a :class:`~netdyn.io.cards.TranCard` like ``net.tran`` from :func:`~netdyn.io.read_netlist`,
     or ``(tstep, tstop[, tstart[, tmax]])``) adds a ``.tran`` card; by default
     the network's own ``tran`` is used when it has one.  ``params`` gives
     values for symbolic element values.  ``net.initial_voltages`` become a
