@@ -29,6 +29,7 @@ from netdyn.graph.network import as_model
 from netdyn.numerics.structure import redundant_constraints, without_constraints
 from netdyn.numerics.solution import Solution
 from netdyn.numerics.trajectory import Trajectory
+from netdyn.graph.spatial import driver_constraint
 
 
 def driver_constraints(model, drivers):
@@ -39,7 +40,6 @@ def driver_constraints(model, drivers):
     spatial = model.metadata.get("spatial")
     for name, motion in dict(drivers).items():
         if spatial and name.split("[")[0] in spatial.joints:
-            from netdyn.graph.spatial import driver_constraint
             exprs.append(driver_constraint(model, name, motion))
             labels.append(f"driver {name}")
             continue

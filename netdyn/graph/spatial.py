@@ -33,8 +33,8 @@ from netdyn.graph import mechanism
 from netdyn.graph.mechanism import BodyPart
 from netdyn.components.spatial import (AXES, COMPONENTS, FREE, GROUND, PRESCRIBED, Pose, body_omega, quat_conj,
                                        quat_matrix, quat_mul)
-from netdyn.errors import ElementError, ModelError, TopologyError
-from netdyn.symbols import as_expr, t
+from netdyn.errors import ElementError, ModelError, SingularSystemError, TopologyError
+from netdyn.symbols import as_expr, identifier, t
 
 FORMULATIONS = ("absolute", "relative")
 NORM_WEIGHT = 10  # scale of the Euler-parameter norm rows (same solution set)
@@ -169,7 +169,6 @@ def child_pose(j, parent, qs, parent_is_a, spec=None):
 
 def assemble_spatial(net, formulation, new_coordinate, values_of, cut=None):
     """The :class:`~netdyn.graph.mechanism.BodyPart` of a network; ``new_coordinate(name)`` registers a coordinate."""
-    from netdyn.symbols import identifier
 
     if formulation not in FORMULATIONS:
         raise ModelError(f"unknown spatial formulation {formulation!r}; use one of {FORMULATIONS}")
@@ -344,7 +343,6 @@ def driver_constraint(model, name, motion):
 
 
 def _ident(name):
-    from netdyn.symbols import identifier
     return identifier(name)
 
 
@@ -352,7 +350,6 @@ def reaction_expressions(model, joint):
     """``[Fx, Fy, Fz, Mx, My, Mz]``: the force and the moment about the origin of frame b that ``body_a``
     exerts on ``body_b``, in frame a, as expressions of the coordinates and multipliers (absolute
     formulation, or a cut joint of the relative one)."""
-    from netdyn.errors import SingularSystemError
 
     md = model.metadata["spatial"]
     if joint not in md.joints:

@@ -65,6 +65,8 @@ from netdyn.lagrange import sources
 from netdyn.components import electrical as el
 from netdyn.graph.network import Network
 from netdyn.io.cards import TranCard
+from netdyn.components import controlled as ctl
+from netdyn.components.diode import Diode
 
 __all__ = ["read_netlist", "parse_value"]
 
@@ -957,8 +959,6 @@ class _Reader:
         made = {}
         if not self.element_specs:
             raise ParseError("the netlist has no elements (the first line is the title; cards follow it)")
-        from netdyn.components import controlled as ctl
-        from netdyn.components.diode import Diode
 
         for card, letter, name, nodes, value in self.element_specs:
             try:

@@ -95,7 +95,7 @@ class ParallelResult:
 
     def plot(self, ax=None):
         """Actuator efforts over time (matplotlib); returns the axes."""
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # lazy: matplotlib stays out of `import netdyn` (tests/test_layers.py)
 
         ax = ax or plt.subplots(figsize=(7, 4))[1]
         unit = {"revolute": "N·m", "prismatic": "N"}

@@ -14,6 +14,9 @@ import sympy as sp
 
 from netdyn.components.spatial import Gravity, Prismatic, Revolute, RigidBody, Spherical, Universal
 from netdyn.graph.network import Network
+from scipy.optimize import brentq
+from netdyn.components.spatial import frame_from_axis, quat_from_matrix
+from netdyn.symbols import as_expr
 
 #: the heavy symmetric top of the issue: mass, inertia about the centre of mass, centre of mass, body rate
 HEAVY_TOP = {"m": 15.0, "J": (0.234375, 0.46875, 0.234375), "com": (0.0, 1.0, 0.0), "omega": (0.0, 150.0, -4.61538),
@@ -74,9 +77,7 @@ def rssr_guess(crank=0.2, coupler=1.0, rocker=0.7, ground=(0.6, 0.0, 0.3), angle
     >>> round(rssr_guess()["e0_rocker"], 6)
     0.899735
     """
-    from scipy.optimize import brentq
 
-    from netdyn.components.spatial import frame_from_axis, quat_from_matrix
 
     g = np.asarray(ground, dtype=float)
     A = crank * np.array([np.cos(angle), np.sin(angle), 0.0])
@@ -191,7 +192,6 @@ def stewart_leg_motions(motion, base_radius=1.0, top_radius=0.6, height=1.2):
     >>> m = stewart_leg_motions({"z": 0.1 * t}); sorted(m)[:2], round(float(m["P0"].subs(t, 0)), 12)
     (['P0', 'P1'], 0.0)
     """
-    from netdyn.symbols import as_expr
 
     base, top, _, lengths = _stewart_geometry(base_radius, top_radius, height)
     p = sp.Matrix([as_expr(motion.get(a, 0)) for a in ("x", "y", "z")]) + sp.Matrix([0, 0, height])

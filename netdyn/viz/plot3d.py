@@ -19,6 +19,9 @@ import numpy as np
 import sympy as sp
 
 from netdyn.viz.plotting import body_metadata, coordinate_vector
+from netdyn.lagrange.equations import internalize
+from netdyn.numerics.compiled import compile_model
+from netdyn.symbols import t as T
 
 
 def _spatial(model):
@@ -27,8 +30,6 @@ def _spatial(model):
 
 def pose_function(model):
     """``poses(q) -> {body: (origin, R)}`` for a coordinate vector ``q`` (model order)."""
-    from netdyn.lagrange.equations import internalize
-    from netdyn.numerics.compiled import compile_model
 
     md = _spatial(model)
     cm = compile_model(model)
@@ -38,7 +39,6 @@ def pose_function(model):
     for b in bodies:
         pose = md.poses[b]
         exprs.extend(internalize(model, sp.sympify(e)) for e in list(pose.r) + list(pose.R))
-    from netdyn.symbols import t as T
     fn = sp.lambdify([cm.eq.q, cm.parameters, T], exprs, modules="numpy")
 
     def poses(q, tt=0.0):
@@ -134,7 +134,7 @@ def plot_spatial(model, q, ax=None, path=None, title=None, t=0.0):
 
     ``path`` saves the figure (PNG, SVG, ...).
     """
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # lazy: matplotlib stays out of `import netdyn` (tests/test_layers.py)
 
     q = coordinate_vector(model, q)
     poses = pose_function(model)(q, t)
@@ -155,8 +155,8 @@ def animate_spatial(solution, path, fps=20, frames=60, title=None):
 
     Returns the path.
     """
-    import matplotlib.pyplot as plt
-    from matplotlib.animation import FuncAnimation, PillowWriter
+    import matplotlib.pyplot as plt  # lazy: matplotlib stays out of `import netdyn` (tests/test_layers.py)
+    from matplotlib.animation import FuncAnimation, PillowWriter  # lazy: matplotlib stays out of `import netdyn` (tests/test_layers.py)
 
     model = solution.model
     _spatial(model)
