@@ -297,7 +297,7 @@ def cmd_simulate(args):
     import netdyn
     net = load_network(args.file)
     _warn_notes(net)
-    tran = getattr(net, "tran", None) or {}
+    tran = getattr(net, "tran", None)
     analyses = list(getattr(net, "analyses", None) or [])
     several = bool(analyses) and (bool(tran) or args.tstop is not None or len(analyses) > 1)
     if ".op" in analyses:
@@ -311,12 +311,12 @@ def cmd_simulate(args):
         return 0
     if several:
         print("# transient")
-    tstop = args.tstop if args.tstop is not None else tran.get("tstop")
+    tstop = args.tstop if args.tstop is not None else (tran.tstop if tran else None)
     if tstop is None:
         raise UsageError(f"{args.file}: no --tstop given and the file has no .tran; pass --tstop T")
     if not tstop > 0:
         raise UsageError(f"--tstop must be positive, got {tstop:g}")
-    step = args.step if args.step is not None else (tran.get("tstep") or tstop / 1000)
+    step = args.step if args.step is not None else ((tran and tran.tstep) or tstop / 1000)
     if not step > 0:
         raise UsageError(f"--step must be positive, got {step:g}")
     points = int(round(tstop / step))
@@ -329,7 +329,7 @@ def cmd_simulate(args):
                               progress=bar)
     finally:
         bar.close()
-    tstart = tran.get("tstart") or 0.0
+    tstart = (tran and tran.tstart) or 0.0
     cols = _bond_graph_columns(net, sol) if _is_bond_graph(net) else _columns(net, sol)
     if tstart > 0:
         keep = sol.t >= tstart
@@ -435,11 +435,11 @@ def cmd_info(args):
         elif forms:
             p(f"formulation: {', '.join(f'{d} {f}' for d, f in forms.items())}")
         planar = model.metadata.get("planar")
-        if planar and planar.get("joints"):
-            tree = ", ".join(f"{j} ({'ground' if a == '0' else a}-{b})" for j, a, b in planar["tree_edges"])
-            p(f"joint tree ({len(planar['tree'])}, relative coordinates): {tree or 'none'}")
-            cuts = "; ".join(f"{c} (closes {' '.join(planar['loops'][c])})" for c in planar["cuts"])
-            p(f"cut joints ({len(planar['cuts'])}): {cuts or 'none'}")
+        if planar and planar.joints:
+            tree = ", ".join(f"{j} ({'ground' if a == '0' else a}-{b})" for j, a, b in planar.tree_edges)
+            p(f"joint tree ({len(planar.tree)}, relative coordinates): {tree or 'none'}")
+            cuts = "; ".join(f"{c} (closes {' '.join(planar.loops[c])})" for c in planar.cuts)
+            p(f"cut joints ({len(planar.cuts)}): {cuts or 'none'}")
         n, m1, m2 = len(model.coordinates), len(model.constraints), len(model.flow_constraints)
         p(f"coordinates ({n}): {', '.join(model.coordinate_names)}")
         for what, mults, labels in (("displacement", model.lambdas, model.constraint_labels),
@@ -457,8 +457,8 @@ def cmd_info(args):
             C = c.jacobian
             rank = int(np.linalg.matrix_rank(C)) if C.size else 0
             p(f"degrees of freedom: {n - rank} ({n} coordinates - {rank} independent constraints)")
-            tran = getattr(net, "tran", None) or {}
-            choice = method_for(net, (0.0, float(tran.get("tstop", 1.0))), _formulation(args.formulation))
+            tran = getattr(net, "tran", None)
+            choice = method_for(net, (0.0, float(tran.tstop if tran else 1.0)), _formulation(args.formulation))
             p(f"integrator: {choice.name} ({choice.reason})")
             if rank < m1 + m2:
                 warnings.append(f"{m1 + m2 - rank} redundant constraint(s) at t = 0")

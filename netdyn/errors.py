@@ -22,7 +22,32 @@ class ElementError(NetdynError):
 
 
 class TopologyError(NetdynError):
-    """The graph is structurally wrong: floating node, loop of voltage sources, cut-set of current sources, ..."""
+    """The graph is structurally wrong: floating node, loop of voltage sources, cut-set of current sources, ...
+
+    ``faults`` lists every problem the check found (one sentence each, naming the elements or nodes at
+    fault); :meth:`listing` makes one error of them all so that a user fixes everything in one pass.
+
+    >>> err = TopologyError.listing(["V1, V2 close a loop", "I1 is in a cut-set"])
+    >>> print(err)
+    2 structural problems; fix them all:
+      - V1, V2 close a loop
+      - I1 is in a cut-set
+    >>> err.faults
+    ['V1, V2 close a loop', 'I1 is in a cut-set']
+    """
+
+    def __init__(self, message, faults=None):
+        super().__init__(message)
+        self.faults = list(faults) if faults else [message]
+
+    @classmethod
+    def listing(cls, faults):
+        """One error for all of ``faults`` (at least one): the sentence itself for one, a numbered list for more."""
+        faults = list(faults)
+        if len(faults) == 1:
+            return cls(faults[0], faults)
+        return cls(f"{len(faults)} structural problems; fix them all:\n" + "\n".join(f"  - {f}" for f in faults),
+                   faults)
 
 
 class ParameterError(NetdynError):

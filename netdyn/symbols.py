@@ -12,6 +12,7 @@ import re
 
 import sympy as sp
 from sympy.physics.mechanics import dynamicsymbols
+from netdyn.validate import value as checked
 
 t = dynamicsymbols._t
 
@@ -52,7 +53,6 @@ def as_expr(value, element=None, parameter=None):
     >>> as_expr("4.7k")
     4700.00000000000
     """
-    from netdyn.validate import value as checked
     if callable(value) and not isinstance(value, sp.Basic):
         return checked(sp.sympify(value(t)), element, parameter)
     return checked(value, element, parameter)

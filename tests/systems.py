@@ -1,4 +1,7 @@
-"""Small example systems shared by the export, model-file and CLI tests."""
+"""Small example systems shared by the tests, and the loader of the examples/ scripts."""
+import importlib.util
+from pathlib import Path
+
 import sympy as sp
 
 from netdyn import Network
@@ -6,6 +9,24 @@ from netdyn.components import electrical as el
 from netdyn.components import rotational as rot
 from netdyn.components import translational as tr
 from netdyn.symbols import t
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def load_example(name):
+    """The script ``examples/<name>.py`` as a module (its ``main`` not run)."""
+    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def series_rlc(R=2.0, L=0.5, C=0.02, V=1.0):
+    """Source ``V1`` (value ``V``) in series with ``R1``, ``L1`` and ``C1`` (nodes in, a, b)."""
+    net = Network("series RLC")
+    net.add(el.VoltageSource("V1", "in", "0", V), el.Resistor("R1", "in", "a", R), el.Inductor("L1", "a", "b", L),
+            el.Capacitor("C1", "b", "0", C))
+    return net
 
 
 def rlc_circuit():

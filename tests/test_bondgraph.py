@@ -261,8 +261,8 @@ def _example_networks():
         if f.stem == "rc_ladder":   # 50 sections: checked through its state matrix below (fast)
             continue
         net = netdyn.read_netlist(f)
-        tran = getattr(net, "tran", None) or {}
-        nets.append((f.stem, net, min(float(tran.get("tstop", 1e-3)), 5e-4)))
+        tran = getattr(net, "tran", None)
+        nets.append((f.stem, net, min(float(tran.tstop if tran else 1e-3), 5e-4)))
     return nets
 
 

@@ -9,12 +9,7 @@ from netdyn.components.electrical import (Capacitor, CoupledInductors, CurrentSo
 from netdyn.components.rotational import Gear, Inertia, RotationalDamper, Torque
 from netdyn.components.translational import Damper, Force, Mass, Spring
 
-
-def series_rlc(R=2.0, L=0.5, C=0.02, V=1.0):
-    net = netdyn.Network("series RLC")
-    net.add(VoltageSource("V1", "in", "0", V), Resistor("R1", "in", "a", R), Inductor("L1", "a", "b", L),
-            Capacitor("C1", "b", "0", C))
-    return net
+from systems import series_rlc
 
 
 def rlc_step_current(tt, R, L, C, V):

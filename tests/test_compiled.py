@@ -46,6 +46,22 @@ def random_state(n, rng, scale=(1e-9, 1e-4, 1e2)):
     return rng.normal(0, scale[0], n), rng.normal(0, scale[1], n), rng.normal(0, scale[2], n)
 
 
+def _residual(cm, tt, q, f, a, p):
+    """``M(q, f) a + h(q, f)`` of the compiled (lambdified) model: the reference residual."""
+    M, h = cm.dynamics(tt, q, f, p)
+    return M @ a + h
+
+
+def _central_differences(fun, x, floor, rel=1e-6):
+    """The Jacobian of ``fun`` at ``x`` by central differences, step ``rel · max(|x_j|, floor)``."""
+    columns = []
+    for j in range(x.size):
+        e = np.zeros(x.size)
+        e[j] = rel * max(abs(x[j]), floor)
+        columns.append((fun(x + e) - fun(x - e)) / (2 * e[j]))
+    return np.column_stack(columns)
+
+
 @pytest.mark.parametrize("make", [lambda: nonlinear_ladder(6), nonlinear_rl])
 def test_templates_match_the_lambdified_model(make):
     model = make().model()
@@ -65,28 +81,12 @@ def test_templates_match_the_lambdified_model(make):
         Jf_ref = cm.dh_df(tt, q, f, p)
         assert np.max(np.abs(Jf - Jf_ref)) <= 1e-9 * np.max(np.abs(Jf_ref))
         Jf = asm.jacobian(tt, q, f, a, p.vector, p.inputs(tt), 1).toarray()
-        Jf_fd = np.empty_like(Jf)
-        for j in range(cm.n):
-            h_ = 1e-6 * max(abs(f[j]), 1e-4)
-            fp, fm = f.copy(), f.copy()
-            fp[j] += h_
-            fm[j] -= h_
-            Mp, hp = cm.dynamics(tt, q, fp, p)
-            Mm, hm = cm.dynamics(tt, q, fm, p)
-            Jf_fd[:, j] = ((Mp @ a + hp) - (Mm @ a + hm)) / (2 * h_)
+        Jf_fd = _central_differences(lambda x: _residual(cm, tt, q, x, a, p), f, floor=1e-4)
         assert np.max(np.abs(Jf - Jf_fd)) <= 1e-6 * np.max(np.abs(Jf_fd))
         Ja = asm.jacobian(tt, q, f, a, p.vector, p.inputs(tt), 2).toarray()
         assert np.max(np.abs(Ja - M)) <= 1e-9 * max(np.max(np.abs(M)), 1e-300) if M.any() else not Ja.any()
         Jq = asm.jacobian(tt, q, f, a, p.vector, p.inputs(tt), 0).toarray()
-        Jq_fd = np.empty_like(Jq)
-        for j in range(cm.n):
-            h_ = 1e-6 * max(abs(q[j]), 1e-9)
-            qp, qm = q.copy(), q.copy()
-            qp[j] += h_
-            qm[j] -= h_
-            Mp, hp = cm.dynamics(tt, qp, f, p)
-            Mm, hm = cm.dynamics(tt, qm, f, p)
-            Jq_fd[:, j] = ((Mp @ a + hp) - (Mm @ a + hm)) / (2 * h_)
+        Jq_fd = _central_differences(lambda x: _residual(cm, tt, x, f, a, p), q, floor=1e-9)
         assert np.max(np.abs(Jq - Jq_fd)) <= 1e-6 * np.max(np.abs(Jq_fd))
 
 
@@ -123,11 +123,7 @@ def test_sparse_jacobian_matches_finite_differences_of_the_residual():
         ida.residual(2e-6, y_, yp_, r)
         return r
 
-    Jfd = np.empty_like(J)
-    for j in range(ida.N):
-        e = np.zeros(ida.N)
-        e[j] = 1e-7 * max(abs(y[j]), 1e-3)
-        Jfd[:, j] = (F(y + e, yp + cj * e) - F(y - e, yp - cj * e)) / (2 * e[j])
+    Jfd = _central_differences(lambda y_: F(y_, yp + cj * (y_ - y)), y, floor=1e-3, rel=1e-7)
     assert np.max(np.abs(J - Jfd)) <= 1e-6 * np.max(np.abs(Jfd))
 
 

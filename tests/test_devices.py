@@ -138,7 +138,7 @@ RECTIFIERS = {
 def test_rectifiers_equal_ngspice(name):
     deck, probes = RECTIFIERS[name]
     net = netdyn.read_netlist(deck)
-    tstop = net.tran["tstop"]
+    tstop = net.tran.tstop
     times = np.linspace(0, tstop, 201)
     sol = netdyn.simulate(net, None, t_eval=times)
     assert sol.method == "circuit"
@@ -198,7 +198,7 @@ def test_fast_circuit_path_equals_the_reference_path(deck):
     from netdyn.numerics.nonlinearsim import simulate_circuit
     from netdyn.numerics.operating_point import spice_initial_state
     net = netdyn.read_netlist(deck)
-    t1 = net.tran["tstop"] / (2 if "ladder" in deck else 20)
+    t1 = net.tran.tstop / (2 if "ladder" in deck else 20)
     q0, f0 = spice_initial_state(net, None)
     times = np.linspace(0, t1, 51)
     fast = simulate_circuit(net, (0, t1), q0, f0, times)

@@ -139,3 +139,43 @@ def test_non_pfaffian_flow_constraint():
                                    flow_constraints=[x.diff(netdyn.t)**2 - y.diff(netdyn.t)])
     with pytest.raises(ModelError, match=r"not Pfaffian"):
         model.equations()
+
+
+def test_structural_check_lists_every_fault_at_once():
+    """Two loops of voltage sources, a cut-set of current sources and a floating sub-network: one error, a
+    line each, every element and node named, so that one pass fixes them all."""
+    net = net_of(VoltageSource("V1", "a", "0", 1), VoltageSource("V2", "a", "0", 2), Resistor("R1", "a", "0", 1),
+                 VoltageSource("V3", "b", "0", 1), VoltageSource("V4", "b", "0", 3), Resistor("R2", "b", "0", 1),
+                 CurrentSource("I1", "0", "c", 1), CurrentSource("I2", "c", "d", 1), Resistor("R3", "d", "0", 1),
+                 Resistor("R4", "x", "y", 1), Capacitor("C4", "x", "y", 1))
+    with pytest.raises(TopologyError) as err:
+        net.model()
+    faults = err.value.faults
+    assert [f.split(":")[0] for f in faults] == ["loop of voltage sources", "loop of voltage sources",
+                                                 "I1 is in a cut-set of current sources only",
+                                                 "I2 is in a cut-set of current sources only",
+                                                 "floating sub-network"]
+    assert {"V1", "V2"} <= set(faults[0].replace(",", " ").replace(";", " ").split())
+    assert {"V3", "V4"} <= set(faults[1].replace(",", " ").replace(";", " ").split())
+    assert "['x', 'y']" in faults[4]
+    text = str(err.value)
+    assert text.startswith("5 structural problems; fix them all:") and all(f"  - {f}" in text for f in faults)
+    with pytest.raises(TopologyError) as one:  # a single fault keeps its one-line message
+        net_of(VoltageSource("V1", "a", "0", 1), VoltageSource("V2", "a", "0", 2), Resistor("R1", "a", "0", 1)).model()
+    assert one.value.faults == [str(one.value)] and "\n" not in str(one.value)
+
+
+def test_mechanism_checks_list_every_unknown_name_and_floating_body():
+    from netdyn.components.planar import Revolute, RigidBody, Torque
+    net = netdyn.Network("two faults of each kind")
+    net.add(RigidBody("a", 1, 1), Revolute("O", "ground", (0, 0), "a", (0, 0)),
+            Revolute("P", "a", (1, 0), "ghost", (0, 0)), Torque("T", "phantom", 1.0))
+    with pytest.raises(TopologyError) as err:
+        net.model()
+    assert len(err.value.faults) == 2
+    assert "'ghost'" in err.value.faults[0] and "'phantom'" in err.value.faults[1]
+    lost = netdyn.Network("two floating bodies")
+    lost.add(RigidBody("a", 1, 1), RigidBody("b", 1, 1), RigidBody("c", 1, 1), Revolute("O", "ground", (0, 0), "a", (0, 0)))
+    with pytest.raises(TopologyError) as err:
+        lost.model()
+    assert [f.split(" is floating")[0] for f in err.value.faults] == ["body 'b'", "body 'c'"]

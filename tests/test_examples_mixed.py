@@ -1,7 +1,4 @@
 """The mixed-domain examples against hand-derived closed forms and finite differences of the simulation."""
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 import scipy.linalg as sla
@@ -10,14 +7,7 @@ from scipy.optimize import brentq
 
 import netdyn
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-
-
-def example(name):
-    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from systems import load_example
 
 
 def same_poles(a, b, rtol=1e-8):
@@ -26,7 +16,7 @@ def same_poles(a, b, rtol=1e-8):
 
 
 def test_loudspeaker_poles_match_the_characteristic_polynomial():
-    ls = example("loudspeaker")
+    ls = load_example("loudspeaker")
     p = ls.PARAMS
     lin = netdyn.linearize(ls.build(**p), inputs=["V1"], outputs=["x_cone"], u={"V1": 0})
     # (Le s + Re)(M s² + R s + K) + Bl² s = 0
@@ -37,7 +27,7 @@ def test_loudspeaker_poles_match_the_characteristic_polynomial():
 
 
 def test_capacitor_microphone_rest_point_and_linear_model():
-    mic = example("capacitor_microphone")
+    mic = load_example("capacitor_microphone")
     p = mic.PARAMS
     eA = mic.EPS0 * p["area"]
     op = netdyn.equilibrium(mic.build(**p), inputs=["F"], guess={"x_d": 1e-7, "q_mic_0": 1e-10})
@@ -55,7 +45,7 @@ def test_capacitor_microphone_rest_point_and_linear_model():
 
 
 def test_magnetic_levitation_equilibrium_and_unstable_pole():
-    ml = example("magnetic_levitation")
+    ml = load_example("magnetic_levitation")
     p = ml.PARAMS
     s, i0 = ml.equilibrium_gap(**p)
     op = netdyn.equilibrium(ml.build(**p), inputs=["V1"], guess={"x_ball": -0.8 * s}, steady=["q_magnet_0"])
@@ -72,7 +62,7 @@ def test_magnetic_levitation_equilibrium_and_unstable_pole():
 
 
 def test_motor_slider_crank_power_balance_and_linearization():
-    msc = example("motor_slider_crank")
+    msc = load_example("motor_slider_crank")
     net = msc.build(6.0)
     sol = netdyn.simulate(net, (0, 0.5), q0={"theta_crank": 0.3}, guess=msc.GUESS)
     assert sol.constraint_residual()["position"] < 1e-9
@@ -103,7 +93,7 @@ def test_motor_slider_crank_power_balance_and_linearization():
 
 
 def test_planar_and_hand_typed_motor_slider_crank_agree():
-    msc = example("motor_slider_crank")
+    msc = load_example("motor_slider_crank")
     T_end = 0.4
     sol = netdyn.simulate(msc.build(6.0), (0, T_end), q0={"theta_crank": 0.3}, guess=msc.GUESS, rtol=1e-10)
     ref = netdyn.simulate(msc.build_hand_typed(6.0), (0, T_end), q0={"theta1": 0.3}, guess=msc.HAND_GUESS,
@@ -116,5 +106,5 @@ def test_planar_and_hand_typed_motor_slider_crank_agree():
 
 def test_examples_run_and_save_figures(tmp_path):
     for name in ("loudspeaker", "capacitor_microphone", "magnetic_levitation", "motor_slider_crank"):
-        example(name).main(tmp_path)
+        load_example(name).main(tmp_path)
     assert len(list(tmp_path.glob("*.png"))) == 4

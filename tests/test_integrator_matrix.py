@@ -7,9 +7,7 @@ with a ``NetdynError`` whose message says why.
 
 New models join by one entry in ``MODELS``; new integrators by one entry in ``METHODS``.
 """
-import importlib.util
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,26 +15,12 @@ import pytest
 import netdyn
 from netdyn import linkages, models
 
-HERE = Path(__file__).resolve().parent
-EXAMPLES = HERE.parent / "examples"
-
-
-def example(name):
-    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+import systems
+from systems import EXAMPLES, load_example
 
 
 def netlist(name):
     return netdyn.read_netlist(str(EXAMPLES / "netlists" / name))
-
-
-def systems():
-    import sys
-    sys.path.insert(0, str(HERE))
-    import systems as mod
-    return mod
 
 
 # ------------------------------------------------------------------------------------------ registry
@@ -127,27 +111,27 @@ MODELS = [
     Case("slider-crank (hand-typed)", lambda: models.slider_crank(torque=1.0), 0.4, q0={"theta1": 0.3},
          guess={"theta2": -0.1, "x3": 0.35, "x1": 0.05, "y1": 0.01, "x2": 0.2, "y2": 0.01},
          refuses={"linear": ALL}),
-    Case("motor slider-crank (example)", lambda: example("motor_slider_crank").build(), 0.2, PLANAR,
+    Case("motor slider-crank (example)", lambda: load_example("motor_slider_crank").build(), 0.2, PLANAR,
          q0={"O": 0.3}, guess={"theta_rod": -0.1, "x_block": 1.5}, refuses={"linear": ALL}),
-    Case("motor slider-crank (hand-typed)", lambda: example("motor_slider_crank").build_hand_typed(), 0.2,
+    Case("motor slider-crank (hand-typed)", lambda: load_example("motor_slider_crank").build_hand_typed(), 0.2,
          q0={"theta1": 0.3}, guess=None, refuses={"linear": ALL}),
     # transducers and mixed-domain examples
-    Case("loudspeaker (example)", lambda: example("loudspeaker").build(), 0.02, CIRCUIT,
+    Case("loudspeaker (example)", lambda: load_example("loudspeaker").build(), 0.02, CIRCUIT,
          refuses={"projection": ALL}),
-    Case("magnetic levitation (example)", lambda: example("magnetic_levitation").build(), 0.02,
+    Case("magnetic levitation (example)", lambda: load_example("magnetic_levitation").build(), 0.02,
          q0={"x_ball": -0.002}, refuses={"linear": ALL}),
-    Case("capacitor microphone (example)", lambda: example("capacitor_microphone").build(), 0.002,
+    Case("capacitor microphone (example)", lambda: load_example("capacitor_microphone").build(), 0.002,
          refuses={"linear": ALL, "projection": ALL}),
     # (the plate pulls in near t = 3.6 ms: a real singularity, so the span stops before it)
-    Case("transducers (tests/systems)", lambda: systems().transducer_network(), 0.002,
+    Case("transducers (tests/systems)", lambda: systems.transducer_network(), 0.002,
          refuses={"linear": ALL, "projection": ALL}),
     # the book's networks and 1-D mechanics
-    Case("RLC (tests/systems)", lambda: systems().rlc_circuit(), 0.02, CIRCUIT, refuses={"projection": ("node",)},
+    Case("RLC (tests/systems)", lambda: systems.rlc_circuit(), 0.02, CIRCUIT, refuses={"projection": ("node",)},
          known={("ida", "node", 1e-5): "IDA crawls (steps ~1e-8 s, >1e5 residual calls) at rtol 1e-5 on the node "
                                        "formulation; 0.3 s at rtol 1e-8"}),
-    Case("two masses (tests/systems)", lambda: systems().mechanical_network(), 1.0, MECH_1D,
+    Case("two masses (tests/systems)", lambda: systems.mechanical_network(), 1.0, MECH_1D,
          refuses={"projection": ("loop",)}),
-    Case("every element (tests/systems)", lambda: systems().every_element_network(), 0.0012,
+    Case("every element (tests/systems)", lambda: systems.every_element_network(), 0.0012,
          refuses={"linear": ALL, "projection": ALL}),
     Case("Example 4.4 netlist", lambda: netlist("example_4_4.cir"), 0.002, CIRCUIT,
          refuses={"projection": ("loop", "branch")}),

@@ -8,6 +8,7 @@ import netdyn
 from netdyn import LagrangianModel, coordinates, t
 from netdyn.components.electrical import Capacitor, Inductor, Resistor, VoltageSource
 
+from systems import series_rlc
 from test_book_examples import four_bar
 
 T_END = 0.7
@@ -111,16 +112,9 @@ def test_singular_configuration_is_an_error():
         netdyn.linearize(model, q_op, u={"u": 0})
 
 
-def series_rlc(R=1.0, L=0.5, C=0.02):
-    net = netdyn.Network("series RLC")
-    net.add(VoltageSource("V1", "a", "0", 0.0), Resistor("R1", "a", "b", R), Inductor("L1", "b", "c", L),
-            Capacitor("C1", "c", "0", C))
-    return net
-
-
 def test_rlc_transfer_function_and_bode_against_closed_form():
     R, L, C = 1.0, 0.5, 0.02
-    lin = netdyn.linearize(series_rlc(R, L, C), inputs=["V1"], outputs=["v(C1)"])
+    lin = netdyn.linearize(series_rlc(R, L, C, V=0.0), inputs=["V1"], outputs=["v(C1)"])
     tf = lin.transfer_function("v(C1)", "V1")
     den = tf.den / tf.num[-1]
     assert np.allclose(den, [L * C, R * C, 1.0], rtol=1e-10)  # 1 / (LC s² + RC s + 1)

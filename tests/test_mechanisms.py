@@ -161,18 +161,18 @@ def test_relative_tree_does_not_depend_on_the_order_of_add():
     from netdyn.linkages import andrews_squeezer
     base = andrews_squeezer().model(formulation="relative")
     # K2 is two joints from ground through F (from K1) or E3 (from K3): E3 sorts first, so F is cut
-    assert base.metadata["planar"]["cuts"] == ["E4", "E6", "F"]
+    assert base.metadata["planar"].cuts == ["E4", "E6", "F"]
     for seed in range(3):
         m = _andrews_shuffled(seed).model(formulation="relative")
-        assert m.metadata["planar"]["cuts"] == ["E4", "E6", "F"]
-        assert m.metadata["planar"]["tree"] == base.metadata["planar"]["tree"]
+        assert m.metadata["planar"].cuts == ["E4", "E6", "F"]
+        assert m.metadata["planar"].tree == base.metadata["planar"].tree
         assert m.coordinate_names == base.coordinate_names
 
 
 def test_cut_joints_chosen_by_the_user():
     net = four_bar(gravity=True)
     m = net.model(formulation="relative", cut=["O"])
-    assert m.metadata["planar"]["cuts"] == ["O"] and sorted(m.coordinate_names) == ["theta_A", "theta_C", "theta_D"]
+    assert m.metadata["planar"].cuts == ["O"] and sorted(m.coordinate_names) == ["theta_A", "theta_C", "theta_D"]
     # the guess in body angles (as for the absolute formulation) picks the branch in any tree
     sol = netdyn.simulate(m, (0, 0.5), q0={"O": 0.4}, guess=FOUR_BAR_GUESS)
     ref = netdyn.simulate(net.model(), (0, 0.5), q0={"O": 0.4}, guess=FOUR_BAR_GUESS)

@@ -72,7 +72,7 @@ def test_netlist_transient_settings_are_kept(tmp_path):
                               ".ic v(out)=0.2\n.tran 1u 2m\n.end\n")
     netdyn.save_model(net, tmp_path / "rc.yaml")
     back = netdyn.load_model(tmp_path / "rc.yaml")
-    assert back.tran == net.tran and back.tran["tstop"] == 2e-3
+    assert back.tran == net.tran and back.tran.tstop == 2e-3
     assert (back.title, back.params, back.initial_voltages, back.element_ic) == ("rc", {"rr": 1000.0},
                                                                                  {"out": 0.2}, {"C1": 0.5})
     same_network(net, back)

@@ -1,4 +1,5 @@
 """The SPICE netlist reader: units, cards, parameters, subcircuits, and every error with its line."""
+import dataclasses
 import io
 import math
 import re
@@ -11,6 +12,7 @@ import netdyn
 from netdyn.components.electrical import (Capacitor, CurrentSource, Inductor, MutualInductance, Resistor,
                                           VoltageSource)
 from netdyn.errors import ParseError
+from netdyn.io.cards import TranCard
 from netdyn.io.netlist import evaluate, parse_value, read_netlist, split_cards, tokenize
 from netdyn.lagrange.sources import pulse, pwl, sine
 from netdyn.symbols import t
@@ -115,7 +117,7 @@ def test_case_insensitive_names_nodes_and_keywords():
     assert net.elements["R1"].terminals == ("IN", "Out")     # first spelling of each node wins
     assert net.elements["c1"].terminals == ("Out", "0")
     assert num(net.elements["v1"].values["value"]) == 2.0
-    assert net.tran["tstop"] == pytest.approx(1e-3)
+    assert net.tran.tstop == pytest.approx(1e-3)
     with pytest.raises(ParseError) as err:
         read_netlist("t\nR1 a 0 1\nr1 a 0 2\n")
     assert err.value.line == 3 and "duplicate element name" in str(err.value)
@@ -365,10 +367,10 @@ def test_instance_names_are_unique():
 # --- dot cards --------------------------------------------------------------------------------
 
 def test_tran_forms():
-    assert read_netlist("t\nR1 a 0 1\n.tran 1u 2m\n").tran == {
-        "tstep": 1e-6, "tstop": 2e-3, "tstart": 0.0, "tmax": None, "uic": False}
+    assert read_netlist("t\nR1 a 0 1\n.tran 1u 2m\n").tran == TranCard(tstep=1e-6, tstop=2e-3, tstart=0.0,
+                                                                       tmax=None, uic=False)
     tr = read_netlist("t\nR1 a 0 1\n.param ts=5m\n.tran 1u {ts} 1m 2u UIC\n").tran
-    assert tr == {"tstep": 1e-6, "tstop": 5e-3, "tstart": 1e-3, "tmax": 2e-6, "uic": True}
+    assert tr == TranCard(tstep=1e-6, tstop=5e-3, tstart=1e-3, tmax=2e-6, uic=True)
     assert read_netlist("t\nR1 a 0 1\n").tran is None
 
 
@@ -498,7 +500,7 @@ def test_exported_from_netdyn_and_simulates():
     net = netdyn.read_netlist("rc\nV1 in 0 1\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 2m uic\n")
     sol = netdyn.simulate(net, None, t_eval=np.linspace(0, 2e-3, 21))   # uic: from zero
     assert sol.voltage("out") == pytest.approx(1 - np.exp(-sol.t / 1e-3), abs=1e-6)
-    net.tran["uic"] = False  # SPICE's default: from the DC operating point, where C1 is charged already
+    net.tran = dataclasses.replace(net.tran, uic=False)  # SPICE's default: from the DC operating point, where C1 is charged already
     assert netdyn.simulate(net, None, t_eval=np.linspace(0, 2e-3, 21)).voltage("out") == pytest.approx(1.0, abs=1e-9)
 
 

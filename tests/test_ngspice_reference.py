@@ -295,10 +295,10 @@ FINE = {"rc_ladder.cir", "coupled_pwl.cir"}
 def test_example_netlist_against_ngspice(path):
     net = read_netlist(path)
     probes = probes_of(path)
-    tstop = net.tran["tstop"]
+    tstop = net.tran.tstop
     fine = path.name in FINE
     # ngspice reads the file itself, not netdyn's rewrite of it
-    ng = ngspice_run(path.read_text(), probes, tstop, tstep=net.tran["tstep"], tmax_div=100000 if fine else 20000)
+    ng = ngspice_run(path.read_text(), probes, tstop, tstep=net.tran.tstep, tmax_div=100000 if fine else 20000)
     step = 5 if fine else 1
     tt = ng["time"][::step]
     ng = {k: v[::step] for k, v in ng.items()}
@@ -354,9 +354,9 @@ def test_written_deck_simulates_like_the_original(path):
     """read_netlist then write_netlist is the same circuit for ngspice (flattened subcircuits)."""
     net = read_netlist(path)
     probes = [p for p in probes_of(path) if p.lower().startswith("v(")]
-    tstop = net.tran["tstop"]
-    a = ngspice_run(path.read_text(), probes, tstop, tstep=net.tran["tstep"])
-    b = ngspice_run(write_netlist(net), probes, tstop, tstep=net.tran["tstep"])
+    tstop = net.tran.tstop
+    a = ngspice_run(path.read_text(), probes, tstop, tstep=net.tran.tstep)
+    b = ngspice_run(write_netlist(net), probes, tstop, tstep=net.tran.tstep)
     for p in probes:
         err = rel_err(np.interp(a["time"], b["time"], b[p]), a[p])
         print(f"{path.name:28s} {p:10s} ngspice(original) vs ngspice(written) {err:.1e}")
@@ -427,7 +427,7 @@ def test_element_ic_means_what_ngspice_uic_means():
     """
     net = read_netlist("ic\nC1 a 0 1u ic=2\nR1 a b 100\nL1 b 0 1m ic=5m\n.tran 1u 1m uic\n")
     assert net.element_ic == {"C1": 2.0, "L1": 5e-3}
-    tstop = net.tran["tstop"]
+    tstop = net.tran.tstop
     probes = ["v(a)", "i(L1)"]
     ng = ngspice_run(write_netlist(net), probes, tstop)
     model = net.model(formulation="branch")

@@ -35,7 +35,7 @@ def test_slider_crank_matches_book_example_4_2(formulation):
     crank = "theta_crank" if formulation == "absolute" else "theta_O"
     sol = netdyn.simulate(model, (0, 2), q0={crank: 0.3}, t_eval=TE, rtol=1e-10)
     assert np.max(np.abs(sol[crank] - ref["theta1"])) < 1e-7
-    poses = model.metadata["planar"]["poses"]
+    poses = model.metadata["planar"].poses
     for mine, theirs in ((poses["rod"][2], "theta2"), (poses["block"][0], "x3"), (poses["rod"][0], "x2")):
         got = sol.evaluate(sol._internal(mine))
         assert np.max(np.abs(got - ref[theirs])) < 1e-7, theirs
@@ -47,7 +47,7 @@ def test_four_bar_matches_book_example_4_3(formulation):
     ref = netdyn.simulate(book, (0, 2), q0={"theta1": 0.4}, guess={"theta2": 0.9, "theta3": 1.9},
                           params=book_params("m1 m2 m3 I1 I2 I3 l1 l2 l3 l4 tau"), t_eval=TE, rtol=1e-10)
     model = four_bar_net().model(formulation=formulation)
-    poses = model.metadata["planar"]["poses"]
+    poses = model.metadata["planar"].poses
     if formulation == "absolute":
         q0, guess = {"theta_crank": 0.4}, FOUR_BAR_GUESS
     else:  # joint angles: rod relative to crank, rocker relative to ground
@@ -121,7 +121,7 @@ def test_reactions_satisfy_newton_euler_on_every_body():
     net = four_bar_net(tau=2.0, gravity=True)
     model = net.model()
     sol = netdyn.simulate(model, (0, 1), q0={"theta_crank": 0.4}, guess=FOUR_BAR_GUESS, t_eval=np.linspace(0, 1, 21))
-    joints = model.metadata["planar"]["joints"]
+    joints = model.metadata["planar"].joints
     R = {j: sol.reaction(j) for j in joints}
     for b in ("crank", "rod", "rocker"):
         m, I = BOOK[{"crank": "m1", "rod": "m2", "rocker": "m3"}[b]], BOOK[{"crank": "I1", "rod": "I2", "rocker": "I3"}[b]]
@@ -376,7 +376,7 @@ def test_tree_joint_reactions_of_the_relative_formulation_match_the_absolute_one
     ab = netdyn.simulate(net.model(), (0, 1), q0={"theta_crank": 0.4}, guess=FOUR_BAR_GUESS, t_eval=te, rtol=1e-10)
     rel = netdyn.simulate(net.model(formulation="relative"), (0, 1), q0={"theta_O": 0.4},
                           guess={"theta_A": 0.5, "theta_D": 1.9}, t_eval=te, rtol=1e-10)
-    assert rel.model.metadata["planar"]["cuts"] == ["C"]
+    assert rel.model.metadata["planar"].cuts == ["C"]
     for joint in ("O", "A", "C", "D"):  # O, A, D on the tree; C the cut joint with its own multipliers
         assert np.max(np.abs(rel.reaction(joint) - ab.reaction(joint))) < 1e-6, joint
 

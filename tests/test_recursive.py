@@ -141,30 +141,39 @@ def _slider_weld_net():
     return net
 
 
-@pytest.mark.parametrize("which", ["five_bar", "three_rrr", "slider_weld"])
-def test_tree_from_network_matches_the_symbolic_relative_formulation(which):
-    """Mass matrix, bias, cut constraints, their Jacobian and bias against netdyn's relative model."""
-    from netdyn import linkages
+def _mass_and_bias_match_the_relative_model(net, tree, seed):
+    """Assert that the tree of ``net`` has the mass matrix and bias of netdyn's relative model of it at a
+    random state; return the tree model, its data, the state ``q, qd`` (tree order), the random generator
+    that drew it and the compiled model with the state in its order ``(cm, Q, F, p, order)``."""
     from netdyn.numerics.compiled import compile_model
-    from netdyn.recursive.constraints import constraint_terms, constraint_terms_reference
-    from netdyn.recursive.planar import tree_from_network
 
-    net = {"five_bar": lambda: linkages.five_bar()[0], "three_rrr": lambda: linkages.three_rrr()[0],
-           "slider_weld": _slider_weld_net}[which]()
-    tree = tree_from_network(net)
     m, d = tree.model, TreeData(tree.model)
     rel = net.model(formulation="relative")
     cm = compile_model(rel)
     p = cm.parameter_vector()
     order = [rel.coordinate_names.index(n) for n in tree.coordinate_names]
     assert sorted(order) == list(range(len(rel.coordinate_names)))
-    rng = np.random.default_rng(5)
+    rng = np.random.default_rng(seed)
     q, qd = rng.normal(size=m.nq), rng.normal(size=m.nq)
     Q, F = np.zeros(m.nq), np.zeros(m.nq)
     Q[order], F[order] = q, qd
     M, h = cm.dynamics(0.0, Q, F, p)
     assert np.allclose(crba(m, d, q), M[np.ix_(order, order)], rtol=0, atol=1e-12)
     assert np.allclose(rnea(m, d, q, qd, np.zeros(m.nq)), h[order], rtol=0, atol=1e-12)
+    return m, d, q, qd, rng, (cm, Q, F, p, order)
+
+
+@pytest.mark.parametrize("which", ["five_bar", "three_rrr", "slider_weld"])
+def test_tree_from_network_matches_the_symbolic_relative_formulation(which):
+    """Mass matrix, bias, cut constraints, their Jacobian and bias against netdyn's relative model."""
+    from netdyn import linkages
+    from netdyn.recursive.constraints import constraint_terms, constraint_terms_reference
+    from netdyn.recursive.planar import tree_from_network
+
+    net = {"five_bar": lambda: linkages.five_bar()[0], "three_rrr": lambda: linkages.three_rrr()[0],
+           "slider_weld": _slider_weld_net}[which]()
+    tree = tree_from_network(net)
+    m, d, q, qd, rng, (cm, Q, F, p, order) = _mass_and_bias_match_the_relative_model(net, tree, seed=5)
     c = cm.constraints(0.0, Q, F, p)
     phi, J, b = constraint_terms(m, d, q, qd)
     s = np.sign(phi) * np.sign(c.phi)  # netdyn writes P_a − P_b where the tree writes P_b − P_a
@@ -579,25 +588,12 @@ def test_tree_from_spatial_network_matches_the_symbolic_relative_formulation(whi
     netdyn's spatial relative model; a ball joint becomes a cut that closes where it was placed."""
     from netdyn.components.spatial import Spherical
     from netdyn.linkages.spatial import spatial_chain
-    from netdyn.numerics.compiled import compile_model
     from netdyn.recursive import forward_kinematics
     from netdyn.recursive.constraints import constraint_terms
     from netdyn.recursive.spatial import tree_from_spatial_network
     net = spatial_chain(3) if which == "chain" else _spatial_mix()
     tree = tree_from_spatial_network(net)
-    m, d = tree.model, TreeData(tree.model)
-    rel = net.model(formulation="relative")
-    cm = compile_model(rel)
-    p = cm.parameter_vector()
-    order = [rel.coordinate_names.index(n) for n in tree.coordinate_names]
-    assert sorted(order) == list(range(len(rel.coordinate_names)))
-    rng = np.random.default_rng(0)
-    q, qd = rng.normal(size=m.nq), rng.normal(size=m.nq)
-    Q, F = np.zeros(m.nq), np.zeros(m.nq)
-    Q[order], F[order] = q, qd
-    M, h = cm.dynamics(0.0, Q, F, p)
-    assert np.allclose(crba(m, d, q), M[np.ix_(order, order)], rtol=0, atol=1e-12)
-    assert np.allclose(rnea(m, d, q, qd, np.zeros(m.nq)), h[order], rtol=0, atol=1e-12)
+    m, d, q, qd, _, _ = _mass_and_bias_match_the_relative_model(net, tree, seed=0)
     if which == "mix":
         forward_kinematics(m, d, q)
         i, (o, R) = tree.body_index["d"], tree.frames["d"]

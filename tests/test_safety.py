@@ -205,13 +205,18 @@ TITLES = ['x""" + __import__("os").system("touch {m}") + """',
           "x'''\nimport os; os.system('touch {m}')\n'''"]
 
 
+def _hostile_rl(title, source):
+    """An R-L circuit whose title and element names carry the exporters' quote and comment delimiters."""
+    net = netdyn.Network(title)
+    net.add(VoltageSource(source, "in", "0", 1.0), Resistor("R1", "in", "out", 1e3),
+            Inductor("L */ 1", "out", "0", 1e-3))
+    return net
+
+
 @pytest.mark.parametrize("title", TITLES)
 def test_python_export_embeds_names_inertly(tmp_path, marker, title):
     title = title.format(m=marker)
-    net = netdyn.Network(title)
-    net.add(VoltageSource('V"""1', "in", "0", 1.0), Resistor("R1", "in", "out", 1e3),
-            Inductor("L */ 1", "out", "0", 1e-3))
-    text = netdyn.export.export(net, "python", formulation="loop")
+    text = netdyn.export.export(_hostile_rl(title, 'V"""1'), "python", formulation="loop")
     ns = {}
     exec(compile(text, "exported.py", "exec"), ns)  # noqa: S102 - the point of the test
     assert ns["NAME"] == title
@@ -222,10 +227,7 @@ def test_python_export_embeds_names_inertly(tmp_path, marker, title):
 def test_c_export_embeds_names_inertly(tmp_path, marker, title):
     import shutil
     title = title.format(m=marker)
-    net = netdyn.Network(title)
-    net.add(VoltageSource('V"1', "in", "0", 1.0), Resistor("R1", "in", "out", 1e3),
-            Inductor("L */ 1", "out", "0", 1e-3))
-    code = netdyn.export.export(net, "c", formulation="loop")
+    code = netdyn.export.export(_hostile_rl(title, 'V"1'), "c", formulation="loop")
     assert "system(" not in code.source.replace("\\", "") or "*/ int" not in code.source
     for part in (code.header, code.source):
         # every comment closes where the exporter closes it: no "*/" inside the escaped names

@@ -86,7 +86,7 @@ def test_chain_absolute_and_relative_give_the_same_motion():
     Q, F = pinocchio_state(pinocchio_chain(p), q0, v0)
     sa = netdyn.simulate(ab, (0, 0.5), q0=dict(zip(ab.coordinate_names, Q)), f0=dict(zip(ab.coordinate_names, F)),
                          t_eval=te, rtol=1e-11)
-    poses = rel.metadata["spatial"]["poses"]
+    poses = rel.metadata["spatial"].poses
     for k in range(n):
         for a, expr in zip("xyz", poses[f"L{k}"].r):
             got = sr.evaluate(sr._internal(expr))
@@ -449,7 +449,7 @@ def test_rssr_inverse_dynamics_same_in_both_formulations_and_torque_work_is_ener
     drive = {"R1": 2 * np.pi * t}
     ab = netdyn.inverse_dynamics(net.model(), drive, te, guess=rssr_guess())
     rel_model = net.model(formulation="relative")
-    assert rel_model.metadata["spatial"]["cuts"] == ["U2"]
+    assert rel_model.metadata["spatial"].cuts == ["U2"]
     rel = netdyn.inverse_dynamics(rel_model, drive, te, guess={"e0_S1": 1.0, "thetaz_R2": 1.4})
     assert np.max(np.abs(ab.efforts["R1"] - rel.efforts["R1"])) < 1e-8 * np.max(np.abs(ab.efforts["R1"]))
     work = cumulative_simpson(ab.efforts["R1"] * 2 * np.pi, x=te, initial=0)
@@ -518,7 +518,7 @@ def test_reaction_force_is_newtons_second_law_for_a_swinging_body():
     te = np.linspace(0, 0.5, 11)
     sol = netdyn.simulate(net, (0, 0.5), q0={"e0_bob": np.cos(0.3), "e1_bob": np.sin(0.3)},
                           f0={"e3_bob": 0.5}, t_eval=te, rtol=1e-10)
-    pose = sol.model.metadata["spatial"]["poses"]["bob"]
+    pose = sol.model.metadata["spatial"].poses["bob"]
     rc = pose.r + pose.R * sp.Matrix([0.1, 0.05, -0.5])
     acc = np.array([sol.evaluate(sol._internal(e.diff(t, 2))) for e in rc])
     F = sol.reaction("S")[:3]                     # frame a of a ball joint about z is the global frame
@@ -542,12 +542,12 @@ def test_cardan_joint_follows_the_closed_form_transmission(formulation):
     # the tree rule would cut U (a tie in depth, broken by name): choose the cut the docstring describes
     model = net.model(formulation=formulation, **({"cut": ["R_out"]} if formulation == "relative" else {}))
     if formulation == "relative":
-        assert model.metadata["spatial"]["cuts"] == ["R_out"]
+        assert model.metadata["spatial"].cuts == ["R_out"]
         assert {"alpha_U", "beta_U"} <= set(model.coordinate_names)
     te = np.linspace(0, 1.2, 13)
     guess = {"e0_in": 1.0, "e0_out": 1.0, "e0_bracket": 1.0}
     k = netdyn.kinematics(model, {"R_in": t}, te, guess=guess if formulation == "absolute" else None)
-    pose = model.metadata["spatial"]["poses"]["out"]
+    pose = model.metadata["spatial"].poses["out"]
     e = np.array([k.evaluate(k._internal(sp.sympify(v))) for v in pose.q])
     phi_out = 2 * np.arctan2(e[1:].T @ np.array(u), e[0])
     assert np.max(np.abs(np.tan(phi_out) - np.tan(te) / np.cos(beta))) < 1e-9

@@ -31,6 +31,9 @@ import scipy.sparse.linalg as spla
 
 from netdyn.components.base import ACROSS, DOMAINS, THROUGH
 from netdyn.errors import ModelError, SingularSystemError
+from netdyn.graph.assemble import resolve_formulation
+from netdyn.numerics.operating_point import _stamped, operating_point
+from netdyn.graph import topology
 
 __all__ = ["ac", "ACResult", "frequencies_of"]
 
@@ -88,10 +91,10 @@ class ACResult:
 
     def plot(self, path=None, outputs=None, title=None):
         """Bode plot: magnitude in dB and phase in degrees against frequency in Hz (log axis)."""
-        import matplotlib
+        import matplotlib  # lazy: matplotlib stays out of `import netdyn` (tests/test_layers.py)
         if path is not None:
             matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # lazy: matplotlib stays out of `import netdyn` (tests/test_layers.py)
         outputs = list(outputs or self.values)
         fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
         for out in outputs:
@@ -145,8 +148,6 @@ def ac(net, frequencies, input=None, outputs=None, formulation=None, t0=0.0):
     >>> ac(net, [1e3], input="V1", outputs=["v(out)", "i(E1)"])["v(out)"].round(12).tolist()
     [(-4+0j)]
     """
-    from netdyn.graph.assemble import resolve_formulation
-    from netdyn.numerics.operating_point import _stamped, operating_point
 
     frequencies = np.atleast_1d(np.asarray(frequencies, dtype=float))
     sources = [n for n, el in net.elements.items() if getattr(el, "is_source", False)]
@@ -269,7 +270,6 @@ def _port_values(net, info, local, lin, Q, mu, s, input, drive, iv):
 
 
 def _output(net, port, spec):
-    from netdyn.graph import topology
     m = re.fullmatch(r"\s*([vVIi])\(\s*([^,()]+?)\s*(?:,\s*([^,()]+?)\s*)?\)\s*", spec)
     if not m:
         raise ModelError(f"ac output {spec!r}: use v(node), v(a,b) or i(element)")

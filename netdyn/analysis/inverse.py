@@ -24,6 +24,10 @@ from netdyn.analysis.kinematics import kinematics
 from netdyn.errors import ModelError
 from netdyn.numerics.reactions import motion_multipliers
 from netdyn.numerics.solution import Solution
+from netdyn.recursive.inverse import recursive_inverse_dynamics
+from netdyn.recursive.planar import NotRecursive
+from netdyn.analysis.kinematics import with_drivers
+from netdyn.graph.network import as_model
 
 
 def inverse_dynamics(system, drivers, t, guess=None, params=None, method="auto"):
@@ -41,8 +45,6 @@ def inverse_dynamics(system, drivers, t, guess=None, params=None, method="auto")
     if method not in ("auto", "recursive", "least-squares"):
         raise ModelError(f"unknown method {method!r}; use 'auto', 'recursive' or 'least-squares'")
     if method != "least-squares":
-        from netdyn.recursive.inverse import recursive_inverse_dynamics
-        from netdyn.recursive.planar import NotRecursive
         try:
             return recursive_inverse_dynamics(system, drivers, t, guess=guess, params=params,
                                               reference=lambda res: _least_squares_of(system, drivers, res, params))
@@ -59,8 +61,6 @@ def inverse_dynamics(system, drivers, t, guess=None, params=None, method="auto")
 
 def _least_squares_of(system, drivers, res, params):
     """The least-squares inverse-dynamics Solution of the motion of a recursive result."""
-    from netdyn.analysis.kinematics import with_drivers
-    from netdyn.graph.network import as_model
 
     model = with_drivers(as_model(system), drivers)
     q, f, acc = res.model_motion(model.coordinate_names)

@@ -29,17 +29,17 @@ from netdyn.graph.network import as_model
 from netdyn.numerics.structure import redundant_constraints, without_constraints
 from netdyn.numerics.solution import Solution
 from netdyn.numerics.trajectory import Trajectory
+from netdyn.graph.spatial import driver_constraint
 
 
 def driver_constraints(model, drivers):
     """``(expressions, labels)`` of the constraints ``coordinate(joint) − motion(t) = 0``."""
-    planar = model.metadata.get("planar", {})
-    jc = planar.get("joint_coordinates", {})
+    planar = model.metadata.get("planar")
+    jc = planar.joint_coordinates if planar else {}
     exprs, labels = [], []
     spatial = model.metadata.get("spatial")
     for name, motion in dict(drivers).items():
-        if spatial and name.split("[")[0] in spatial["joints"]:
-            from netdyn.graph.spatial import driver_constraint
+        if spatial and name.split("[")[0] in spatial.joints:
             exprs.append(driver_constraint(model, name, motion))
             labels.append(f"driver {name}")
             continue

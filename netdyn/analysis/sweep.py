@@ -19,7 +19,9 @@ results come back as :class:`~netdyn.solution.Solution` objects in grid order.
 """
 from __future__ import annotations
 
+import copy
 import itertools
+import os
 import pickle
 import uuid
 
@@ -89,20 +91,18 @@ def _workers(executor):
             return max(1, sum(client.nthreads().values()))
         except Exception:  # pragma: no cover - a client without workers yet
             pass
-    import os
     return 2 * (os.cpu_count() or 1)
 
 
 def _payload(model):
     """The model as bytes for another process, without its (unpicklable) compiled functions."""
-    import copy
     clean = copy.copy(model)
     clean._compiled = {}
     try:
         return pickle.dumps(clean)
     except Exception:
         try:
-            import cloudpickle
+            import cloudpickle  # optional (dask's): only a distributed sweep needs it
         except ImportError:  # pragma: no cover - cloudpickle comes with dask
             raise ParameterError("the model cannot be sent to other processes (it holds a lambda); "
                                  "install cloudpickle or run the sweep serially") from None

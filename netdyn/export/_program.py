@@ -25,6 +25,7 @@ import sympy as sp
 
 from netdyn.errors import ExportError
 from netdyn.symbols import t
+import re
 
 ARGUMENTS = ("t", "q", "f", "p", "u")
 
@@ -161,7 +162,6 @@ def identifier(name):
     >>> identifier("2port")
     'm_2port'
     """
-    import re
     out = re.sub(r"\W", "_", str(name)) or "model"
     return out if not out[0].isdigit() else "m_" + out
 
@@ -178,7 +178,6 @@ def c_identifier(name):
     >>> c_identifier("RLC network-1"), c_identifier("Ω-filter"), c_identifier("int")
     ('RLC_network_1', '__filter', 'int_')
     """
-    import re
     out = re.sub(r"[^A-Za-z0-9_]", "_", str(name)) or "model"
     out = out if not out[0].isdigit() else "m_" + out
     return out + "_" if out in C_KEYWORDS else out

@@ -92,8 +92,9 @@ def resolve_formulation(formulation, domains, net=None):
 # ------------------------------------------------------------------------------------------ checks
 
 def structural_check(net, kinds=None):
-    """Structural errors that make a network unsolvable, each naming the elements at fault."""
-    _check_transducer_ports(net)
+    """Structural errors that make a network unsolvable: every one found, in one :class:`TopologyError`
+    (its ``faults`` list; one line each, naming the elements or nodes at fault)."""
+    faults = _transducer_port_faults(net)
     for domain in [d for d in net.domains if d in DOMAINS]:
         g = net.domain_graph(domain)
         for b in net.bodies:  # a body's inertia ties a rotational node that names it to ground
@@ -103,24 +104,25 @@ def structural_check(net, kinds=None):
         el = {k: d["element"] for _, _, k, d in g.edges(keys=True, data=True)}
         r = {k: role(e, kind) for k, e in el.items()}
         words = DOMAINS[domain]
-        for key, loop in topology.source_loops(g, lambda k: r[k] == "across_source", lambda k: True):
-            raise TopologyError(
-                f"loop of {words['across']} sources: {', '.join(_names(el, loop))}; their sum is fixed by KVL, "
-                "so remove one or put a resistance in the loop")
-        for key in topology.source_cutsets(g, lambda k: r[k] == "through_source", lambda k: True):
-            raise TopologyError(
-                f"{el[key].name} is in a cut-set of {words['through']} sources only: KCL fixes its value; "
-                "remove it or add a parallel path")
+        faults += [f"loop of {words['across']} sources: {', '.join(_names(el, loop))}; their sum is fixed by KVL, "
+                   "so remove one or put a resistance in the loop"
+                   for key, loop in topology.source_loops(g, lambda k: r[k] == "across_source", lambda k: True)]
+        faults += [f"{el[key].name} is in a cut-set of {words['through']} sources only: KCL fixes its value; "
+                   "remove it or add a parallel path"
+                   for key in topology.source_cutsets(g, lambda k: r[k] == "through_source", lambda k: True)]
         if domain == "electrical":
-            for comp in topology.components_without(g, "0"):
-                raise TopologyError(
-                    f"floating sub-network: nodes {sorted(comp)} have no path to ground '0'; "
-                    "connect one of them to '0' (directly or through an element)")
+            faults += [f"floating sub-network: nodes {sorted(comp)} have no path to ground '0'; "
+                       "connect one of them to '0' (directly or through an element)"
+                       for comp in topology.components_without(g, "0")]
+    if faults:
+        raise TopologyError.listing(faults)
 
 
-def _check_transducer_ports(net):
+def _transducer_port_faults(net):
     """Every port of a transducer (an element with ports in two domains) must reach some other element,
-    unless the transducer loads that port itself (``loaded_ports``: a motor with its own rotor inertia)."""
+    unless the transducer loads that port itself (``loaded_ports``: a motor with its own rotor inertia).
+    Returns one sentence per unconnected port."""
+    faults = []
     for el in net.elements.values():
         if not getattr(el, "is_transducer", False):
             continue
@@ -132,9 +134,10 @@ def _check_transducer_ports(net):
                 others = {d["element"].name for *_, d in net.graph.in_edges(node, data=True)} | \
                          {d["element"].name for *_, d in net.graph.out_edges(node, data=True)}
                 if others <= {el.name}:
-                    raise TopologyError(
-                        f"{el.name}: its {port.domain} port is unconnected (node {node!r} has nothing else "
-                        f"attached); connect a {port.domain} element to {node!r} or ground that terminal")
+                    faults.append(f"{el.name}: its {port.domain} port is unconnected (node {node!r} has nothing "
+                                  f"else attached); connect a {port.domain} element to {node!r} or ground that "
+                                  "terminal")
+    return faults
 
 
 def _names(el, keys):

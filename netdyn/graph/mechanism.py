@@ -97,14 +97,62 @@ def fundamental_loops(tree, cuts):
     return loops
 
 
+def check_names(elements, bodies, joint_names):
+    """A :class:`TopologyError` listing every element that names a body or a joint not in the network."""
+    faults = []
+    for el in elements:
+        faults += [f"{el.name} names body {b!r}, which is not in the network; add RigidBody({b!r}, mass, inertia) "
+                   "or correct the name" for b in el.bodies if b != "0" and b not in bodies]
+        joint = getattr(el, "joint", None)
+        if joint is not None and joint not in joint_names:
+            faults.append(f"{el.name} acts on joint {joint!r}, which is not in the network; the joints are "
+                          f"{sorted(joint_names)}")
+    if faults:
+        raise TopologyError.listing(faults)
+
+
 def check_grounded(bodies, joints, also_grounded=(), joint_words="a joint"):
-    """A :class:`TopologyError` naming the first body that no chain of joints connects to ground."""
+    """A :class:`TopologyError` naming every body that no chain of joints connects to ground."""
     g = joint_graph(bodies, joints)
     grounded = nx.node_connected_component(g, "0") | set(also_grounded)
-    for b in bodies:
-        if b not in grounded:
-            raise TopologyError(f"body {b!r} is floating: no chain of joints connects it to ground; "
-                                f"add {joint_words} to it")
+    faults = [f"body {b!r} is floating: no chain of joints connects it to ground; add {joint_words} to it"
+              for b in bodies if b not in grounded]
+    if faults:
+        raise TopologyError.listing(faults)
+
+
+@dataclass(frozen=True)
+class MechanismMetadata:
+    """What a model keeps of its mechanism, ``model.metadata["planar"]`` or ``model.metadata["spatial"]``.
+
+    ``formulation`` (``"absolute"`` or ``"relative"``); ``bodies`` (names); ``poses`` (each body's pose as
+    expressions of the coordinates); ``joint_coordinates`` (each joint's relative coordinates as expressions);
+    ``constraints`` (each element's constraint rows); ``tree`` and ``cuts`` (joint names of the spanning tree
+    and of the joints that close loops); ``loops`` (the joints of each cut joint's loop); ``gruebler``
+    (the Grübler mobility count); ``joints`` and ``body_values`` (the joint elements and the bodies' values
+    by name); planar only: ``tree_edges`` (``(joint, parent, child)`` of each tree joint); spatial only:
+    ``initial_guess`` (unit Euler parameters) and ``drivers`` (by name).
+
+    >>> from netdyn.linkages import four_bar
+    >>> md = four_bar().model(formulation="relative").metadata["planar"]
+    >>> md.gruebler, md.formulation, md.cuts
+    (1, 'relative', ['C'])
+    """
+
+    formulation: str
+    bodies: list
+    poses: dict
+    joint_coordinates: dict
+    constraints: dict
+    tree: list
+    cuts: list
+    loops: dict
+    gruebler: int
+    joints: dict
+    body_values: dict
+    tree_edges: list = field(default_factory=list)
+    initial_guess: dict = None
+    drivers: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -123,4 +171,4 @@ class BodyPart:
     flow_constraints: list = field(default_factory=list)
     flow_labels: list = field(default_factory=list)
     angles: dict = field(default_factory=dict)
-    metadata: dict = field(default_factory=dict)
+    metadata: MechanismMetadata = None

@@ -22,13 +22,12 @@ Two formulations (``Network.model(formulation=...)``):
 >>> net.model(formulation="relative").coordinate_names
 ['theta_A', 'theta_B']
 >>> m = net.model()
->>> len(m.coordinates), len(m.constraints), m.metadata["planar"]["gruebler"]
+>>> len(m.coordinates), len(m.constraints), m.metadata["planar"].gruebler
 (6, 4, 2)
 """
 from __future__ import annotations
 
 
-import networkx as nx
 import sympy as sp
 
 from netdyn.graph import mechanism
@@ -72,26 +71,12 @@ def joint_graph(net):
 
 
 def check_structure(net):
-    """Unknown bodies and joints, floating bodies: each a :class:`TopologyError` naming the culprit."""
-    names = {j.name for j in joints(net)}
-    for el in planar_elements(net):
-        for b in el.bodies:
-            if b != "0" and b not in net.bodies:
-                raise TopologyError(f"{el.name} names body {b!r}, which is not in the network; add "
-                                    f"RigidBody({b!r}, mass, inertia) or correct the name")
-        joint = getattr(el, "joint", None)
-        if joint is not None and joint not in names:
-            raise TopologyError(f"{el.name} acts on joint {joint!r}, which is not in the network; "
-                                f"the joints are {sorted(names)}")
-    g = joint_graph(net)
-    grounded = nx.node_connected_component(g, "0")
-    for el in planar_elements(net):  # a contact with the ground (a knife edge) holds a body without a joint
-        if getattr(el, "contacts_ground", False):
-            grounded = grounded | set(el.bodies)
-    for b in net.bodies:
-        if b not in grounded:
-            raise TopologyError(f"body {b!r} is floating: no chain of joints connects it to ground; "
-                                "add a joint (Revolute, Prismatic, Slider or Weld) to it")
+    """Unknown bodies and joints, then floating bodies: a :class:`TopologyError` listing every culprit."""
+    mechanism.check_names(planar_elements(net), net.bodies, {j.name for j in joints(net)})
+    # a contact with the ground (a knife edge) holds a body without a joint
+    contacts = {b for el in planar_elements(net) if getattr(el, "contacts_ground", False) for b in el.bodies}
+    mechanism.check_grounded(net.bodies, joints(net), also_grounded=contacts,
+                             joint_words="a joint (Revolute, Prismatic, Slider or Weld)")
 
 
 def spanning_tree(net, cut=None):
@@ -203,12 +188,11 @@ def assemble_planar(net, formulation, new_coordinate, values_of, cut=None):
     part.angles = {b: poses[b][2] for b in net.bodies}
     n_constraints = sum(len(j.components) for j in joints(net)) + sum(
         1 for el in planar_elements(net) if getattr(el, "is_driver", False))
-    part.metadata = {
-        "formulation": formulation, "bodies": list(net.bodies), "poses": poses, "joint_coordinates": joint_coords,
-        "constraints": constraint_index, "tree": [j.name for j, _, _ in tree], "cuts": [j.name for j in cuts],
-        "tree_edges": [(j.name, parent, child) for j, parent, child in tree],
-        "loops": fundamental_loops(net, tree, cuts), "gruebler": 3 * len(net.bodies) - n_constraints,
-        "joints": {j.name: j for j in joints(net)}, "body_values": body_values,
-    }
+    part.metadata = mechanism.MechanismMetadata(
+        formulation=formulation, bodies=list(net.bodies), poses=poses, joint_coordinates=joint_coords,
+        constraints=constraint_index, tree=[j.name for j, _, _ in tree], cuts=[j.name for j in cuts],
+        tree_edges=[(j.name, parent, child) for j, parent, child in tree],
+        loops=fundamental_loops(net, tree, cuts), gruebler=3 * len(net.bodies) - n_constraints,
+        joints={j.name: j for j in joints(net)}, body_values=body_values)
     return part
 

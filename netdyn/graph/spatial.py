@@ -21,7 +21,7 @@ Two formulations (``Network.model(formulation=...)``), as for planar linkages:
 >>> net.model(formulation="relative").coordinate_names
 ['thetaz_A', 'thetaz_B']
 >>> m = net.model()
->>> len(m.coordinates), len(m.constraints), m.metadata["spatial"]["gruebler"]
+>>> len(m.coordinates), len(m.constraints), m.metadata["spatial"].gruebler
 (14, 12, 2)
 """
 from __future__ import annotations
@@ -33,8 +33,8 @@ from netdyn.graph import mechanism
 from netdyn.graph.mechanism import BodyPart
 from netdyn.components.spatial import (AXES, COMPONENTS, FREE, GROUND, PRESCRIBED, Pose, body_omega, quat_conj,
                                        quat_matrix, quat_mul)
-from netdyn.errors import ElementError, ModelError, TopologyError
-from netdyn.symbols import as_expr, t
+from netdyn.errors import ElementError, ModelError, SingularSystemError, TopologyError
+from netdyn.symbols import as_expr, identifier, t
 
 FORMULATIONS = ("absolute", "relative")
 NORM_WEIGHT = 10  # scale of the Euler-parameter norm rows (same solution set)
@@ -72,15 +72,7 @@ def check_structure(net):
                             "the mechanism from netdyn.components.spatial only (a planar mechanism is a spatial "
                             "one with Revolute axes along z)")
     names = {j.name: j for j in joints(net)}
-    for el in spatial_elements(net):
-        for b in el.bodies:
-            if b != "0" and b not in net.bodies:
-                raise TopologyError(f"{el.name} names body {b!r}, which is not in the network; add "
-                                    f"RigidBody({b!r}, mass, inertia) or correct the name")
-        joint = getattr(el, "joint", None)
-        if joint is not None and joint not in names:
-            raise TopologyError(f"{el.name} acts on joint {joint!r}, which is not in the network; "
-                                f"the joints are {sorted(names)}")
+    mechanism.check_names(spatial_elements(net), net.bodies, names)
     seen = {}
     for d in drivers(net):
         j = names[d.joint]
@@ -177,7 +169,6 @@ def child_pose(j, parent, qs, parent_is_a, spec=None):
 
 def assemble_spatial(net, formulation, new_coordinate, values_of, cut=None):
     """The :class:`~netdyn.graph.mechanism.BodyPart` of a network; ``new_coordinate(name)`` registers a coordinate."""
-    from netdyn.symbols import identifier
 
     if formulation not in FORMULATIONS:
         raise ModelError(f"unknown spatial formulation {formulation!r}; use one of {FORMULATIONS}")
@@ -303,13 +294,12 @@ def assemble_spatial(net, formulation, new_coordinate, values_of, cut=None):
             except ElementError:
                 pass
     n_constraints = sum(len(j.components) for j in js) + len(drivers(net))
-    part.metadata = {
-        "formulation": formulation, "bodies": list(net.bodies), "poses": poses, "joints": by_name,
-        "joint_coordinates": {k: list(v) for k, v in joint_coords.items()}, "constraints": constraint_index,
-        "tree": [j.name for j, _, _ in tree], "cuts": [j.name for j in cuts],
-        "loops": mechanism.fundamental_loops(tree, cuts), "gruebler": 6 * len(net.bodies) - n_constraints,
-        "body_values": body_values, "initial_guess": guess, "drivers": {d.name: d for d in drivers(net)},
-    }
+    part.metadata = mechanism.MechanismMetadata(
+        formulation=formulation, bodies=list(net.bodies), poses=poses, joints=by_name,
+        joint_coordinates={k: list(v) for k, v in joint_coords.items()}, constraints=constraint_index,
+        tree=[j.name for j, _, _ in tree], cuts=[j.name for j in cuts],
+        loops=mechanism.fundamental_loops(tree, cuts), gruebler=6 * len(net.bodies) - n_constraints,
+        body_values=body_values, initial_guess=guess, drivers={d.name: d for d in drivers(net)})
     return part
 
 
@@ -321,22 +311,22 @@ def driver_constraint(model, name, motion):
     joint, component = name, None
     if name.endswith("]") and "[" in name:
         joint, component = name[:-1].split("[", 1)
-    j = md["joints"][joint]
-    free = list(md["joint_coordinates"][joint])
+    j = md.joints[joint]
+    free = list(md.joint_coordinates[joint])
     if not free:
         raise ModelError(f"joint {joint!r} has no free component to drive (it is fixed); drive another joint")
     component = component or free[0]
     if component not in free:
         raise ModelError(f"component {component!r} of joint {joint!r} is not free (free: {free})")
     motion = as_expr(motion)
-    if md["formulation"] == "relative" and joint in md["tree"]:
+    if md.formulation == "relative" and joint in md.tree:
         names = j.relative_names({c: ((FREE, None) if k == PRESCRIBED else (k, v)) for c, (k, v) in j.spec.items()})
         key = f"s{component}" if component in AXES else f"theta{component[-1]}"
         if key not in names:
             raise ModelError(f"joint {joint!r}: component {component} has no coordinate in the relative "
                              "formulation; use formulation='absolute'")
         return model.coordinate(f"{key}_{_ident(joint)}") - motion
-    pa, pb = (GROUND if b == "0" else md["poses"][b] for b in j.bodies)
+    pa, pb = (GROUND if b == "0" else md.poses[b] for b in j.bodies)
     spec = dict(j.spec)
     spec[component] = (PRESCRIBED, motion)
     only = {c: (FREE, None) for c in COMPONENTS}
@@ -353,7 +343,6 @@ def driver_constraint(model, name, motion):
 
 
 def _ident(name):
-    from netdyn.symbols import identifier
     return identifier(name)
 
 
@@ -361,18 +350,17 @@ def reaction_expressions(model, joint):
     """``[Fx, Fy, Fz, Mx, My, Mz]``: the force and the moment about the origin of frame b that ``body_a``
     exerts on ``body_b``, in frame a, as expressions of the coordinates and multipliers (absolute
     formulation, or a cut joint of the relative one)."""
-    from netdyn.errors import SingularSystemError
 
     md = model.metadata["spatial"]
-    if joint not in md["joints"]:
+    if joint not in md.joints:
         raise ModelError(f"no spatial joint named {joint!r}; the joints are {sorted(md['joints'])}")
-    j = md["joints"][joint]
-    drivers_here = [d for d in md["drivers"].values() if d.joint == joint]
+    j = md.joints[joint]
+    drivers_here = [d for d in md.drivers.values() if d.joint == joint]
     spec, labels = driven_spec(j, drivers_here)
     if len(labels) != len(j.constraint_equations(GROUND, GROUND, spec)):
         labels = j.constraint_labels(spec)
     missing = [lab for lab in labels if lab not in model.constraint_labels]
-    if missing and len(missing) == len(labels) and md["formulation"] == "relative":
+    if missing and len(missing) == len(labels) and md.formulation == "relative":
         raise ModelError(f"{joint} is a tree joint of the relative formulation: it has no multipliers; "
                          "use reaction(solution, joint), which solves for them in absolute coordinates")
     if missing:
@@ -384,7 +372,7 @@ def reaction_expressions(model, joint):
     es = [sp.symbols(f"q{i}_{k}") for k in range(2) for i in range(4)]
     sym = [Pose(sp.Matrix(rs[3 * k:3 * k + 3]), tuple(es[4 * k:4 * k + 4]), quat_matrix(es[4 * k:4 * k + 4]),
                 sp.zeros(3, 1)) for k in range(2)]
-    real = [GROUND if b == "0" else md["poses"][b] for b in j.bodies]
+    real = [GROUND if b == "0" else md.poses[b] for b in j.bodies]
     on = 1 if j.bodies[1] != "0" else 0
     pa = sym[0] if j.bodies[0] != "0" else GROUND
     pb = sym[1] if j.bodies[1] != "0" else GROUND
@@ -414,9 +402,9 @@ def absolute_expressions(model):
     """Coordinate name of the absolute formulation -> its expression in this model's coordinates."""
     md = model.metadata["spatial"]
     out = {}
-    for b in md["bodies"]:
+    for b in md.bodies:
         ib = _ident(b)
-        pose = md["poses"][b]
+        pose = md.poses[b]
         for a, v in zip(AXES, pose.r):
             out[f"{a}_{ib}"] = sp.sympify(v)
         for k, v in enumerate(pose.q):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 from networkx.utils import UnionFind
+import scipy.sparse as sps
 
 
 def branches(graph):
@@ -50,7 +51,6 @@ def reduced_incidence(graph, ground="0", edges=None, sparse=False):
 
 def _matrix(entries, shape, sparse):
     """A matrix from ``(row, column, value)`` entries (repeated entries add up)."""
-    import scipy.sparse as sps
     rows, cols, vals = (np.array(x) for x in zip(*entries)) if entries else ([], [], [])
     m = sps.csc_array((vals, (rows, cols)), shape=shape)
     m.sum_duplicates()

@@ -53,6 +53,7 @@ elements, the same values and the same derived equations.
 """
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import numbers
@@ -66,6 +67,7 @@ from netdyn.components.base import REGISTRY, Port
 from netdyn.errors import NetdynError, ParseError
 from netdyn.lagrange.exprtext import from_text, symbol_table, to_text
 from netdyn.graph.network import Network
+from netdyn.io.cards import TranCard
 
 FORMAT = "netdyn-model"
 _CLASS_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*$")
@@ -155,6 +157,8 @@ def _decode(value, where, built):
 
 def _plain(value, where):
     """A network attribute as JSON-able plain data (numbers, strings, None, dicts and lists of them)."""
+    if isinstance(value, TranCard):
+        value = dataclasses.asdict(value)
     if isinstance(value, dict):
         return {str(k): _plain(v, where) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -317,7 +321,10 @@ def _attribute(key, value):
     elif key == "tran":
         ok = isinstance(value, dict) and all(
             isinstance(k, str) and (v is None or _number(v) or (k == "uic" and isinstance(v, bool)))
-            for k, v in value.items()) and _number(value.get("tstop"))
+            for k, v in value.items()) and _number(value.get("tstop")) and \
+            set(value) <= {f.name for f in dataclasses.fields(TranCard)}
+        if ok:
+            return TranCard(**{"tstep": None, **value})
     else:
         ok = isinstance(value, dict) and all(isinstance(k, str) and _number(v) for k, v in value.items())
     if not ok:

@@ -28,8 +28,8 @@ types or diode parameters, ``.include``, unknown dot-cards) raises
 :class:`~netdyn.errors.ParseError` with the line number: nothing is dropped silently.
 
 What the netlist says beyond its elements is kept on the returned network:
-``net.title``, ``net.tran`` (``{"tstep", "tstop", "tstart", "tmax", "uic"}``
-or None), ``net.initial_voltages`` (``.ic``: node -> volts),
+``net.title``, ``net.tran`` (a :class:`~netdyn.io.cards.TranCard`: ``tstep``, ``tstop``, ``tstart``,
+``tmax``, ``uic``; or None), ``net.initial_voltages`` (``.ic``: node -> volts),
 ``net.element_ic`` (``ic=`` of capacitors, volts, and inductors, amperes),
 ``net.params`` (the evaluated top-level ``.param`` values) and
 ``net.netlist_notes`` (what was skipped or defaulted, one string a note).
@@ -46,7 +46,7 @@ or None), ``net.initial_voltages`` (``.ic``: node -> volts),
 ['C1', 'R1', 'V1']
 >>> float(net.elements["R1"].values["R"]), float(net.elements["C1"].values["C"])
 (1000.0, 1e-07)
->>> net.tran["tstop"]
+>>> net.tran.tstop
 0.002
 """
 from __future__ import annotations
@@ -66,6 +66,9 @@ from netdyn.validate import NUMBER, SCALE, UNIT_WORDS, parse_value  # noqa: F401
 from netdyn.lagrange import sources
 from netdyn.components import electrical as el
 from netdyn.graph.network import Network
+from netdyn.io.cards import TranCard
+from netdyn.components import controlled as ctl
+from netdyn.components.diode import Diode
 
 __all__ = ["read_netlist", "parse_value"]
 
@@ -589,7 +592,7 @@ class _Reader:
             raise ParseError(f".tran: tstart = {tstart} must lie in [0, tstop)", card.line)
         if tmax is not None and tmax <= 0:
             raise ParseError(f".tran: tmax must be positive (got {tmax})", card.line)
-        self.tran = {"tstep": tstep, "tstop": tstop, "tstart": tstart, "tmax": tmax, "uic": uic}
+        self.tran = TranCard(tstep=tstep, tstop=tstop, tstart=tstart, tmax=tmax, uic=uic)
 
     def _params(self, body, params, top_level=False):
         for card in body:
@@ -792,7 +795,7 @@ class _Reader:
         return dc
 
     def _make_waveform(self, kind, vals, who, line, sources):
-        tran = self.tran if isinstance(self.tran, dict) else None
+        tran = self.tran if isinstance(self.tran, TranCard) else None
         if kind == "sin":
             if not 2 <= len(vals) <= 6:
                 raise ParseError(f"{who}: SIN(VO VA [FREQ [TD [THETA [PHASE]]]]) takes 2 to 6 values, "
@@ -802,7 +805,7 @@ class _Reader:
                 if tran is None:
                     raise ParseError(f"{who}: SIN without a frequency needs a .tran card (SPICE uses 1/tstop)",
                                      line)
-                vals[2] = 1.0 / tran["tstop"]
+                vals[2] = 1.0 / tran.tstop
                 self.notes.append(f"line {line}: {who}: SIN frequency 1/tstop = {vals[2]:g} Hz (SPICE default)")
             return sources.sine(*vals)
         if kind == "pulse":
@@ -814,8 +817,8 @@ class _Reader:
             for idx, label in ((3, "rise"), (4, "fall")):
                 if vals[idx] == 0:
                     if tran is not None:
-                        vals[idx] = tran["tstep"]
-                        self.notes.append(f"line {line}: {who}: PULSE {label} time = tstep = {tran['tstep']:g} s "
+                        vals[idx] = tran.tstep
+                        self.notes.append(f"line {line}: {who}: PULSE {label} time = tstep = {tran.tstep:g} s "
                                           "(SPICE default for 0)")
                     else:
                         self.notes.append(f"line {line}: {who}: PULSE {label} time 0 is an ideal edge here "
@@ -990,8 +993,6 @@ class _Reader:
         made = {}
         if not self.element_specs:
             raise ParseError("the netlist has no elements (the first line is the title; cards follow it)")
-        from netdyn.components import controlled as ctl
-        from netdyn.components.diode import Diode
 
         for card, letter, name, nodes, value in self.element_specs:
             try:
@@ -1035,7 +1036,7 @@ class _Reader:
             except NetdynError as exc:
                 raise ParseError(f"{name}: {exc}", card.line) from None
         net.title = self.title
-        net.tran = self.tran if isinstance(self.tran, dict) else None
+        net.tran = self.tran if isinstance(self.tran, TranCard) else None
         net.initial_voltages = dict(self.initial_voltages)
         net.element_ic = dict(self.element_ic)
         net.params = dict(self.params)

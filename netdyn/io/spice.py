@@ -38,6 +38,7 @@ import numpy as np
 import sympy as sp
 
 from netdyn.errors import NetdynError
+from netdyn.io.cards import TranCard
 from netdyn.symbols import t
 from netdyn.components import electrical as el
 from netdyn.lagrange.sources import spice_form
@@ -261,9 +262,8 @@ def _source_text(expr, what, params):
 def _as_tran(tran):
     if tran is None:
         return None
-    if isinstance(tran, dict):
-        tstep, tstop = tran["tstep"], tran["tstop"]
-        tstart, tmax, uic = tran.get("tstart", 0.0) or 0.0, tran.get("tmax"), tran.get("uic", False)
+    if isinstance(tran, TranCard):
+        tstep, tstop, tstart, tmax, uic = tran.tstep, tran.tstop, tran.tstart or 0.0, tran.tmax, tran.uic
     else:
         vals = list(tran)
         if len(vals) < 2:
@@ -285,7 +285,7 @@ def _as_tran(tran):
 def write_netlist(net, tran=None, params=None, title=None):
     """The network as an ngspice deck (text).
 
-    ``tran`` (a dict like ``net.tran`` from :func:`~netdyn.io.read_netlist`,
+    ``tran`` (a :class:`~netdyn.io.cards.TranCard` like ``net.tran`` from :func:`~netdyn.io.read_netlist`,
     or ``(tstep, tstop[, tstart[, tmax]])``) adds a ``.tran`` card; by default
     the network's own ``tran`` is used when it has one.  ``params`` gives
     values for symbolic element values.  ``net.initial_voltages`` become a
@@ -391,6 +391,74 @@ def _tail(text, n=20):
     return "\n".join((text or "").strip().splitlines()[-n:])
 
 
+def _ngspice(executable):
+    """The ngspice executable to run: ``executable`` or the one on PATH."""
+    exe = executable or shutil.which("ngspice")
+    if exe is None:
+        raise NetdynError("ngspice is not installed (no 'ngspice' on PATH); install it, e.g. apt-get install ngspice")
+    return exe
+
+
+def _deck_body(deck_text):
+    """The deck's lines without its analysis cards (``.tran``, ``.ac``, ``.op``), ``.control`` block and
+    ``.end``: the runner writes its own."""
+    body, in_control = [], False
+    for line in deck_text.splitlines():
+        head = line.strip().split()[0].lower() if line.strip() else ""
+        if head == ".control":
+            in_control = True
+            continue
+        if head == ".endc":
+            in_control = False
+            continue
+        if in_control or head in (".tran", ".ac", ".op", ".end"):
+            continue
+        body.append(line)
+    if not body:
+        raise NetdynError("the deck is empty")
+    return body
+
+
+def _run_batch(exe, deck_text, analysis, columns, options=None, timeout=600):
+    """Run ``analysis`` (an ngspice control command, e.g. ``tran 1u 1m 0``) on the deck with ``ngspice -b``
+    and return the table ``wrdata`` writes: the sweep variable, then one column a vector of ``columns``.
+
+    The data file is read, not the exit status (ngspice exits 1 in batch mode when the analysis runs
+    from a control block); ``options`` (a dict) adds an ``.options`` card.
+    """
+    deck = _deck_body(deck_text)
+    if options:
+        deck.append(".options " + " ".join(f"{k}={v}" for k, v in options.items()))
+    deck += [".control", "set wr_singlescale", "set wr_vecnames", "set numdgt=15", analysis,
+             "wrdata out.txt " + " ".join(columns), ".endc", ".end", ""]
+    with tempfile.TemporaryDirectory(prefix="netdyn-ngspice-") as tmp:
+        out_path = os.path.join(tmp, "out.txt")
+        deck_path = os.path.join(tmp, "deck.cir")
+        with open(deck_path, "w") as fh:
+            fh.write("\n".join(deck))
+        try:
+            proc = subprocess.run([exe, "-b", deck_path], cwd=tmp, capture_output=True, text=True,
+                                  timeout=timeout)
+        except subprocess.TimeoutExpired as exc:
+            raise NetdynError(f"ngspice did not finish within {timeout} s") from exc
+        except OSError as exc:
+            raise NetdynError(f"cannot run ngspice ({exe}): {exc}") from exc
+        report = _tail(proc.stderr) or _tail(proc.stdout)
+        if not os.path.exists(out_path) or os.path.getsize(out_path) == 0:
+            raise NetdynError(f"ngspice produced no data for {analysis.split()[0]} (exit status "
+                              f"{proc.returncode}); its output ends:\n{report}")
+        with open(out_path) as fh:
+            header = fh.readline().split()
+            try:
+                data = np.loadtxt(fh, ndmin=2)
+            except ValueError as exc:
+                raise NetdynError(f"cannot read ngspice's data: {exc}; its output ends:\n{report}") from exc
+    if data.size == 0 or data.shape[1] != len(columns) + 1 or len(header) != len(columns) + 1:
+        raise NetdynError(f"ngspice wrote {data.shape[1] if data.size else 0} column(s) for {len(columns)} "
+                          f"vector(s) ({' '.join(header)}); its output ends:\n{report}")
+    return data
+
+
 def run_ngspice(deck_text, probes, tstop, tstep, tmax=None, uic=True, options=None, timeout=600,
                 executable=None):
     """Run a transient analysis of ``deck_text`` with ``ngspice -b`` and return the probes.
@@ -413,9 +481,7 @@ def run_ngspice(deck_text, probes, tstop, tstep, tmax=None, uic=True, options=No
     ...     print(0.993)
     0.993
     """
-    exe = executable or shutil.which("ngspice")
-    if exe is None:
-        raise NetdynError("ngspice is not installed (no 'ngspice' on PATH); install it, e.g. apt-get install ngspice")
+    exe = _ngspice(executable)
     probes = list(probes)
     if not probes:
         raise NetdynError("run_ngspice needs at least one probe, e.g. 'v(out)' or 'i(V1)'")
@@ -424,58 +490,12 @@ def run_ngspice(deck_text, probes, tstop, tstep, tmax=None, uic=True, options=No
             raise NetdynError(f"probe {p!r} is not an ngspice vector like v(node), v(a,b) or i(Vname)")
     if not (tstop > 0 and tstep > 0):
         raise NetdynError(f"tstop and tstep must be positive (got {tstop}, {tstep})")
-
-    body = []
-    in_control = False
-    for line in deck_text.splitlines():
-        head = line.strip().split()[0].lower() if line.strip() else ""
-        if head == ".control":
-            in_control = True
-            continue
-        if head == ".endc":
-            in_control = False
-            continue
-        if in_control or head in (".tran", ".end"):
-            continue
-        body.append(line)
-    if not body:
-        raise NetdynError("the deck is empty")
-
     tran = f"tran {_fmt(tstep)} {_fmt(tstop)} 0"
     if tmax is not None:
         tran += f" {_fmt(tmax)}"
     if uic:
         tran += " uic"
-    with tempfile.TemporaryDirectory(prefix="netdyn-ngspice-") as tmp:
-        out_path = os.path.join(tmp, "out.txt")
-        deck = body[:]
-        if options:
-            deck.append(".options " + " ".join(f"{k}={v}" for k, v in options.items()))
-        deck += [".control", "set wr_singlescale", "set wr_vecnames", "set numdgt=15", tran,
-                 "wrdata out.txt " + " ".join(p.strip() for p in probes), ".endc", ".end", ""]
-        deck_path = os.path.join(tmp, "deck.cir")
-        with open(deck_path, "w") as fh:
-            fh.write("\n".join(deck))
-        try:
-            proc = subprocess.run([exe, "-b", deck_path], cwd=tmp, capture_output=True, text=True,
-                                  timeout=timeout)
-        except subprocess.TimeoutExpired as exc:
-            raise NetdynError(f"ngspice did not finish within {timeout} s") from exc
-        except OSError as exc:
-            raise NetdynError(f"cannot run ngspice ({exe}): {exc}") from exc
-        report = _tail(proc.stderr) or _tail(proc.stdout)
-        if not os.path.exists(out_path) or os.path.getsize(out_path) == 0:
-            raise NetdynError(f"ngspice produced no data (exit status {proc.returncode}); its output ends:\n"
-                              f"{report}")
-        with open(out_path) as fh:
-            header = fh.readline().split()
-            try:
-                data = np.loadtxt(fh, ndmin=2)
-            except ValueError as exc:
-                raise NetdynError(f"cannot read ngspice's data: {exc}; its output ends:\n{report}") from exc
-    if data.size == 0 or data.shape[1] != len(probes) + 1 or len(header) != len(probes) + 1:
-        raise NetdynError(f"ngspice wrote {data.shape[1] if data.size else 0} column(s) for {len(probes)} "
-                          f"probe(s) ({' '.join(header)}); its output ends:\n{report}")
+    data = _run_batch(exe, deck_text, tran, [p.strip() for p in probes], options, timeout)
     out = {"time": data[:, 0].copy()}
     for k, p in enumerate(probes):
         out[p] = data[:, k + 1].copy()
@@ -496,47 +516,18 @@ def run_ngspice_ac(deck_text, probes, sweep, points, fstart, fstop, timeout=600,
     ...     print(0.7071)
     0.7071
     """
-    exe = executable or shutil.which("ngspice")
-    if exe is None:
-        raise NetdynError("ngspice is not installed (no 'ngspice' on PATH); install it, e.g. apt-get install ngspice")
+    exe = _ngspice(executable)
     probes = list(probes)
     for p in probes:
         if not re.fullmatch(r"\s*[vVIi]\s*\([^()\s]+(\s*,\s*[^()\s]+)?\s*\)\s*", p):
             raise NetdynError(f"probe {p!r} is not an ngspice vector like v(node), v(a,b) or i(Vname)")
-    body, in_control = [], False
-    for line in deck_text.splitlines():
-        head = line.strip().split()[0].lower() if line.strip() else ""
-        if head == ".control":
-            in_control = True
-            continue
-        if head == ".endc":
-            in_control = False
-            continue
-        if in_control or head in (".tran", ".ac", ".op", ".end"):
-            continue
-        body.append(line)
     cols = []
     for p in probes:
         inner = p.strip()[1:].strip()
         kind = p.strip()[0].lower()
         cols += [f"real({kind}{inner})", f"imag({kind}{inner})"]
-    with tempfile.TemporaryDirectory(prefix="netdyn-ngspice-") as tmp:
-        deck = body + [".control", "set wr_singlescale", "set wr_vecnames", "set numdgt=15",
-                       f"ac {sweep} {int(points)} {_fmt(fstart)} {_fmt(fstop)}",
-                       "wrdata out.txt " + " ".join(cols), ".endc", ".end", ""]
-        path = os.path.join(tmp, "deck.cir")
-        with open(path, "w") as fh:
-            fh.write("\n".join(deck))
-        try:
-            proc = subprocess.run([exe, "-b", path], cwd=tmp, capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired as exc:
-            raise NetdynError(f"ngspice did not finish within {timeout} s") from exc
-        out_path = os.path.join(tmp, "out.txt")
-        if not os.path.exists(out_path) or os.path.getsize(out_path) == 0:
-            raise NetdynError(f"ngspice produced no AC data; its output ends:\n{_tail(proc.stderr) or _tail(proc.stdout)}")
-        with open(out_path) as fh:
-            fh.readline()
-            data = np.loadtxt(fh, ndmin=2)
+    data = _run_batch(exe, deck_text, f"ac {sweep} {int(points)} {_fmt(fstart)} {_fmt(fstop)}", cols,
+                      timeout=timeout)
     out = {"frequency": data[:, 0].copy()}
     for k, p in enumerate(probes):
         out[p] = data[:, 1 + 2 * k] + 1j * data[:, 2 + 2 * k]

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import sympy as sp
 from netdyn.symbols import t
+from sympy.core.add import _addsort
+from sympy.core.mul import _mulsort
 
 try:  # symengine is optional: without it everything stays in sympy
     import symengine as se
@@ -186,7 +188,6 @@ class _Converter:
 
 
 def _add(args):
-    from sympy.core.add import _addsort
     if any(a.is_Add for a in args):  # a distributed product: let sympy collect the terms
         return sp.Add(*args)
     numbers = [a for a in args if a.is_Number]
@@ -201,7 +202,6 @@ def _add(args):
 
 
 def _mul(args):
-    from sympy.core.mul import _mulsort
     numbers = [a for a in args if a.is_Number]
     rest = [a for a in args if not a.is_Number]
     coeff = sp.Mul(*numbers) if numbers else sp.S.One

@@ -37,7 +37,7 @@ def andrews_squeezer(p=ANDREWS):
     mass from the pivot enters the equations (``sqrt(sa² + sb²)`` etc.); it is placed at ``(sa, sb)``.
 
     >>> m = andrews_squeezer().model()
-    >>> len(m.coordinates), len(m.constraints), m.metadata["planar"]["gruebler"]
+    >>> len(m.coordinates), len(m.constraints), m.metadata["planar"].gruebler
     (21, 20, 1)
     """
     q = p

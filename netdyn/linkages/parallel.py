@@ -30,8 +30,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from netdyn.components.planar import Gravity, Prismatic, Revolute, RigidBody
 from netdyn.errors import InitialConditionError, ModelError
-from netdyn.recursive import TreeData, TreeModel, energy
+from netdyn.graph.network import Network
+from netdyn.recursive import TreeData, TreeModel, com_motion, energy, forward_kinematics
 from netdyn.recursive.closed import closed_kinematics, denoc_inverse_dynamics
 
 ISSUE_BASE = ((0.0, 0.0), (1.0, 0.0), (0.5, 0.866))
@@ -93,7 +95,7 @@ class ParallelResult:
 
     def plot(self, ax=None):
         """Actuator efforts over time (matplotlib); returns the axes."""
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # lazy: matplotlib stays out of `import netdyn` (tests/test_layers.py)
 
         ax = ax or plt.subplots(figsize=(7, 4))[1]
         unit = {"revolute": "N·m", "prismatic": "N"}
@@ -199,6 +201,49 @@ def _platform_points(pose, local):
     return np.array([pose[0] + c * local[0] - s * local[1], pose[1] + s * local[0] + c * local[1]])
 
 
+def _platform_pins(base, side):
+    """Platform pins of a 3-leg manipulator: an equilateral triangle of ``side`` whose vertices point
+    like the base triangle's, in the platform frame."""
+    centroid = base.mean(axis=0)
+    rp = side / np.sqrt(3)
+    return [rp * (b - centroid) / np.linalg.norm(b - centroid) for b in base]
+
+
+@dataclass(frozen=True)
+class _RRLeg:
+    """A two-link revolute leg from a ground pin ``base``: proximal link ``links[0]`` (length ``l1``, mass
+    ``m1``) on joint ``joints[0]``, distal link ``links[1]`` (``l2``, ``m2``) on the elbow ``joints[1]``;
+    links are uniform bars (inertia m l²/12), the tip at the distal link's far end."""
+
+    base: np.ndarray
+    l1: float
+    l2: float
+    m1: float
+    m2: float
+    links: tuple
+    joints: tuple
+
+    def tree_bodies(self):
+        """The leg's bodies of a :class:`TreeModel` (DeNOC view)."""
+        (p, d), (ja, je) = self.links, self.joints
+        return [dict(name=p, parent=None, joint_name=ja, translation=(*self.base, 0), mass=self.m1,
+                     com=(self.l1 / 2, 0, 0), inertia=self.m1 * self.l1 ** 2 / 12),
+                dict(name=d, parent=p, joint_name=je, translation=(self.l1, 0, 0), mass=self.m2,
+                     com=(self.l2 / 2, 0, 0), inertia=self.m2 * self.l2 ** 2 / 12)]
+
+    def network_elements(self):
+        """The leg's planar bodies and pins of a netdyn network (link frames at the centres of mass)."""
+        (p, d), (ja, je) = self.links, self.joints
+        return (RigidBody(p, self.m1, self.m1 * self.l1 ** 2 / 12), RigidBody(d, self.m2, self.m2 * self.l2 ** 2 / 12),
+                Revolute(ja, "ground", tuple(self.base), p, (-self.l1 / 2, 0)),
+                Revolute(je, p, (self.l1 / 2, 0), d, (-self.l2 / 2, 0)))
+
+    def close(self, q, mech, tip, branch):
+        """Write the leg's two joint angles into ``q`` (coordinates × times) for tip points ``(2, times)``."""
+        th1, th2 = _elbow(self.base, tip, self.l1, self.l2, branch, self.joints[0])
+        q[mech.coordinate[self.joints[0]]], q[mech.coordinate[self.joints[1]]] = th1, th2
+
+
 # ------------------------------------------------------------------------------ 3-RRR
 def three_rrr(base=ISSUE_BASE, side=0.4, l1=0.4, l2=0.6, m1=3.0, m2=4.0, mp=8.0, Ip=0.16, g=9.81,
               branch=(1, 1, 1)):
@@ -211,41 +256,27 @@ def three_rrr(base=ISSUE_BASE, side=0.4, l1=0.4, l2=0.6, m1=3.0, m2=4.0, mp=8.0,
     TreeModel(9 bodies, 9 coordinates, 3 cut joint(s), planar)
     """
     base = np.asarray(base, dtype=float)
-    centroid = base.mean(axis=0)
-    rp = side / np.sqrt(3)
-    local = [rp * (b - centroid) / np.linalg.norm(b - centroid) for b in base]
+    local = _platform_pins(base, side)
+    legs = [_RRLeg(base[i], l1, l2, m1, m2, (f"p{i + 1}", f"d{i + 1}"), (f"A{i + 1}", f"E{i + 1}")) for i in range(3)]
     bodies, cuts = [], []
     _platform(bodies, mp, Ip)
-    for i in range(3):
-        k = i + 1
-        bodies.append(dict(name=f"p{k}", parent=None, joint_name=f"A{k}", translation=(*base[i], 0),
-                           mass=m1, com=(l1 / 2, 0, 0), inertia=m1 * l1 ** 2 / 12))
-        bodies.append(dict(name=f"d{k}", parent=f"p{k}", joint_name=f"E{k}", translation=(l1, 0, 0),
-                           mass=m2, com=(l2 / 2, 0, 0), inertia=m2 * l2 ** 2 / 12))
+    for k, leg in enumerate(legs, start=1):
+        bodies += leg.tree_bodies()
         cuts.append(dict(name=f"B{k}", kind="revolute", body_a=f"d{k}", point_a=(l2, 0), body_b="platform",
-                         point_b=local[i]))
+                         point_b=local[k - 1]))
 
     def ik(mech, pose):
         q = np.zeros((mech.tree.nq, pose.shape[1]))
         q[mech.coordinate["x"]], q[mech.coordinate["y"]], q[mech.coordinate["phi"]] = pose
-        for i in range(3):
-            B = _platform_points(pose, local[i])
-            th1, th2 = _elbow(base[i], B, l1, l2, branch[i], f"A{i + 1}")
-            q[mech.coordinate[f"A{i + 1}"]], q[mech.coordinate[f"E{i + 1}"]] = th1, th2
+        for i, leg in enumerate(legs):
+            leg.close(q, mech, _platform_points(pose, local[i]), branch[i])
         return q
 
     def network(mech):
-        from netdyn.components.planar import Gravity, Revolute, RigidBody
-        from netdyn.graph.network import Network
-
         net = Network("3-RRR (issue 14)")
         net.add(Gravity(g=g), RigidBody("platform", mp, Ip))
-        for i in range(3):
-            k = i + 1
-            net.add(RigidBody(f"p{k}", m1, m1 * l1 ** 2 / 12), RigidBody(f"d{k}", m2, m2 * l2 ** 2 / 12),
-                    Revolute(f"A{k}", "ground", tuple(base[i]), f"p{k}", (-l1 / 2, 0)),
-                    Revolute(f"E{k}", f"p{k}", (l1 / 2, 0), f"d{k}", (-l2 / 2, 0)),
-                    Revolute(f"B{k}", f"d{k}", (l2 / 2, 0), "platform", tuple(local[i])))
+        for k, leg in enumerate(legs, start=1):
+            net.add(*leg.network_elements(), Revolute(f"B{k}", f"d{k}", (l2 / 2, 0), "platform", tuple(local[k - 1])))
         return net
 
     return ParallelManipulator("3-RRR", bodies, cuts, ["A1", "A2", "A3"], 3, local, g, network, ik)
@@ -264,9 +295,7 @@ def three_rpr(base=ISSUE_BASE, side=0.4, lc=0.5, lp=0.5, mc=2.0, mpist=1.0, mp=8
     ['P1', 'P2', 'P3']
     """
     base = np.asarray(base, dtype=float)
-    centroid = base.mean(axis=0)
-    rp = side / np.sqrt(3)
-    local = [rp * (b - centroid) / np.linalg.norm(b - centroid) for b in base]
+    local = _platform_pins(base, side)
     bodies, cuts = [], []
     _platform(bodies, mp, Ip)
     for i in range(3):
@@ -288,9 +317,6 @@ def three_rpr(base=ISSUE_BASE, side=0.4, lc=0.5, lp=0.5, mc=2.0, mpist=1.0, mp=8
         return q
 
     def network(mech):
-        from netdyn.components.planar import Gravity, Prismatic, Revolute, RigidBody
-        from netdyn.graph.network import Network
-
         net = Network("3-RPR")
         net.add(Gravity(g=g), RigidBody("platform", mp, Ip))
         for i in range(3):
@@ -315,36 +341,26 @@ def five_bar(base=((0.0, 0.0), (0.5, 0.0)), l1=0.4, l2=0.6, m1=1.0, m2=1.5, g=9.
     (6, 2)
     """
     base = np.asarray(base, dtype=float)
+    legs = [_RRLeg(base[i], l1, l2, m1, m2, (f"c{i + 1}", f"k{i + 1}"), (f"J{i + 1}", f"K{i + 1}")) for i in range(2)]
     bodies, cuts = [], []
     _platform(bodies, 0.0, 0.0, turn=False)
     bodies[-1]["name"] = "pin"
-    for i in range(2):
-        k = i + 1
-        bodies.append(dict(name=f"c{k}", parent=None, joint_name=f"J{k}", translation=(*base[i], 0),
-                           mass=m1, com=(l1 / 2, 0, 0), inertia=m1 * l1 ** 2 / 12))
-        bodies.append(dict(name=f"k{k}", parent=f"c{k}", joint_name=f"K{k}", translation=(l1, 0, 0),
-                           mass=m2, com=(l2 / 2, 0, 0), inertia=m2 * l2 ** 2 / 12))
+    for k, leg in enumerate(legs, start=1):
+        bodies += leg.tree_bodies()
         cuts.append(dict(name=f"P{k}", kind="revolute", body_a=f"k{k}", point_a=(l2, 0), body_b="pin", point_b=(0, 0)))
 
     def ik(mech, pose):
         q = np.zeros((mech.tree.nq, pose.shape[1]))
         q[mech.coordinate["x"]], q[mech.coordinate["y"]] = pose
-        for i in range(2):
-            th1, th2 = _elbow(base[i], pose[:2], l1, l2, branch[i], f"J{i + 1}")
-            q[mech.coordinate[f"J{i + 1}"]], q[mech.coordinate[f"K{i + 1}"]] = th1, th2
+        for i, leg in enumerate(legs):
+            leg.close(q, mech, pose[:2], branch[i])
         return q
 
     def network(mech):
-        from netdyn.components.planar import Gravity, Revolute, RigidBody
-        from netdyn.graph.network import Network
-
         net = Network("five-bar")
         net.add(Gravity(g=g))
-        for i in range(2):
-            k = i + 1
-            net.add(RigidBody(f"c{k}", m1, m1 * l1 ** 2 / 12), RigidBody(f"k{k}", m2, m2 * l2 ** 2 / 12),
-                    Revolute(f"J{k}", "ground", tuple(base[i]), f"c{k}", (-l1 / 2, 0)),
-                    Revolute(f"K{k}", f"c{k}", (l1 / 2, 0), f"k{k}", (-l2 / 2, 0)))
+        for leg in legs:
+            net.add(*leg.network_elements())
         net.add(Revolute("P", "k1", (l2 / 2, 0), "k2", (l2 / 2, 0)))
         return net
 
@@ -354,8 +370,6 @@ def five_bar(base=((0.0, 0.0), (0.5, 0.0)), l1=0.4, l2=0.6, m1=1.0, m2=1.5, g=9.
 def absolute_motion(mech, result, names):
     """``(q, f, acc)`` of a network's absolute coordinates (``x_<body>``, ``y_<body>``, ``theta_<body>``)
     along a result, from the tree's forward kinematics (for the least-squares reference)."""
-    from netdyn.recursive import com_motion, forward_kinematics
-
     m, data = mech.tree, mech.data
     nt = result.t.size
     out = {}

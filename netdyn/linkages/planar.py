@@ -6,7 +6,7 @@ book's Examples 4.2 and 4.3 (the book prints none).
 
 >>> net = four_bar()
 >>> m = net.model()
->>> m.metadata["planar"]["gruebler"], len(m.constraints)
+>>> m.metadata["planar"].gruebler, len(m.constraints)
 (1, 8)
 >>> four_bar().model(formulation="relative").coordinate_names
 ['theta_O', 'theta_D', 'theta_A']

@@ -4,7 +4,7 @@
 Conventions follow :mod:`netdyn.components.spatial` (gravity along −z unless said otherwise).
 
 >>> net = spherical_pendulum()
->>> net.model().metadata["spatial"]["gruebler"]
+>>> net.model().metadata["spatial"].gruebler
 3
 """
 from __future__ import annotations
@@ -14,6 +14,9 @@ import sympy as sp
 
 from netdyn.components.spatial import Gravity, Prismatic, Revolute, RigidBody, Spherical, Universal
 from netdyn.graph.network import Network
+from scipy.optimize import brentq
+from netdyn.components.spatial import frame_from_axis, quat_from_matrix
+from netdyn.symbols import as_expr
 
 #: the heavy symmetric top of the issue: mass, inertia about the centre of mass, centre of mass, body rate
 HEAVY_TOP = {"m": 15.0, "J": (0.234375, 0.46875, 0.234375), "com": (0.0, 1.0, 0.0), "omega": (0.0, 150.0, -4.61538),
@@ -36,7 +39,7 @@ def spherical_pendulum(length=1.0, mass=1.0, radius=0.05, g=9.81):
 def heavy_top(m=HEAVY_TOP["m"], J=HEAVY_TOP["J"], com=HEAVY_TOP["com"], g=HEAVY_TOP["g"]):
     """A top on a fixed point: body frame origin at the fixed point, centre of mass at ``com``.
 
-    >>> heavy_top().model().metadata["spatial"]["gruebler"]
+    >>> heavy_top().model().metadata["spatial"].gruebler
     3
     """
     net = Network("heavy top")
@@ -51,7 +54,7 @@ def rssr(crank=0.2, coupler=1.0, rocker=0.7, ground=(0.6, 0.0, 0.3), g=9.81, dri
     an idle freedom, held by a ``Universal`` instead of the second ball (so the mobility is 1).
     ``drive=`` prescribes the crank angle.
 
-    >>> rssr().model().metadata["spatial"]["gruebler"]
+    >>> rssr().model().metadata["spatial"].gruebler
     1
     """
     net = Network("RSSR four-bar")
@@ -74,9 +77,7 @@ def rssr_guess(crank=0.2, coupler=1.0, rocker=0.7, ground=(0.6, 0.0, 0.3), angle
     >>> round(rssr_guess()["e0_rocker"], 6)
     0.899735
     """
-    from scipy.optimize import brentq
 
-    from netdyn.components.spatial import frame_from_axis, quat_from_matrix
 
     g = np.asarray(ground, dtype=float)
     A = crank * np.array([np.cos(angle), np.sin(angle), 0.0])
@@ -160,7 +161,7 @@ def stewart_platform(base_radius=1.0, top_radius=0.6, height=1.2, mass=10.0, leg
     legs' slides are zero there. :func:`stewart_leg_motions` turns a platform trajectory into the six leg
     motions that :func:`netdyn.inverse_dynamics` takes as drivers.
 
-    >>> stewart_platform().model().metadata["spatial"]["gruebler"]
+    >>> stewart_platform().model().metadata["spatial"].gruebler
     6
     """
     base, top, frames, lengths = _stewart_geometry(base_radius, top_radius, height)
@@ -191,7 +192,6 @@ def stewart_leg_motions(motion, base_radius=1.0, top_radius=0.6, height=1.2):
     >>> m = stewart_leg_motions({"z": 0.1 * t}); sorted(m)[:2], round(float(m["P0"].subs(t, 0)), 12)
     (['P0', 'P1'], 0.0)
     """
-    from netdyn.symbols import as_expr
 
     base, top, _, lengths = _stewart_geometry(base_radius, top_radius, height)
     p = sp.Matrix([as_expr(motion.get(a, 0)) for a in ("x", "y", "z")]) + sp.Matrix([0, 0, height])

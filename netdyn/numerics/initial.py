@@ -53,8 +53,8 @@ def joint_table(model):
     cached = getattr(model, "_compiled", {}).get("joint_table")
     if cached is not None:
         return cached
-    planar = model.metadata.get("planar") or {}
-    jc, jobjs = planar.get("joint_coordinates") or {}, planar.get("joints") or {}
+    planar = model.metadata.get("planar")
+    jc, jobjs = (planar.joint_coordinates, planar.joints) if planar else ({}, {})
     table = {}
     for name, exprs in jc.items():
         kinds = tuple(getattr(jobjs.get(name), "relative", ())) or ("theta", "s")[: len(exprs)]
@@ -63,7 +63,7 @@ def joint_table(model):
         if exprs:
             table.setdefault(name, (name, 0, exprs[0]))
             table.setdefault(f"{name}[all]", (name, None, list(exprs)))
-    for body, pose in (planar.get("poses") or {}).items():  # body coordinates in the relative formulation
+    for body, pose in (planar.poses if planar else {}).items():  # body coordinates in the relative formulation
         for k, e in zip(("x", "y", "theta"), pose):
             table.setdefault(f"{k}_{identifier(body)}", (f"{k}_{identifier(body)}", 0, e))
             table.setdefault(f"{k}_{identifier(body)}[all]", (body, None, [e]))
@@ -99,7 +99,8 @@ def _split(cm, values, what):
                 pairs = list(enumerate(zip(exprs, v)))
             else:
                 pairs = [(i, (e, v))]
-            kind = "joint " if joint in (model.metadata.get("planar") or {}).get("joints", {}) else ""
+            planar = model.metadata.get("planar")
+            kind = "joint " if planar and joint in planar.joints else ""
             for j, (e, val) in pairs:
                 conditions.append((f"{kind}{joint}" + (f"[{j}]" if len(table[f'{joint}[all]'][2]) > 1 else ""),
                                    joint, e, float(val)))
@@ -229,7 +230,8 @@ def consistent_initial_conditions(cm, t0, q0=None, f0=None, p=None, guess=None, 
         raise InitialConditionError(f"q0 gives {clash} both as coordinates and through their joints "
                                     f"({[held_labels[c] for c in clash]}); give one")
     q, q_given = _vector(cm, q_plain | held, "q")
-    start = (model.metadata.get("spatial") or {}).get("initial_guess")  # unit Euler parameters
+    spatial = model.metadata.get("spatial")
+    start = spatial.initial_guess if spatial else None  # unit Euler parameters
     if start:
         g, g_set = _vector(cm, start, "q")
         q = np.where(~q_given & g_set, g, q)

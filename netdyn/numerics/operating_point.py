@@ -581,11 +581,11 @@ def spice_initial_state(net, formulation=None):
     >>> round(float(q0["q_R1"]) * 1e6, 9)    # C1 charged to 5 V: 5 µC
     5.0
     """
-    tran = getattr(net, "tran", None) or {}
+    tran = getattr(net, "tran", None)
     ics = dict(getattr(net, "initial_voltages", None) or {})
     element_ic = dict(getattr(net, "element_ic", None) or {})
     from netdyn.components.electrical import Capacitor, Inductor
-    if not tran.get("uic"):
+    if not (tran and tran.uic):
         op = operating_point(net, clamp=ics or None)
         if ics:  # the clamps are released at t = 0: keep the stored state they gave, solve the rest again
             hold = {name: (op.port_across if isinstance(el, Capacitor) else op.port_through)[name][0]

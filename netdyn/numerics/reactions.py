@@ -38,12 +38,12 @@ def reaction_expressions(model, joint):
         from netdyn.graph.spatial import reaction_expressions as spatial_reaction
         return spatial_reaction(model, joint)
     planar = model.metadata.get("planar")
-    if not planar or joint not in planar["joints"]:
-        raise ModelError(f"no planar joint named {joint!r}; the joints are {sorted((planar or {}).get('joints', {}))}")
-    j = planar["joints"][joint]
+    if not planar or joint not in planar.joints:
+        raise ModelError(f"no planar joint named {joint!r}; the joints are {sorted(planar.joints if planar else {})}")
+    j = planar.joints[joint]
     labels = j.constraint_labels()
     missing = [lab for lab in labels if lab not in model.constraint_labels]
-    if missing and len(missing) == len(labels) and planar["formulation"] == "relative":
+    if missing and len(missing) == len(labels) and planar.formulation == "relative":
         raise ModelError(f"{joint} is a tree joint of the relative formulation: it has no multipliers; "
                          "use reaction(solution, joint), which solves for them in absolute coordinates")
     if missing:
@@ -53,7 +53,7 @@ def reaction_expressions(model, joint):
     pa_s, pb_s = sp.symbols("xa ya tha"), sp.symbols("xb yb thb")
     values = {k: v for k, v in j.values.items()}
     phi = j.constraint_equations(pa_s, pb_s, values)
-    poses = {b: (GROUND_POSE if b == "0" else planar["poses"][b]) for b in j.bodies}
+    poses = {b: (GROUND_POSE if b == "0" else planar.poses[b]) for b in j.bodies}
     sub = dict(zip(pa_s + pb_s, poses[j.bodies[0]] + poses[j.bodies[1]]))
     on = 1 if j.bodies[1] != "0" else 0
     own = (pa_s, pb_s)[on]
@@ -97,8 +97,8 @@ def absolute_motion(solution):
         poses = absolute_expressions(model)
     else:
         planar = model.metadata["planar"]
-        poses = {f"{n}_{identifier(b)}": sp.sympify(e) for b in planar["bodies"]
-                 for n, e in zip(("x", "y", "theta"), planar["poses"][b])}
+        poses = {f"{n}_{identifier(b)}": sp.sympify(e) for b in planar.bodies
+                 for n, e in zip(("x", "y", "theta"), planar.poses[b])}
     rows = []
     for name in absolute.coordinate_names:
         e = poses[name] if name in poses else model.coordinate(name)
@@ -120,8 +120,8 @@ def reaction(solution, joint):
     """Reaction of a planar joint along a solution (see :meth:`netdyn.solution.Solution.reaction`);
     a tree joint of the relative formulation is solved in absolute coordinates."""
     model = solution.model
-    planar = model.metadata.get("planar") or model.metadata.get("spatial") or {}
-    if planar.get("formulation") == "relative" and joint in planar.get("tree", []):
+    planar = model.metadata.get("planar") or model.metadata.get("spatial")
+    if planar and planar.formulation == "relative" and joint in planar.tree:
         companion = solution._cache.get("absolute")
         if companion is None:
             companion = solution._cache["absolute"] = absolute_motion(solution)

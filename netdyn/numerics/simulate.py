@@ -164,7 +164,7 @@ def _span(system, t_span, formulation):
         tran = getattr(system, "tran", None) or getattr(getattr(system, "metadata", {}).get("network"), "tran", None)
         if not tran:
             raise IntegrationError("no t_span given and the network has no .tran card; pass t_span=(t0, t1)")
-        t_span = (0.0, float(tran["tstop"]))
+        t_span = (0.0, float(tran.tstop))
     try:
         t0, t1 = (float(x) for x in t_span)
     except (TypeError, ValueError):

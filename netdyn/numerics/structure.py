@@ -104,7 +104,7 @@ def mobility(system, q0=None, guess=None, t=0.0, params=None):
     rank = cm.m1 - len(drop)
     planar = model.metadata.get("planar") or model.metadata.get("spatial")
     return Mobility(dof=cm.n - rank - _flow_rank(cm, t, q, p), rank=rank,
-                    gruebler=planar["gruebler"] if planar else None,
+                    gruebler=planar.gruebler if planar else None,
                     redundant=[model.constraint_labels[j] for j in drop], q=q)
 
 
@@ -131,8 +131,8 @@ def prepare(model, cm, tt, q, p, params=None):
         if not rheonomic:
             raise SingularSystemError(
                 f"the mechanism {model.name!r} cannot move: its {cm.m1} independent constraints fix all "
-                f"{cm.n} coordinates (Grübler count {planar['gruebler']}); it is over-constrained — remove a "
-                f"joint or free one (joints: {', '.join(sorted(planar.get('joints', {})))})")
+                f"{cm.n} coordinates (Grübler count {planar.gruebler}); it is over-constrained — remove a "
+                f"joint or free one (joints: {', '.join(sorted(planar.joints))})")
     return model, cm, p
 
 

@@ -22,7 +22,6 @@ from scipy.integrate import DOP853, solve_ivp
 
 from netdyn.errors import IntegrationError, ModelError
 
-import netdyn.recursive.kernels as K
 import netdyn.recursive.planar_kernels as P
 
 from .algorithms import planar_geometry
@@ -50,18 +49,17 @@ def tree_rhs(model, data=None, tau=None):
     data = data or TreeData(model)
     fn, const = _efforts(model, tau)
     ints, grav, fext = model.ints, model.gravity, data.fext
-    if model.planar:  # the 3-D planar kernel (netdyn.recursive.planar_kernels)
-        kernel, geom, work = P.chain_rhs_planar, planar_geometry(model), data.pwork
-    else:
-        kernel, geom, work = K.chain_rhs, model.geom, data.work
+    planar = bool(model.planar)  # the 3-D planar kernel (netdyn.recursive.planar_kernels) or the 6-D one
+    geom, work = (planar_geometry(model), data.pwork) if planar else (model.geom, data.work)
+    kernel = P.chain_rhs
     nq = model.nq
     if fn is None:
         def rhs(t, y):
-            return kernel(ints, geom, grav, y, const, fext, work, np.empty(2 * nq))
+            return kernel(ints, geom, grav, y, const, fext, work, np.empty(2 * nq), planar)
     else:
         def rhs(t, y):
             return kernel(ints, geom, grav, y, np.ascontiguousarray(fn(t, y[:nq], y[nq:]), dtype=float),
-                          fext, work, np.empty(2 * nq))
+                          fext, work, np.empty(2 * nq), planar)
     return rhs
 
 

@@ -29,6 +29,8 @@ from .algorithms import com_motion, forward_kinematics
 from .closed import closed_kinematics, denoc_inverse_dynamics, joint_wrenches
 from .model import TreeData
 from .planar import NotRecursive, tree_from_network
+from netdyn.graph.network import as_model
+from .algorithms import energy
 
 
 def _network(system):
@@ -218,7 +220,6 @@ class RecursiveInverse:
     def model(self):
         """The netdyn model the drivers were given for (assembled from the network when a network was given)."""
         if self._model is None:
-            from netdyn.graph.network import as_model
             self._model = as_model(self.tree.network)
         return self._model
 
@@ -237,7 +238,6 @@ class RecursiveInverse:
 
     def energy(self):
         """Kinetic plus gravitational energy along the motion (the network holds nothing else)."""
-        from .algorithms import energy
         m = self.tree.model
         return np.array([sum(energy(m, self._data, self.joint_q[:, k], self.joint_qd[:, k]))
                          for k in range(self.t.size)])

@@ -172,6 +172,15 @@ def _cross_force_add(v, h, out, col):
     out[col + 5] += ox * hf1 - oy * hf0
 
 
+@njit(cache=True, inline="always")
+def _add_bias_wrench(w, i, g, fext, h, col):
+    """w[i, col:col+6] += v ×* (I v) − fext_i, v body i's twist (w[i, 12:18]); h: 6 of scratch."""
+    _inertia_times(g, w[i, 12:18], h, 0)
+    _cross_force_add(w[i, 12:18], h, w[i], col)
+    for a in range(6):
+        w[i, col + a] -= fext[i, a]
+
+
 @njit(cache=True)
 def rnea(ints, geom, gravity, q, qd, qdd, fext, w, tau):
     """Inverse dynamics: ``tau = M(q) qdd + h(q, qd) − Jᵀ fext``; the joint wrenches stay in w[:, 30:36]."""
@@ -181,10 +190,7 @@ def rnea(ints, geom, gravity, q, qd, qdd, fext, w, tau):
     for i in range(n):
         g = geom[i]
         _inertia_times(g, w[i, 18:24], w[i], 30)
-        _inertia_times(g, w[i, 12:18], h, 0)
-        _cross_force_add(w[i, 12:18], h, w[i], 30)
-        for a in range(6):
-            w[i, 30 + a] -= fext[i, a]
+        _add_bias_wrench(w, i, g, fext, h, 30)
     for i in range(n - 1, -1, -1):
         jt = ints[i, 1]
         k = ints[i, 2]
@@ -238,10 +244,9 @@ def aba(ints, geom, gravity, q, qd, tau, fext, w, qdd):
         g = geom[i]
         for a in range(36):
             w[i, 36 + a] = g[15 + a]
-        _inertia_times(g, w[i, 12:18], h, 0)
         for a in range(6):
-            w[i, 72 + a] = -fext[i, a]
-        _cross_force_add(w[i, 12:18], h, w[i], 72)
+            w[i, 72 + a] = 0.0
+        _add_bias_wrench(w, i, g, fext, h, 72)
     Ia = np.zeros(36)
     pa = np.zeros(6)
     X = np.zeros((6, 6))
@@ -384,14 +389,3 @@ def world_kinematics(ints, geom, q, qd, qdd, w, R, pos, omega, vel, alpha, acc):
             vel[i, a] = R[i, a, 0] * vx + R[i, a, 1] * vy + R[i, a, 2] * vz
             alpha[i, a] = R[i, a, 0] * w[i, 18] + R[i, a, 1] * w[i, 19] + R[i, a, 2] * w[i, 20]
             acc[i, a] = R[i, a, 0] * cx + R[i, a, 1] * cy + R[i, a, 2] * cz
-
-
-@njit(cache=True)
-def chain_rhs(ints, geom, gravity, y, tau, fext, w, out):
-    """``dy/dt`` of ``y = [q, qd]`` for a tree (the ODE right-hand side, one compiled call)."""
-    nq = tau.size
-    for a in range(nq):
-        out[a] = y[nq + a]
-    aba(ints, geom, gravity, y[:nq], y[nq:], tau, fext, w, out[nq:])
-    return out
-

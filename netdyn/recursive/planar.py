@@ -32,6 +32,8 @@ import sympy as sp
 from netdyn.errors import ModelError
 
 from .model import TreeModel
+from netdyn.components.planar import Prismatic, Revolute, Weld
+from netdyn.graph.planar import check_structure, planar_elements, spanning_tree
 
 
 class NotRecursive(ModelError):
@@ -72,8 +74,6 @@ class PlanarTree:
 
 def tree_from_network(net, params=None):
     """The :class:`PlanarTree` of a planar network (bodies, Revolute/Prismatic/Weld joints, Gravity)."""
-    from netdyn.components.planar import Prismatic, Revolute, Weld
-    from netdyn.graph.planar import check_structure, planar_elements, spanning_tree
 
     if not net.bodies:
         raise NotRecursive("the network has no planar bodies")

@@ -4,7 +4,8 @@ A planar tree (``TreeModel.planar``: revolute joints about ±z, slides and offse
 gravity in the plane) moves with ``[ω_z, v_x, v_y]`` only; its motion needs the mass, the centre of
 mass in the plane and ``I_zz`` of each body, and 3×3 articulated inertias instead of 6×6 (about a
 third of the arithmetic). Same algorithm and workspace discipline as :mod:`netdyn.recursive.kernels`;
-the tests hold the two to each other and to Pinocchio.
+the tests hold the two to each other and to Pinocchio. :func:`chain_rhs`, the ODE right-hand side of
+a tree, runs either.
 
 Packed per body (``pgeom``): cos and sin of the placement angle, placement x, y, the motion subspace
 ``S = [s_ω, s_x, s_y]``, the planar spatial inertia (3×3, row-major) about the body origin.
@@ -17,7 +18,7 @@ import math
 import numpy as np
 from numba import njit
 
-from netdyn.recursive.kernels import FIX, PRI, REV
+from netdyn.recursive.kernels import FIX, PRI, REV, aba
 
 PWORK = 30
 
@@ -156,10 +157,15 @@ def aba_planar(ints, pgeom, gravity, q, qd, tau, fext, w, qdd):
 
 
 @njit(cache=True)
-def chain_rhs_planar(ints, pgeom, gravity, y, tau, fext, w, out):
-    """``dy/dt`` of ``y = [q, qd]`` for a planar tree."""
+def chain_rhs(ints, geom, gravity, y, tau, fext, w, out, planar):
+    """``dy/dt`` of ``y = [q, qd]`` for a tree, one compiled call: this module's ABA on a planar tree
+    (``geom`` from :func:`pack`, ``w`` the planar workspace), the 6-D one of
+    :mod:`netdyn.recursive.kernels` otherwise (``geom``, ``w``: the model's and its data's)."""
     nq = tau.size
     for a in range(nq):
         out[a] = y[nq + a]
-    aba_planar(ints, pgeom, gravity, y[:nq], y[nq:], tau, fext, w, out[nq:])
+    if planar:
+        aba_planar(ints, geom, gravity, y[:nq], y[nq:], tau, fext, w, out[nq:])
+    else:
+        aba(ints, geom, gravity, y[:nq], y[nq:], tau, fext, w, out[nq:])
     return out

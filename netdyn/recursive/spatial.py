@@ -25,6 +25,9 @@ import numpy as np
 
 from .model import TreeModel
 from .planar import NotRecursive, _number
+from netdyn.components.spatial import FREE, PRESCRIBED, Fixed, Prismatic, Revolute, Spherical
+from netdyn.graph import mechanism
+from netdyn.graph.spatial import check_structure, joints
 
 
 @dataclass
@@ -40,7 +43,6 @@ class SpatialTree:
 
 
 def _kind(j):
-    from netdyn.components.spatial import FREE, PRESCRIBED, Fixed, Prismatic, Revolute, Spherical
 
     for c, (k, v) in j.spec.items():
         if k == PRESCRIBED:
@@ -60,8 +62,6 @@ def _kind(j):
 
 def tree_from_spatial_network(net, params=None):
     """The :class:`SpatialTree` of a spatial network (see the module docstring)."""
-    from netdyn.graph import mechanism
-    from netdyn.graph.spatial import check_structure, joints
 
     def vec(v, where):
         return np.array([_number(x, params, where) for x in v])

@@ -19,6 +19,9 @@ import numpy as np
 import sympy as sp
 
 from netdyn.viz.plotting import body_metadata, coordinate_vector
+from netdyn.lagrange.equations import internalize
+from netdyn.numerics.compiled import compile_model
+from netdyn.symbols import t as T
 
 
 def _spatial(model):
@@ -27,18 +30,15 @@ def _spatial(model):
 
 def pose_function(model):
     """``poses(q) -> {body: (origin, R)}`` for a coordinate vector ``q`` (model order)."""
-    from netdyn.lagrange.equations import internalize
-    from netdyn.numerics.compiled import compile_model
 
     md = _spatial(model)
     cm = compile_model(model)
     p = cm.parameter_vector({str(u): 0.0 for u in cm.inputs}).vector
-    bodies = md["bodies"]
+    bodies = md.bodies
     exprs = []
     for b in bodies:
-        pose = md["poses"][b]
+        pose = md.poses[b]
         exprs.extend(internalize(model, sp.sympify(e)) for e in list(pose.r) + list(pose.R))
-    from netdyn.symbols import t as T
     fn = sp.lambdify([cm.eq.q, cm.parameters, T], exprs, modules="numpy")
 
     def poses(q, tt=0.0):
@@ -55,7 +55,7 @@ def pose_function(model):
 def _attachments(model):
     md = _spatial(model)
     net = model.metadata.get("network")
-    pts = {b: [] for b in md["bodies"]}
+    pts = {b: [] for b in md.bodies}
     items = []
     for el in (net.elements.values() if net is not None else []):
         if not hasattr(el, "point_a"):
@@ -75,14 +75,14 @@ def _draw(ax, model, poses, pts, items, scale):
     ground = (np.zeros(3), np.eye(3))
     get = lambda b: ground if b == "0" else poses[b]
     md = _spatial(model)
-    for k, b in enumerate(md["bodies"]):
+    for k, b in enumerate(md.bodies):
         pose = poses[b]
         color = f"C{k % 10}"
         o = pose[0]
         for s in pts[b]:
             P = _global(pose, s)
             ax.plot(*np.stack([o, P]).T, color=color, lw=2.5, solid_capstyle="round")
-        com = np.array([float(md["body_values"][b][f"c{a}"]) for a in "xyz"])
+        com = np.array([float(md.body_values[b][f"c{a}"]) for a in "xyz"])
         C = _global(pose, com)
         if all(np.linalg.norm(s) < 1e-12 for s in pts[b]):  # nothing beyond the origin: draw out to the com
             ax.plot(*np.stack([o, C]).T, color=color, lw=2.5, solid_capstyle="round")
@@ -134,7 +134,7 @@ def plot_spatial(model, q, ax=None, path=None, title=None, t=0.0):
 
     ``path`` saves the figure (PNG, SVG, ...).
     """
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # lazy: matplotlib stays out of `import netdyn` (tests/test_layers.py)
 
     q = coordinate_vector(model, q)
     poses = pose_function(model)(q, t)
@@ -155,8 +155,8 @@ def animate_spatial(solution, path, fps=20, frames=60, title=None):
 
     Returns the path.
     """
-    import matplotlib.pyplot as plt
-    from matplotlib.animation import FuncAnimation, PillowWriter
+    import matplotlib.pyplot as plt  # lazy: matplotlib stays out of `import netdyn` (tests/test_layers.py)
+    from matplotlib.animation import FuncAnimation, PillowWriter  # lazy: matplotlib stays out of `import netdyn` (tests/test_layers.py)
 
     model = solution.model
     _spatial(model)

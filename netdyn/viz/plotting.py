@@ -42,8 +42,8 @@ def pose_function(model):
     planar = _planar(model)
     cm = compile_model(model)
     p = cm.parameter_vector({str(u): 0.0 for u in cm.inputs}).vector  # poses never depend on inputs
-    bodies = planar["bodies"]
-    exprs = [internalize(model, e) for b in bodies for e in planar["poses"][b]]
+    bodies = planar.bodies
+    exprs = [internalize(model, e) for b in bodies for e in planar.poses[b]]
     fn = sp.lambdify([cm.eq.q, cm.parameters], exprs, modules="numpy")
 
     def poses(q):
@@ -72,7 +72,7 @@ def _global(pose, s):
 def _attachments(model):
     """Per body the body-frame points where something attaches, and the joints as drawing items."""
     net = model.metadata.get("network")
-    pts = {b: [] for b in _planar(model)["bodies"]}
+    pts = {b: [] for b in _planar(model).bodies}
     items = []
     for el in (net.elements.values() if net is not None else []):
         if not hasattr(el, "point_a"):
