@@ -39,7 +39,7 @@ def try_linear(net, formulation=None):
             return None
     elif not hasattr(net, "elements") or not hasattr(net, "bodies"):
         return None
-    if any(getattr(el, "prefers_kind", None) for el in net.elements.values()):
+    elif any(getattr(el, "prefers_kind", None) for el in net.elements.values()):
         return None  # a semiconductor device (diode): never linear, the circuit path takes it
     try:
         lin = LinearNetwork(**form) if hasattr(net, "linear_form") else linear_network(net, formulation)
