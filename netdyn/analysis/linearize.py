@@ -99,7 +99,9 @@ def with_inputs(system, inputs, formulation=None):
     if missing:
         raise ModelError(f"no source element {missing[0]!r} in the network; its sources are "
                          f"{[n for n, e in system.elements.items() if e.is_source]}")
-    return net.model(formulation=formulation), nominal
+    model = net.model(formulation=formulation)
+    model.metadata["input_functions"] = [sp.Symbol(name) for name in inputs]  # as the derivation names inputs
+    return model, nominal
 
 
 # ------------------------------------------------------------------------------------------ Jacobians
@@ -118,8 +120,11 @@ class _Jacobians:
             vel[j] += v * eq.f[i]
         vel = [v + pt for v, pt in zip(vel, eq.Phi_t)] + eq.flow_constraint_rows()
         V = sp.Matrix(vel) if vel else sp.zeros(0, 1)
-        self.args = [eq.q, eq.f, eq.a, self.nu, self.cm.parameters, eq.inputs, t]
-        u = list(eq.inputs)
+        # a named input that no equation contains (a source driving a dead end in loop charges) still counts:
+        # outputs (its own voltage) may depend on it
+        u = list(eq.inputs) + [f for f in model.metadata.get("input_functions", ()) if f not in set(eq.inputs)]
+        self.inputs = u
+        self.args = [eq.q, eq.f, eq.a, self.nu, self.cm.parameters, u, t]
         pieces = {"R": R, "R_q": R.jacobian(eq.q), "R_f": R.jacobian(eq.f), "R_a": R.jacobian(eq.a),
                   "R_nu": R.jacobian(self.nu) if self.nu else sp.zeros(eq.n, 0),
                   "R_u": R.jacobian(u) if u else sp.zeros(eq.n, 0),
@@ -169,7 +174,7 @@ def _vector(model, values, suffix=""):
 
 def _input_vector(jac, u_values, nominal):
     u_values = {**nominal, **{str(k): v for k, v in (u_values or {}).items()}}
-    names = [str(s) for s in jac.eq.inputs]
+    names = [str(s) for s in jac.inputs]
     missing = [n for n in names if n not in u_values]
     if missing:
         raise ModelError(f"no operating value for input(s) {missing}; pass u={{{missing[0]!r}: value}}")
@@ -179,13 +184,19 @@ def _input_vector(jac, u_values, nominal):
     return np.array([float(u_values[n]) for n in names]), {n: float(u_values[n]) for n in names}
 
 
+def _model_inputs(jac, udict):
+    """The input values the equations contain (a named input may enter outputs only)."""
+    known = {str(s) for s in jac.eq.inputs}
+    return {k: v for k, v in udict.items() if k in known}
+
+
 def _prepare(system, inputs, u, params, formulation=None):
     model, nominal = with_inputs(system, inputs, formulation)
     if hasattr(system, "derive"):
         nominal = {name: 0.0 for name in inputs}  # a model's listed inputs default to 0 at the operating point
     jac = _jacobians(model)
     uvec, udict = _input_vector(jac, u, nominal)
-    pv = jac.cm.parameter_vector({**(params or {}), **{k: v for k, v in udict.items()}}).vector
+    pv = jac.cm.parameter_vector({**(params or {}), **_model_inputs(jac, udict)}).vector
     return model, jac, uvec, udict, pv
 
 
@@ -364,7 +375,7 @@ def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, param
     model, jac, uvec, udict, pv = _prepare(system, inputs, u, params, formulation)
     eq, cm = jac.eq, jac.cm
     n = eq.n
-    p = cm.parameter_vector({**(params or {}), **udict})
+    p = cm.parameter_vector({**(params or {}), **_model_inputs(jac, udict)})
     q0, f0 = consistent_initial_conditions(cm, 0.0, q_op, f_op, p, guess=guess)
     labels = list(model.constraint_labels) + list(model.flow_constraint_labels)
     m1 = len(eq.phi)
@@ -408,10 +419,10 @@ def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, param
     regular = _regular_reduction(model, nz, nw, ninp, A1, B1, E21, E22, A2, B2, pieces, Ym)
     if regular is None:  # algebraic relations among the states, or inputs' derivatives: the slow subsystem
         lin, nx_ = _slow_linearization(model, nz, nw, A1, B1, E21, E22, A2, B2, pieces, Ym, out_names,
-                                       [str(s) for s in eq.inputs])
+                                       [str(s) for s in jac.inputs])
     else:
         lin, nx_ = regular
-        lin = _finish_regular(model, lin, nz, ind_q, ind_f, Ym, out_names, [str(s) for s in eq.inputs])
+        lin = _finish_regular(model, lin, nz, ind_q, ind_f, Ym, out_names, [str(s) for s in jac.inputs])
     lin.operating_point = OperatingPoint(model, q0, f0, udict, nu0)
     lin.output_values = y0
     lin.model = model
@@ -650,7 +661,7 @@ def _outputs(model, jac, outputs, q0, f0, nu0, pv, uvec):
     eq = jac.eq
     specs = [_output_expression(model, s) for s in (outputs or model.coordinate_names)]
     Y = sp.Matrix([e for _, e in specs])
-    u = list(eq.inputs)
+    u = list(jac.inputs)
     parts = [Y.jacobian(eq.q), Y.jacobian(eq.f), Y.jacobian(eq.a),
              Y.jacobian(jac.nu) if jac.nu else sp.zeros(len(specs), 0),
              Y.jacobian(u) if u else sp.zeros(len(specs), 0), Y]
