@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from netdyn.errors import IntegrationError
+from netdyn.numerics.hidden import consistent_start  # hidden constraints (V–C loops): jump, then rates
 from netdyn.numerics.integrators.base import Integrator, split_atol, work_atol
 from netdyn.numerics.trajectory import Trajectory
 
@@ -135,42 +136,6 @@ def solve_or_explain(solver, te, y0, yp0, t0, t1):
         raise IntegrationError(f"IDA failed at t = {tt:.6g}: {out.message}; the system may be "
                                "singular there (check the structure) or need looser tolerances")
     return out
-
-
-def consistent_start(residual, t0, y0, yp0, algebraic, tol=1e-11, max_iter=8):
-    """Solve F(t0, y, yp) = 0 for the algebraic y and the derivatives of the differential y.
-
-    Newton with a finite-difference Jacobian (the unknowns enter linearly in most
-    models, so one or two iterations suffice); the differential y are held.
-    """
-    N = y0.size
-    alg = np.zeros(N, dtype=bool)
-    alg[list(algebraic)] = True
-    y, yp = y0.copy(), yp0.copy()
-    res = np.zeros(N)
-
-    def F(z):
-        y[alg], yp[~alg] = z[alg], z[~alg]
-        residual(t0, y, yp, res)
-        return res.copy()
-
-    z = np.where(alg, y, yp)
-    r = F(z)
-    for _ in range(max_iter):
-        if not np.any(r):
-            break
-        J = np.empty((N, N))
-        for j in range(N):
-            h = 1e-7 * (1.0 + abs(z[j]))
-            zj = z.copy()
-            zj[j] += h
-            J[:, j] = (F(zj) - r) / h
-        dz = np.linalg.lstsq(J, -r, rcond=None)[0]
-        z = z + dz
-        r = F(z)
-        if np.max(np.abs(dz)) <= tol * (1.0 + np.max(np.abs(z))):
-            break
-    return y.copy(), yp.copy()  # F(z) was last called at the final z, so y and yp hold it
 
 
 def algebraic_at_output(cm, p, tt, q, f, acc, rest, iterations=2):

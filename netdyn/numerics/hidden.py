@@ -1,0 +1,144 @@
+"""Consistent starts for IDA when the DAE ``F(t, y, ẏ) = 0`` hides constraints (index two).
+
+A loop of voltage sources and capacitors, a cut-set of current sources and
+inductors, parallel capacitors or series inductors make some combination
+``w`` of the residuals free of every rate and every algebraic unknown
+(``wᵀ ∂F/∂ẏ_D = 0``, ``wᵀ ∂F/∂y_A = 0``): a *hidden constraint*
+``wᵀF(t, y_D) = 0`` on the differential variables — the capacitor voltages
+around the loop add up to the sources'. IDA integrates such a system (the
+multipliers are out of its error test) once it starts on the constraint with
+the rates that keep it there. :func:`consistent_start`
+
+1. finds the hidden combinations ``W`` from finite-difference Jacobians (rows
+   and columns scaled to unit size, so farads beside ohms do not matter);
+2. where the state given violates them (a source that is not zero at t0
+   across an uncharged capacitor), moves it as the circuit itself does: only
+   through impulses of the algebraic variables, ``∂F/∂ẏ_D Δy_D + ∂F/∂y_A Λ = 0``,
+   so charge is conserved at every node and flux in every loop (the same rule
+   as :func:`netdyn.numerics.higherindex.impulse_consistent` on the linear path);
+3. solves ``F = 0`` together with the constraints' time derivatives
+   ``W dF/dt = 0`` for the algebraic variables and the rates.
+
+>>> import numpy as np
+>>> # y = [x, m]: x' = -x - m (a capacitor), 0 = x - 2 (a source across it, m its current): hidden x = 2
+>>> def F(t, y, yp, res):
+...     res[0] = yp[0] + y[0] + y[1]
+...     res[1] = y[0] - 2.0
+>>> y, yp = consistent_start(F, 0.0, np.zeros(2), np.zeros(2), [1])
+>>> y.round(9).tolist(), (yp.round(9) + 0.0).tolist()    # x jumps to 2 and stays: m = -x
+([2.0, -2.0], [0.0, 0.0])
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as sla
+
+__all__ = ["consistent_start", "hidden_combinations"]
+
+
+def _fd_jacobian(fun, z, r0):
+    J = np.empty((r0.size, z.size))
+    for j in range(z.size):
+        h = 1e-7 * (1.0 + abs(z[j]))
+        zj = z.copy()
+        zj[j] += h
+        J[:, j] = (fun(zj) - r0) / h
+    return J
+
+
+def _unit(M, axis):
+    s = np.max(np.abs(M), axis=axis, initial=0.0)
+    s[s == 0] = 1.0
+    return s
+
+
+def hidden_combinations(Jz, Jd, rcond=1e-9):
+    """Rows ``W`` with ``W Jz = 0`` whose constraint ``W F`` involves the differential variables (``W Jd ≠ 0``).
+
+    ``Jz`` is ``∂F/∂[y_A, ẏ_D]`` (what a consistent start solves for), ``Jd`` is ``∂F/∂y_D``.
+
+    >>> W = hidden_combinations(np.array([[1.0], [0.0]]), np.array([[1.0], [3.0]]))
+    >>> (W / np.abs(W).max()).round(12).tolist()    # the second equation alone (scaled to unit rows)
+    [[0.0, 1.0]]
+    """
+    rs = _unit(np.hstack([Jz, Jd]), 1)
+    Js = Jz / rs[:, None]
+    Js = Js / _unit(Js, 0)[None, :]
+    U, s, _ = np.linalg.svd(Js)
+    rank = int(np.sum(s > rcond * max(s[0] if s.size else 0.0, 1e-300)))
+    W = U[:, rank:].T
+    if W.size:  # keep combinations that constrain something (a row of zeros everywhere fixes nothing)
+        Wd = W @ (Jd / rs[:, None])
+        keep = sla.orth(Wd, rcond=rcond) if np.any(Wd) else np.zeros((Wd.shape[0], 0))
+        W = keep.T @ W
+    return W / rs[None, :]
+
+
+def consistent_start(residual, t0, y0, yp0, algebraic, tol=1e-11, max_iter=8):
+    """Consistent ``(y, ẏ)`` at ``t0``: algebraic ``y`` and every rate solved, differential ``y`` held
+    except for the impulse-consistent jump onto hidden constraints (see the module doc).
+
+    Newton with finite-difference Jacobians (the unknowns enter linearly in most models, so one or two
+    iterations suffice).
+    """
+    N = y0.size
+    alg = np.zeros(N, dtype=bool)
+    alg[list(algebraic)] = True
+    y, yp = y0.copy(), yp0.copy()
+    res = np.zeros(N)
+
+    def F(z, yd=None, tt=t0):
+        y[alg], yp[~alg] = z[alg], z[~alg]
+        if yd is not None:
+            y[~alg] = yd
+        residual(tt, y, yp, res)
+        return res.copy()
+
+    z = np.where(alg, y, yp)
+    yd = y[~alg].copy()
+    r = F(z, yd)
+    Jz = _fd_jacobian(lambda zz: F(zz, yd), z, r)
+    Jd = _fd_jacobian(lambda d: F(z, d), yd, r)
+    F(z, yd)
+    W = hidden_combinations(Jz, Jd)
+    if W.shape[0]:
+        yd = _jump(F, z, yd, W, Jz, alg, tol)
+    ht = 1e-8 * max(1.0, abs(t0))
+
+    def G(zz):  # the equations, and the hidden constraints' derivatives along (1, ẏ_D)
+        base = F(zz, yd)
+        if not W.shape[0]:
+            return base
+        moved = F(zz, yd + ht * zz[~alg], t0 + ht)
+        return np.concatenate([base, W @ (moved - base) / ht])
+
+    r = G(z)
+    for _ in range(max_iter):
+        if not np.any(r):
+            break
+        J = _fd_jacobian(G, z, r)
+        dz = np.linalg.lstsq(J, -r, rcond=None)[0]
+        z = z + dz
+        r = G(z)
+        if np.max(np.abs(dz)) <= tol * (1.0 + np.max(np.abs(z))):
+            break
+    F(z, yd)
+    return y.copy(), yp.copy()
+
+
+def _jump(F, z, yd, W, Jz, alg, tol, max_iter=6):
+    """``y_D + Δ`` on the hidden constraints, ``Δ`` reachable by impulses of the algebraic variables."""
+    n_alg = int(alg.sum())
+    # Jz's columns: algebraic y (impulses Λ) and the rates of the differential y (a jump Δ gives ẏ_D ∋ Δ δ(t))
+    Ja, Jp = Jz[:, alg], Jz[:, ~alg]
+    for _ in range(max_iter):
+        r = F(z, yd)
+        h = W @ r
+        if np.max(np.abs(h), initial=0.0) <= tol * (1.0 + np.max(np.abs(yd), initial=0.0)):
+            break
+        Jd = _fd_jacobian(lambda d: F(z, d), yd, r)
+        K = np.block([[Jp, Ja], [W @ Jd, np.zeros((W.shape[0], n_alg))]])
+        rhs = np.concatenate([np.zeros(Jp.shape[0]), -h])
+        sol = np.linalg.lstsq(K, rhs, rcond=None)[0]
+        yd = yd + sol[:yd.size]
+    return yd
