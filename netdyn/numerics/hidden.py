@@ -37,12 +37,15 @@ __all__ = ["consistent_start", "hidden_combinations"]
 
 
 def _fd_jacobian(fun, z, r0):
+    """Central differences: exact for the quadratic power rows, so a zero column stays zero to rounding
+    (forward differences leave ``h``-sized entries that hide a hidden constraint)."""
     J = np.empty((r0.size, z.size))
     for j in range(z.size):
-        h = 1e-7 * (1.0 + abs(z[j]))
-        zj = z.copy()
-        zj[j] += h
-        J[:, j] = (fun(zj) - r0) / h
+        h = 1e-4 * (1.0 + abs(z[j]))  # central: O(h²) error, exact on the quadratic rows
+        zp, zm = z.copy(), z.copy()
+        zp[j] += h
+        zm[j] -= h
+        J[:, j] = (fun(zp) - fun(zm)) / (2.0 * h)
     return J
 
 
@@ -74,12 +77,14 @@ def hidden_combinations(Jz, Jd, rcond=1e-9):
     return W / rs[None, :]
 
 
-def consistent_start(residual, t0, y0, yp0, algebraic, tol=1e-11, max_iter=8):
+def consistent_start(residual, t0, y0, yp0, algebraic, tol=1e-11, max_iter=8, report=None):
     """Consistent ``(y, ẏ)`` at ``t0``: algebraic ``y`` and every rate solved, differential ``y`` held
     except for the impulse-consistent jump onto hidden constraints (see the module doc).
 
     Newton with finite-difference Jacobians (the unknowns enter linearly in most models, so one or two
-    iterations suffice).
+    iterations suffice). ``report``, a dict, receives ``"determined"``: one differential variable per
+    hidden constraint that the constraint fixes (pivots of ``W ∂F/∂y_D``) — an integrator leaves these
+    out of its error test, as it does the multipliers: the constraint sets them to rounding.
     """
     N = y0.size
     alg = np.zeros(N, dtype=bool)
@@ -103,27 +108,51 @@ def consistent_start(residual, t0, y0, yp0, algebraic, tol=1e-11, max_iter=8):
     W = hidden_combinations(Jz, Jd)
     if W.shape[0]:
         yd = _jump(F, z, yd, W, Jz, alg, tol)
-    ht = 1e-8 * max(1.0, abs(t0))
+    if report is not None:
+        report["determined"] = _determined(W, Jd, alg)
+    if W.shape[0]:  # the hidden constraints' derivatives W (∂F/∂y_D ẏ_D + ∂F/∂t): linear in the rates
+        r = F(z, yd)
+        WJd = W @ _fd_jacobian(lambda d: F(z, d), yd, r)
+    ht = 1e-9 * max(1.0, abs(t0))
 
-    def G(zz):  # the equations, and the hidden constraints' derivatives along (1, ẏ_D)
+    def G(zz):
         base = F(zz, yd)
         if not W.shape[0]:
             return base
-        moved = F(zz, yd + ht * zz[~alg], t0 + ht)
-        return np.concatenate([base, W @ (moved - base) / ht])
+        # ∂F/∂t one-sided into the span, second order (a segment starts at a source's corner)
+        Ft = (-3.0 * base + 4.0 * F(zz, yd, t0 + ht) - F(zz, yd, t0 + 2.0 * ht)) / (2.0 * ht)
+        F(zz, yd)
+        return np.concatenate([base, WJd @ zz[~alg] + W @ Ft])
+
+    def jacobian(zz, r):
+        J = _fd_jacobian(lambda v: F(v, yd), zz, r[:N])
+        if W.shape[0]:
+            extra = np.zeros((W.shape[0], N))
+            extra[:, ~alg] = WJd
+            J = np.vstack([J, extra])
+        return J
 
     r = G(z)
     for _ in range(max_iter):
         if not np.any(r):
             break
-        J = _fd_jacobian(G, z, r)
-        dz = np.linalg.lstsq(J, -r, rcond=None)[0]
+        dz = np.linalg.lstsq(jacobian(z, r), -r, rcond=None)[0]
         z = z + dz
         r = G(z)
         if np.max(np.abs(dz)) <= tol * (1.0 + np.max(np.abs(z))):
             break
     F(z, yd)
     return y.copy(), yp.copy()
+
+
+def _determined(W, Jd, alg):
+    """Indices into y of one differential variable per hidden constraint (QR pivots of ``W ∂F/∂y_D``)."""
+    if not W.shape[0]:
+        return np.zeros(0, dtype=int)
+    WJ = W @ Jd
+    WJ = WJ / _unit(WJ, 1)[:, None]
+    piv = sla.qr(WJ, pivoting=True, mode="r")[1][:W.shape[0]]
+    return np.flatnonzero(~alg)[np.sort(piv)]
 
 
 def _jump(F, z, yd, W, Jz, alg, tol, max_iter=6):
