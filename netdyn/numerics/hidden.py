@@ -77,14 +77,12 @@ def hidden_combinations(Jz, Jd, rcond=1e-9):
     return W / rs[None, :]
 
 
-def consistent_start(residual, t0, y0, yp0, algebraic, tol=1e-11, max_iter=8, report=None):
+def consistent_start(residual, t0, y0, yp0, algebraic, tol=1e-11, max_iter=8):
     """Consistent ``(y, ẏ)`` at ``t0``: algebraic ``y`` and every rate solved, differential ``y`` held
     except for the impulse-consistent jump onto hidden constraints (see the module doc).
 
     Newton with finite-difference Jacobians (the unknowns enter linearly in most models, so one or two
-    iterations suffice). ``report``, a dict, receives ``"determined"``: one differential variable per
-    hidden constraint that the constraint fixes (pivots of ``W ∂F/∂y_D``) — an integrator leaves these
-    out of its error test, as it does the multipliers: the constraint sets them to rounding.
+    iterations suffice).
     """
     N = y0.size
     alg = np.zeros(N, dtype=bool)
@@ -108,8 +106,6 @@ def consistent_start(residual, t0, y0, yp0, algebraic, tol=1e-11, max_iter=8, re
     W = hidden_combinations(Jz, Jd)
     if W.shape[0]:
         yd = _jump(F, z, yd, W, Jz, alg, tol)
-    if report is not None:
-        report["determined"] = _determined(W, Jd, alg)
     if W.shape[0]:  # the hidden constraints' derivatives W (∂F/∂y_D ẏ_D + ∂F/∂t): linear in the rates
         r = F(z, yd)
         WJd = W @ _fd_jacobian(lambda d: F(z, d), yd, r)
@@ -143,16 +139,6 @@ def consistent_start(residual, t0, y0, yp0, algebraic, tol=1e-11, max_iter=8, re
             break
     F(z, yd)
     return y.copy(), yp.copy()
-
-
-def _determined(W, Jd, alg):
-    """Indices into y of one differential variable per hidden constraint (QR pivots of ``W ∂F/∂y_D``)."""
-    if not W.shape[0]:
-        return np.zeros(0, dtype=int)
-    WJ = W @ Jd
-    WJ = WJ / _unit(WJ, 1)[:, None]
-    piv = sla.qr(WJ, pivoting=True, mode="r")[1][:W.shape[0]]
-    return np.flatnonzero(~alg)[np.sort(piv)]
 
 
 def _jump(F, z, yd, W, Jz, alg, tol, max_iter=6):
