@@ -128,3 +128,31 @@ def test_diode_rectifier_with_a_capacitor_across_the_supply_on_ida():
     assert np.max(np.abs(sol.voltage("b") - ref.voltage("b"))) < 1e-4 * 5.0
     i_cd = 1e-6 * 5.0 * 2 * np.pi * 1e3 * np.cos(2 * np.pi * 1e3 * te)
     assert np.max(np.abs(sol.current("Cd") - i_cd)) < 1e-4 * np.max(np.abs(i_cd))
+
+
+# ------------------------------------------------------------------------------------------ random circuits
+
+def symbolic_random(seed, form=None):
+    """One random circuit of ``tests/test_random_circuits.py`` with its first resistor symbolic, against the
+    linear path (itself held against ngspice and an exact MNA solution there); returns the worst error."""
+    from test_random_circuits import TSTOP, random_circuit, worst as peak_worst
+    d = random_circuit(seed)
+    te = np.linspace(0.0, TSTOP, 201)
+    ref = netdyn.simulate(d.network(), (0.0, TSTOP), t_eval=te, formulation=form)
+    k = next(i for i, it in enumerate(d.items) if it[0] == "R")
+    kind, name, a, b, value, wave = d.items[k]
+    d.items[k] = (kind, name, a, b, Rx, wave)
+    sol = netdyn.simulate(d.network(), (0.0, TSTOP), t_eval=te, formulation=form, params={Rx: value})
+    assert sol.method == "ida"
+
+    def waves(s):
+        out = {f"v({n})": s.voltage(n) for n in d.nodes if n != "0"}
+        out.update({f"i({it[1]})": s.current(it[1]) for it in d.items})
+        return out
+    r = waves(ref)
+    return peak_worst(waves(sol), r, list(r))
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_random_circuits_on_the_symbolic_path(seed):
+    assert symbolic_random(seed) < 1e-5

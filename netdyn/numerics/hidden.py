@@ -24,7 +24,7 @@ the rates that keep it there. :func:`consistent_start`
 >>> def F(t, y, yp, res):
 ...     res[0] = yp[0] + y[0] + y[1]
 ...     res[1] = y[0] - 2.0
->>> y, yp = consistent_start(F, 0.0, np.zeros(2), np.zeros(2), [1])
+>>> y, yp = consistent_start(F, 0.0, np.zeros(2), np.zeros(2), [1], impulses=True)
 >>> y.round(9).tolist(), (yp.round(9) + 0.0).tolist()    # x jumps to 2 and stays: m = -x
 ([2.0, -2.0], [0.0, 0.0])
 """
@@ -36,12 +36,13 @@ import scipy.linalg as sla
 __all__ = ["consistent_start", "hidden_combinations"]
 
 
-def _fd_jacobian(fun, z, r0):
+def _fd_jacobian(fun, z, r0, rel=1e-6):
     """Central differences: exact for the quadratic power rows, so a zero column stays zero to rounding
-    (forward differences leave ``h``-sized entries that hide a hidden constraint)."""
+    (forward differences leave ``h``-sized entries that hide a hidden constraint). The search for hidden
+    constraints takes ``rel = 1e-4`` (rounding far below the rank decision); Newton steps ``1e-6``."""
     J = np.empty((r0.size, z.size))
     for j in range(z.size):
-        h = 1e-4 * (1.0 + abs(z[j]))  # central: O(h²) error, exact on the quadratic rows
+        h = rel * (1.0 + abs(z[j]))
         zp, zm = z.copy(), z.copy()
         zp[j] += h
         zm[j] -= h
@@ -77,12 +78,14 @@ def hidden_combinations(Jz, Jd, rcond=1e-9):
     return W / rs[None, :]
 
 
-def consistent_start(residual, t0, y0, yp0, algebraic, tol=1e-11, max_iter=8):
+def consistent_start(residual, t0, y0, yp0, algebraic, tol=1e-11, max_iter=12, impulses=None):
     """Consistent ``(y, ẏ)`` at ``t0``: algebraic ``y`` and every rate solved, differential ``y`` held
     except for the impulse-consistent jump onto hidden constraints (see the module doc).
 
     Newton with finite-difference Jacobians (the unknowns enter linearly in most models, so one or two
-    iterations suffice).
+    iterations suffice). ``impulses``: ``None`` makes no jump (the state is held); ``True`` lets every
+    algebraic variable carry an impulse (multipliers that are currents: node fluxes); ``False`` none (they
+    are voltages: node potentials of branch charges — charge then moves only where no rate resists it).
     """
     N = y0.size
     alg = np.zeros(N, dtype=bool)
@@ -100,12 +103,12 @@ def consistent_start(residual, t0, y0, yp0, algebraic, tol=1e-11, max_iter=8):
     z = np.where(alg, y, yp)
     yd = y[~alg].copy()
     r = F(z, yd)
-    Jz = _fd_jacobian(lambda zz: F(zz, yd), z, r)
-    Jd = _fd_jacobian(lambda d: F(z, d), yd, r)
+    Jz = _fd_jacobian(lambda zz: F(zz, yd), z, r, 1e-4)
+    Jd = _fd_jacobian(lambda d: F(z, d), yd, r, 1e-4)
     F(z, yd)
     W = hidden_combinations(Jz, Jd)
-    if W.shape[0]:
-        yd = _jump(F, z, yd, W, Jz, alg, tol)
+    if W.shape[0] and impulses is not None:
+        yd = _jump(F, z, yd, W, Jz, alg, tol, impulsive=alg if impulses else np.zeros_like(alg))
     if W.shape[0]:  # the hidden constraints' derivatives W (∂F/∂y_D ẏ_D + ∂F/∂t): linear in the rates
         r = F(z, yd)
         WJd = W @ _fd_jacobian(lambda d: F(z, d), yd, r)
@@ -141,15 +144,23 @@ def consistent_start(residual, t0, y0, yp0, algebraic, tol=1e-11, max_iter=8):
     return y.copy(), yp.copy()
 
 
-def _jump(F, z, yd, W, Jz, alg, tol, max_iter=6):
-    """``y_D + Δ`` on the hidden constraints, ``Δ`` reachable by impulses of the algebraic variables."""
-    n_alg = int(alg.sum())
+def _jump(F, z, yd, W, Jz, alg, tol, max_iter=6, impulsive=None):
+    """``y_D + Δ`` on the hidden constraints, ``Δ`` reachable by impulses of the (``impulsive``) algebraic
+    variables."""
+    impulsive = alg if impulsive is None else impulsive
+    n_alg = int(impulsive.sum())
     # Jz's columns: algebraic y (impulses Λ) and the rates of the differential y (a jump Δ gives ẏ_D ∋ Δ δ(t))
-    Ja, Jp = Jz[:, alg], Jz[:, ~alg]
+    Ja, Jp = Jz[:, impulsive], Jz[:, ~alg]
+    # the size of the constraints' terms: a residual at rounding level of them is not a jump (a servo
+    # source's constraint met to 1e-9 by the completion of the initial values before)
+    r = F(z, yd)
+    Jd0 = _fd_jacobian(lambda d: F(z, d), yd, r)
+    terms = max(np.max(np.abs(Jd0) @ np.abs(yd), initial=0.0), np.max(np.abs(F(z, np.zeros_like(yd))), initial=0.0))
+    size = np.max(np.abs(W), axis=1, initial=0.0) * terms
     for _ in range(max_iter):
         r = F(z, yd)
         h = W @ r
-        if np.max(np.abs(h), initial=0.0) <= tol * (1.0 + np.max(np.abs(yd), initial=0.0)):
+        if np.all(np.abs(h) <= np.maximum(1e-7 * size, tol * (1.0 + np.max(np.abs(yd), initial=0.0)))):
             break
         Jd = _fd_jacobian(lambda d: F(z, d), yd, r)
         K = np.block([[Jp, Ja], [W @ Jd, np.zeros((W.shape[0], n_alg))]])

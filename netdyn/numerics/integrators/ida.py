@@ -47,6 +47,17 @@ class IDA(Integrator):
         self.se, self.sw = slice(n + nI + m1 + m2, N - 2), slice(N - 2, N)
         self.algebraic = list(range(n + nI, N - 2))
 
+    @property
+    def impulses(self):
+        """Which multipliers may jump the state onto a hidden constraint at t0 (see ``hidden.consistent_start``):
+        currents in node fluxes, none in charges (they are node potentials); no jump for models with
+        controlled sources' servo reactions or without formulation kinds (hand-typed models)."""
+        meta = self.cm.model.metadata
+        kinds = set((meta.get("kinds") or {}).values())
+        if not kinds or meta.get("flow_reactions"):  # servo (controlled-source) reactions: not impulses
+            return None
+        return kinds == {"across"}
+
     def flows(self, y, yp, Pq):
         """All flows from the state: inertial ones are states, the rest are q̇ (less the GGL term)."""
         cm = self.cm
@@ -101,7 +112,7 @@ class IDA(Integrator):
         # (sources given as constraints), which are out of the error test: their noise collapsed the steps
         at[self.sw] = work_atol(atol, n)  # joules: scaled to the run's energies by simulate's first pass
         te = ida_grid(t0, t1, t_eval)
-        y0, yp0 = consistent_start(residual, t0, y0, yp0, self.algebraic)
+        y0, yp0 = consistent_start(residual, t0, y0, yp0, self.algebraic, impulses=self.impulses)
         # BDF's global error runs ~10x its local tolerance: tighten so both integrators honour rtol alike
         solver = SundialsIDA(residual, rtol=rtol / 10, atol=at / 10, algebraic_idx=self.algebraic or None,
                              calc_initcond=None, max_num_steps=200000,
