@@ -320,10 +320,12 @@ def _flow_step(cm, t0, q, f, p, Cf, r, free, inertial):
     fluxes, a driver that starts at speed) they move as an impulse of the
     constraint forces would move them: ``M Δf + Cᵀ Λ = 0``, i.e. the change of
     least kinetic coenergy ``Δfᵀ M Δf`` — charge conserved at every node, as
-    on the linear path. Flows without inertia move at no cost. If that
-    fails, the minimum-norm correction.
+    on the linear path. Flows without inertia move at no cost. Done for
+    networks in node coordinates; elsewhere (and if that fails) the
+    minimum-norm correction.
     """
-    if (free & inertial).any():
+    kinds = set((cm.model.metadata.get("kinds") or {}).values())
+    if kinds == {"across"} and (free & inertial).any():  # networks in node coordinates (mechanisms: as before)
         M, _ = cm.dynamics(t0, q, f, p)
         Mf = np.asarray(M, dtype=float)[np.ix_(free, free)]
         k = Cf.shape[0]
