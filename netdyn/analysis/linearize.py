@@ -36,6 +36,7 @@ from scipy.optimize import least_squares
 from netdyn.lagrange.equations import internalize
 from netdyn.errors import ModelError, OperatingPointError, SingularSystemError
 from netdyn.analysis.linear import Descriptor, StateSpace
+from netdyn.analysis.slow import slow_subsystem
 from netdyn.numerics.compiled import compile_model
 from netdyn.symbols import t
 from netdyn.graph.network import Network
@@ -100,7 +101,9 @@ def with_inputs(system, inputs, formulation=None):
     if missing:
         raise ModelError(f"no source element {missing[0]!r} in the network; its sources are "
                          f"{[n for n, e in system.elements.items() if e.is_source]}")
-    return net.model(formulation=formulation), nominal
+    model = net.model(formulation=formulation)
+    model.metadata["input_functions"] = [sp.Symbol(name) for name in inputs]  # as the derivation names inputs
+    return model, nominal
 
 
 # ------------------------------------------------------------------------------------------ Jacobians
@@ -119,8 +122,11 @@ class _Jacobians:
             vel[j] += v * eq.f[i]
         vel = [v + pt for v, pt in zip(vel, eq.Phi_t)] + eq.flow_constraint_rows()
         V = sp.Matrix(vel) if vel else sp.zeros(0, 1)
-        self.args = [eq.q, eq.f, eq.a, self.nu, self.cm.parameters, eq.inputs, t]
-        u = list(eq.inputs)
+        # a named input that no equation contains (a source driving a dead end in loop charges) still counts:
+        # outputs (its own voltage) may depend on it
+        u = list(eq.inputs) + [f for f in model.metadata.get("input_functions", ()) if f not in set(eq.inputs)]
+        self.inputs = u
+        self.args = [eq.q, eq.f, eq.a, self.nu, self.cm.parameters, u, t]
         pieces = {"R": R, "R_q": R.jacobian(eq.q), "R_f": R.jacobian(eq.f), "R_a": R.jacobian(eq.a),
                   "R_nu": R.jacobian(self.nu) if self.nu else sp.zeros(eq.n, 0),
                   "R_u": R.jacobian(u) if u else sp.zeros(eq.n, 0),
@@ -170,7 +176,7 @@ def _vector(model, values, suffix=""):
 
 def _input_vector(jac, u_values, nominal):
     u_values = {**nominal, **{str(k): v for k, v in (u_values or {}).items()}}
-    names = [str(s) for s in jac.eq.inputs]
+    names = [str(s) for s in jac.inputs]
     missing = [n for n in names if n not in u_values]
     if missing:
         raise ModelError(f"no operating value for input(s) {missing}; pass u={{{missing[0]!r}: value}}")
@@ -180,13 +186,19 @@ def _input_vector(jac, u_values, nominal):
     return np.array([float(u_values[n]) for n in names]), {n: float(u_values[n]) for n in names}
 
 
+def _model_inputs(jac, udict):
+    """The input values the equations contain (a named input may enter outputs only)."""
+    known = {str(s) for s in jac.eq.inputs}
+    return {k: v for k, v in udict.items() if k in known}
+
+
 def _prepare(system, inputs, u, params, formulation=None):
     model, nominal = with_inputs(system, inputs, formulation)
     if hasattr(system, "derive"):
         nominal = {name: 0.0 for name in inputs}  # a model's listed inputs default to 0 at the operating point
     jac = _jacobians(model)
     uvec, udict = _input_vector(jac, u, nominal)
-    pv = jac.cm.parameter_vector({**(params or {}), **{k: v for k, v in udict.items()}}).vector
+    pv = jac.cm.parameter_vector({**(params or {}), **_model_inputs(jac, udict)}).vector
     return model, jac, uvec, udict, pv
 
 
@@ -273,6 +285,43 @@ class LinearModel(StateSpace):
     maps a deviation of (q, f) to x.
     """
 
+    #: ``[D1, D2, …]``: outputs that follow the inputs' derivatives, ``y = C x + D u + D1 u̇ + …`` (a capacitor's
+    #: current across a supply); empty for a proper system
+    D_derivatives = ()
+
+    def _derivative_terms(self, i, j):
+        return [float(Dk[i, j]) for Dk in self.D_derivatives]
+
+    def frequency_response(self, w, output=0, input=0):
+        """Complex ``G(jω)``, with ``Σ (jω)ᵏ D_k`` of the outputs that follow the inputs' derivatives."""
+        G = super().frequency_response(w, output, input)
+        i = self._index(self.outputs, "output", output)
+        j = self._index(self.inputs, "input", input)
+        s = 1j * np.asarray(w, dtype=float)
+        for k, d in enumerate(self._derivative_terms(i, j), start=1):
+            G = G + d * s**k
+        return G
+
+    def transfer_function(self, output=0, input=0):
+        """``scipy.signal.TransferFunction`` (improper where an output follows an input's derivative)."""
+        tf = super().transfer_function(output, input)
+        i = self._index(self.outputs, "output", output)
+        j = self._index(self.inputs, "input", input)
+        terms = self._derivative_terms(i, j)
+        if not any(terms):
+            return tf
+        from scipy import signal
+        num = np.polyadd(tf.num, np.polymul(tf.den, list(reversed(terms)) + [0.0]))
+        return signal.TransferFunction(np.trim_zeros(num, "f"), tf.den)
+
+    def simulate(self, t, u, x0=None):
+        """Outputs for inputs ``u`` (see :meth:`StateSpace.simulate`); not for outputs on input derivatives."""
+        if any(np.any(Dk) for Dk in self.D_derivatives):
+            bad = sorted({self.outputs[i] for Dk in self.D_derivatives for i in np.flatnonzero(np.any(Dk, axis=1))})
+            raise ModelError(f"outputs {bad} follow the inputs' derivatives (D_derivatives); a sampled input has "
+                             "none: simulate the network instead, or leave those outputs out")
+        return super().simulate(t, u, x0)
+
     def state(self, dq, df):
         """Minimal state of a deviation ``(δq, δf)`` from the operating point (independent coordinates)."""
         full = np.concatenate([np.asarray(dq, dtype=float)[self.independent_q],
@@ -328,7 +377,7 @@ def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, param
     model, jac, uvec, udict, pv = _prepare(system, inputs, u, params, formulation)
     eq, cm = jac.eq, jac.cm
     n = eq.n
-    p = cm.parameter_vector({**(params or {}), **udict})
+    p = cm.parameter_vector({**(params or {}), **_model_inputs(jac, udict)})
     q0, f0 = consistent_initial_conditions(cm, 0.0, q_op, f_op, p, guess=guess)
     labels = list(model.constraint_labels) + list(model.flow_constraint_labels)
     m1 = len(eq.phi)
@@ -365,11 +414,31 @@ def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, param
     B1 = Sq @ H
     E22 = Nf.T @ M @ Nf
     E21 = Nf.T @ M @ Gz
-    if ninp and np.max(np.abs(Nf.T @ M @ H), initial=0.0) > 1e-12 * (1 + np.max(np.abs(M))):
-        raise ModelError("an input drives an inertial flow directly (its derivative would enter the equations); "
-                         "use an effort input instead")
     A2 = np.hstack([-(Nf.T @ Rq @ Nq + Nf.T @ Rf @ Gz), -(Nf.T @ Rf @ Nf)])
     B2 = -(Nf.T @ Ru + Nf.T @ Rf @ H)
+    Ym, out_names, y0 = _outputs(model, jac, outputs, q0, f0, nu0, pv, uvec)
+    pieces = dict(M=M, Rq=Rq, Rf=Rf, Ru=Ru, C=C, Nq=Nq, Nf=Nf, Gz=Gz, H=H, ind_q=ind_q, ind_f=ind_f)
+    regular = _regular_reduction(model, nz, nw, ninp, A1, B1, E21, E22, A2, B2, pieces, Ym)
+    if regular is None:  # algebraic relations among the states, or inputs' derivatives: the slow subsystem
+        lin, nx_ = _slow_linearization(model, nz, nw, A1, B1, E21, E22, A2, B2, pieces, Ym, out_names,
+                                       [str(s) for s in jac.inputs])
+    else:
+        lin, nx_ = regular
+        lin = _finish_regular(model, lin, nz, ind_q, ind_f, Ym, out_names, [str(s) for s in jac.inputs])
+    lin.operating_point = OperatingPoint(model, q0, f0, udict, nu0)
+    lin.output_values = y0
+    lin.model = model
+    lin.descriptor = _descriptor(model, J, Ym, out_names, lin.inputs)
+    lin.descriptor.n_finite = nx_  # the descriptor keeps the ignorable directions (poles at 0)
+    return lin
+
+
+def _regular_reduction(model, nz, nw, ninp, A1, B1, E21, E22, A2, B2, pc, Ym):
+    """The minimal state space when every independent flow has inertia or is fixed by the others; else None."""
+    M, Rq, Rf, Ru, C, Nq, Nf, Gz, H = (pc[k] for k in ("M", "Rq", "Rf", "Ru", "C", "Nq", "Nf", "Gz", "H"))
+    ind_f = pc["ind_f"]
+    if ninp and np.max(np.abs(Nf.T @ M @ H), initial=0.0) > 1e-12 * (1 + np.max(np.abs(M))):
+        return None  # an input drives an inertial flow directly: its derivative enters
     A2 = A2 - E21 @ A1
     B2 = B2 - E21 @ B1
     # inertial (dynamic) and massless (algebraic) independent flows
@@ -379,8 +448,7 @@ def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, param
     dyn = np.array([k for k in range(nw) if k not in set(massless)], dtype=int)
     Edd = E22[np.ix_(dyn, dyn)]
     if dyn.size and np.linalg.matrix_rank(Edd) < dyn.size:
-        raise SingularSystemError("the mass matrix on the constraint manifold is singular but not structurally: "
-                                  "some flow combinations have no inertia; use the descriptor form")
+        return None  # some flow combinations have no inertia (series inductors in branch charges)
     nx_ = nz + dyn.size
     # s = [z; w] = Ts x + Us u
     Ts = np.zeros((nz + nw, nx_))
@@ -391,9 +459,7 @@ def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, param
         rows = A2[massless]
         Azz = rows[:, nz + massless]
         if np.linalg.matrix_rank(Azz) < massless.size:
-            names = [model.coordinate_names[ind_f[k]] for k in massless]
-            raise SingularSystemError(f"the flows of {names} have neither inertia nor dissipation that fixes them: "
-                                      "the system is of higher index there; add a resistance or damper")
+            return None  # a V–C loop or an I–L cut-set: the states are related algebraically
         others = [c for c in range(nz + nw) if c not in set(nz + massless)]
         sol_x = -np.linalg.solve(Azz, rows[:, others] @ Ts[others])
         sol_u = -np.linalg.solve(Azz, rows[:, others] @ Us[others] + B2[massless])
@@ -403,38 +469,124 @@ def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, param
     top = np.vstack([A1, Edd_inv @ A2[dyn]]) if dyn.size else A1
     Ass = top @ Ts
     Bss = top @ Us + np.vstack([B1, Edd_inv @ B2[dyn]] if dyn.size else [B1])
-    Pq = np.hstack([Nq, np.zeros((n, dyn.size))])
+    Pq = np.hstack([Nq, np.zeros((Nq.shape[0], dyn.size))])
     Pf = Nf @ Ts[nz:] + Gz @ Ts[:nz]
     Qf = Nf @ Us[nz:] + H
     Pa, Qa = Pf @ Ass, Pf @ Bss
-    # multiplier deviations: Cᵀ δν = -(M δa + Rq δq + Rf δf + Ru u)
-    if C.shape[0]:
-        pinv = np.linalg.pinv(C.T)
-        Pnu = -pinv @ (M @ Pa + Rq @ Pq + Rf @ Pf)
-        Qnu = -pinv @ (M @ Qa + Rf @ Qf + Ru)
-    else:
-        Pnu, Qnu = np.zeros((0, nx_)), np.zeros((0, ninp))
-    Ym, out_names, y0 = _outputs(model, jac, outputs, q0, f0, nu0, pv, uvec)
+    if np.any(np.abs(Ym["a"] @ Qf) > 0) and ninp:
+        return None  # an output depends on an acceleration that an input sets directly: on u'
+    Pnu, Qnu = _multipliers(M, Rq, Rf, Ru, C, Pa, Pq, Pf, Qa, Qf, nx_, ninp)
     Cy = Ym["q"] @ Pq + Ym["f"] @ Pf + Ym["a"] @ Pa + Ym["nu"] @ Pnu
     Dy = Ym["f"] @ Qf + Ym["a"] @ Qa + Ym["nu"] @ Qnu + Ym["u"]
-    if np.any(np.abs(Ym["a"] @ Qf) > 0) and ninp:
-        raise ModelError("an output depends on an acceleration that an input sets directly (it would need the "
-                         "input's derivative); choose another output")
     names = model.coordinate_names
-    states = [names[i] for i in ind_q] + [names[ind_f[k]] + "_dot" for k in dyn]
-    in_names = [str(s) for s in eq.inputs]
-    red, states = _reduction(Ass, Cy, nz, states)
-    Ass, Bss, Cy = red @ Ass @ red.T, red @ Bss, Cy @ red.T
-    Pq, Pf = Pq @ red.T, Pf @ red.T
-    lin = LinearModel(Ass, Bss, Cy, Dy, states=states, inputs=in_names, outputs=out_names)
-    lin.operating_point = OperatingPoint(model, q0, f0, udict, nu0)
-    lin.output_values = y0
-    lin.Pq, lin.Pf, lin.Qf = Pq, Pf, Qf
-    lin.independent_q, lin.independent_f_dynamic, lin.reduction = ind_q, ind_f[dyn], red
-    lin.model = model
-    lin.descriptor = _descriptor(model, J, Ym, out_names, in_names)
-    lin.descriptor.n_finite = nx_  # the descriptor keeps the ignorable directions (poles at 0)
+    states = [names[i] for i in pc["ind_q"]] + [names[ind_f[k]] + "_dot" for k in dyn]
+    return dict(A=Ass, B=Bss, C=Cy, D=Dy, states=states, Pq=Pq, Pf=Pf, Qf=Qf, dyn=dyn), nx_
+
+
+def _multipliers(M, Rq, Rf, Ru, C, Pa, Pq, Pf, Qa, Qf, nx_, ninp):
+    """Multiplier deviations: ``Cᵀ δν = −(M δa + Rq δq + Rf δf + Ru u)``."""
+    if C.shape[0]:
+        pinv = np.linalg.pinv(C.T)
+        return -pinv @ (M @ Pa + Rq @ Pq + Rf @ Pf), -pinv @ (M @ Qa + Rf @ Qf + Ru)
+    return np.zeros((0, nx_)), np.zeros((0, ninp))
+
+
+def _finish_regular(model, r, nz, ind_q, ind_f, Ym, out_names, in_names):
+    red, states = _reduction(r["A"], r["C"], nz, r["states"])
+    Ass, Bss, Cy = red @ r["A"] @ red.T, red @ r["B"], r["C"] @ red.T
+    lin = LinearModel(Ass, Bss, Cy, r["D"], states=states, inputs=in_names, outputs=out_names)
+    lin.Pq, lin.Pf, lin.Qf = r["Pq"] @ red.T, r["Pf"] @ red.T, r["Qf"]
+    lin.independent_q, lin.independent_f_dynamic, lin.reduction = ind_q, ind_f[r["dyn"]], red
     return lin
+
+
+def _slow_linearization(model, nz, nw, A1, B1, E21, E22, A2, B2, pc, Ym, out_names, in_names):
+    """The linearization of a higher-index point (V–C loops, I–L cut-sets) by the slow subsystem.
+
+    The first-order descriptor in ``s = [z; w]`` (independent positions and
+    flows) is ``ż = A1 s + B1 u``, ``E21 ż + E22 ẇ = A2 s + B2 u − Nfᵀ M H u̇``;
+    :func:`~netdyn.analysis.slow.slow_subsystem` gives its states and
+    ``s = Y x + Σ P_j u⁽ʲ⁾``. Outputs that follow an input's derivative (the
+    current of a capacitor across a supply) get ``D_derivatives``.
+    """
+    M, Rq, Rf, Ru, C, Nq, Nf, Gz, H = (pc[k] for k in ("M", "Rq", "Rf", "Ru", "C", "Nq", "Nf", "Gz", "H"))
+    ind_q, ind_f = pc["ind_q"], pc["ind_f"]
+    ns, ninp = nz + nw, B1.shape[1]
+    E = np.zeros((ns, ns))
+    E[:nz, :nz] = np.eye(nz)
+    E[nz:, :nz], E[nz:, nz:] = E21, E22
+    Bd = np.zeros((ns, ninp))
+    Bd[nz:] = -(Nf.T @ M @ H)
+    names = model.coordinate_names
+    labels = [f"the equation of {names[i]}" for i in ind_q] + [f"the equation of {names[ind_f[k]]}_dot"
+                                                                for k in range(nw)]
+    slow = slow_subsystem(E, np.vstack([A1, A2]), [np.vstack([B1, B2]), Bd], labels=labels)
+    nx_ = slow.F.shape[0]
+    Ys, Ps = slow.Y, slow.P
+    dY, dP = slow.derivative()
+    order = max(len(Ps), len(dP) + 1)
+    Ps = Ps + [np.zeros((ns, ninp))] * (order - len(Ps))
+    dP = dP + [np.zeros((ns, ninp))] * (order + 1 - len(dP))
+
+    # every quantity as (X, [U_0, U_1, ...]): X x + Σ U_j u^(j)
+    def lin_map(Lz, Lw, Yz, Yw, Pz, Pw):
+        return Lz @ Yz + Lw @ Yw, [Lz @ a + Lw @ b for a, b in zip(Pz, Pw)]
+
+    dq = (Nq @ Ys[:nz], [Nq @ p[:nz] for p in Ps])
+    df_x, df_u = lin_map(Gz, Nf, Ys[:nz], Ys[nz:], [p[:nz] for p in Ps], [p[nz:] for p in Ps])
+    df_u[0] = df_u[0] + H
+    da_x, da_u = lin_map(Gz, Nf, dY[:nz], dY[nz:], [p[:nz] for p in dP], [p[nz:] for p in dP])
+    da_u[1] = da_u[1] + H
+    k = len(da_u)
+    pad = lambda us: us + [np.zeros_like(us[0])] * (k - len(us))
+    dq_u, df_u = pad(dq[1]), pad(df_u)
+    ru = pad([Ru])
+    if C.shape[0]:
+        pinv = np.linalg.pinv(C.T)
+        nu_x = -pinv @ (M @ da_x + Rq @ dq[0] + Rf @ df_x)
+        nu_u = [-pinv @ (M @ a + Rq @ b + Rf @ c + d) for a, b, c, d in zip(da_u, dq_u, df_u, ru)]
+    else:
+        nu_x, nu_u = np.zeros((0, nx_)), [np.zeros((0, ninp))] * k
+    Cy = Ym["q"] @ dq[0] + Ym["f"] @ df_x + Ym["a"] @ da_x + Ym["nu"] @ nu_x
+    Dys = [Ym["q"] @ a + Ym["f"] @ b + Ym["a"] @ c + Ym["nu"] @ d for a, b, c, d in zip(dq_u, df_u, da_u, nu_u)]
+    Dys[0] = Dys[0] + Ym["u"]
+    scale = 1.0 + max(np.max(np.abs(D), initial=0.0) for D in Dys)
+    while len(Dys) > 1 and np.max(np.abs(Dys[-1]), initial=0.0) <= 1e-12 * scale:
+        Dys.pop()
+    snames = [names[i] for i in ind_q] + [names[ind_f[j]] + "_dot" for j in range(nw)]
+    shifted = [any(np.any(np.abs(p[i]) > 0) for p in Ps) for i in slow.selected]
+    states = [snames[i] + ("~" if sh else "") for i, sh in zip(slow.selected, shifted)]
+    keep = _relevant(slow.F, Cy)
+    F, G, Cy = keep @ slow.F @ keep.T, keep @ slow.G, Cy @ keep.T
+    if keep.shape[0] < nx_:
+        states = ([states[int(np.argmax(np.abs(r)))] for r in keep] if np.all(np.isclose(
+            np.max(np.abs(keep), axis=1), 1.0)) else [f"z{j + 1}" for j in range(keep.shape[0])])
+    lin = LinearModel(F, G, Cy, Dys[0], states=states, inputs=in_names, outputs=out_names)
+    lin.D_derivatives = Dys[1:]
+    lin.Pq, lin.Pf, lin.Qf = dq[0] @ keep.T, df_x @ keep.T, df_u[0]
+    sel = np.zeros((nx_, ns))
+    sel[np.arange(nx_), slow.selected] = 1.0
+    lin.independent_q, lin.independent_f_dynamic, lin.reduction = ind_q, ind_f, keep @ sel
+    return lin, nx_
+
+
+def _relevant(F, Cy):
+    """Rows of an orthonormal map onto the states that some equation or output depends on.
+
+    Directions ``v`` with ``F v = 0`` and ``Cy v = 0`` (loop charges that only
+    enter through their flows) are dropped; when they are single states, the
+    map is a selection.
+    """
+    n = F.shape[0]
+    cols = np.vstack([F, Cy])
+    scale = max(np.max(np.abs(cols), initial=0.0), 1e-300)
+    ign = sla.null_space(cols / scale, rcond=1e-11) if n else np.zeros((0, 0))
+    if ign.size == 0:
+        return np.eye(n)
+    if np.all(np.isclose(np.max(np.abs(ign), axis=0), 1.0, atol=1e-12)):
+        drop = {int(np.argmax(np.abs(ign[:, k]))) for k in range(ign.shape[1])}
+        return np.eye(n)[[k for k in range(n) if k not in drop]]
+    return sla.null_space(ign.T).T
 
 
 def _reduction(A, C, nz, names):
@@ -515,7 +667,7 @@ def _outputs(model, jac, outputs, q0, f0, nu0, pv, uvec):
     eq = jac.eq
     specs = [_output_expression(model, s) for s in (outputs or model.coordinate_names)]
     Y = sp.Matrix([e for _, e in specs])
-    u = list(eq.inputs)
+    u = list(jac.inputs)
     parts = [Y.jacobian(eq.q), Y.jacobian(eq.f), Y.jacobian(eq.a),
              Y.jacobian(jac.nu) if jac.nu else sp.zeros(len(specs), 0),
              Y.jacobian(u) if u else sp.zeros(len(specs), 0), Y]

@@ -294,7 +294,7 @@ def consistent_initial_conditions(cm, t0, q0=None, f0=None, p=None, guess=None, 
             f = f_start.copy()
             r = C @ f - rhs
             if free.any():
-                df, *_ = np.linalg.lstsq(C[:, free], -r, rcond=None)
+                df = _flow_step(cm, t0, q, f, p, C[:, free], r, free, inertial)
                 f[free] += df
             r = C @ f - rhs
             if not r.size or np.max(np.abs(r)) <= 1e-12 * (1.0 + np.max(np.abs(f)) + np.max(np.abs(rhs))):
@@ -313,6 +313,30 @@ def consistent_initial_conditions(cm, t0, q0=None, f0=None, p=None, guess=None, 
             free = ~f_given
             _check_independent(np.vstack([c.Phi_q, c.A])[:, free], G[:, free], fc.labels, "f0")
     return q, f
+
+
+def _flow_step(cm, t0, q, f, p, Cf, r, free, inertial):
+    """The correction of the free flows that meets ``Cf Δf = −r``.
+
+    Where inertial flows must move (a voltage source across a capacitor in node
+    fluxes, a driver that starts at speed) they move as an impulse of the
+    constraint forces would move them: ``M Δf + Cᵀ Λ = 0``, i.e. the change of
+    least kinetic coenergy ``Δfᵀ M Δf`` — charge conserved at every node, as
+    on the linear path. Flows without inertia move at no cost. Done for
+    networks in node coordinates; elsewhere (and if that fails) the
+    minimum-norm correction.
+    """
+    kinds = set((cm.model.metadata.get("kinds") or {}).values())
+    if kinds == {"across"} and (free & inertial).any():  # networks in node coordinates (mechanisms: as before)
+        M, _ = cm.dynamics(t0, q, f, p)
+        Mf = np.asarray(M, dtype=float)[np.ix_(free, free)]
+        k = Cf.shape[0]
+        K = np.block([[Mf, Cf.T], [Cf, np.zeros((k, k))]])
+        # flows without inertia among the free ones cost nothing: K may be singular, any solution will do
+        sol = np.linalg.lstsq(K, np.concatenate([np.zeros(Mf.shape[0]), -r]), rcond=None)[0][:Mf.shape[0]]
+        if np.all(np.isfinite(sol)) and np.allclose(Cf @ sol, -r, rtol=1e-9, atol=1e-12 * (1.0 + np.max(np.abs(r)))):
+            return sol
+    return np.linalg.lstsq(Cf, -r, rcond=None)[0]
 
 
 def _check_independent(C, G, labels, what):

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from netdyn.errors import IntegrationError
+from netdyn.numerics.hidden import consistent_start  # hidden constraints (V–C loops): jump, then rates
 from netdyn.numerics.integrators.base import Integrator, split_atol, work_atol
 from netdyn.numerics.trajectory import Trajectory
 
@@ -45,6 +46,17 @@ class IDA(Integrator):
         self.sl, self.sm = slice(n + nI, n + nI + m1), slice(n + nI + m1, n + nI + m1 + m2)
         self.se, self.sw = slice(n + nI + m1 + m2, N - 2), slice(N - 2, N)
         self.algebraic = list(range(n + nI, N - 2))
+
+    @property
+    def impulses(self):
+        """Which multipliers may jump the state onto a hidden constraint at t0 (see ``hidden.consistent_start``):
+        currents in node fluxes, none in charges (they are node potentials); no jump for models with
+        controlled sources' servo reactions or without formulation kinds (hand-typed models)."""
+        meta = self.cm.model.metadata
+        kinds = set((meta.get("kinds") or {}).values())
+        if not kinds or meta.get("flow_reactions"):  # servo (controlled-source) reactions: not impulses
+            return None
+        return kinds == {"across"}
 
     def flows(self, y, yp, Pq):
         """All flows from the state: inertial ones are states, the rest are q̇ (less the GGL term)."""
@@ -100,7 +112,7 @@ class IDA(Integrator):
         # (sources given as constraints), which are out of the error test: their noise collapsed the steps
         at[self.sw] = work_atol(atol, n)  # joules: scaled to the run's energies by simulate's first pass
         te = ida_grid(t0, t1, t_eval)
-        y0, yp0 = consistent_start(residual, t0, y0, yp0, self.algebraic)
+        y0, yp0 = consistent_start(residual, t0, y0, yp0, self.algebraic, impulses=self.impulses)
         # BDF's global error runs ~10x its local tolerance: tighten so both integrators honour rtol alike
         solver = SundialsIDA(residual, rtol=rtol / 10, atol=at / 10, algebraic_idx=self.algebraic or None,
                              calc_initcond=None, max_num_steps=200000,
@@ -135,42 +147,6 @@ def solve_or_explain(solver, te, y0, yp0, t0, t1):
         raise IntegrationError(f"IDA failed at t = {tt:.6g}: {out.message}; the system may be "
                                "singular there (check the structure) or need looser tolerances")
     return out
-
-
-def consistent_start(residual, t0, y0, yp0, algebraic, tol=1e-11, max_iter=8):
-    """Solve F(t0, y, yp) = 0 for the algebraic y and the derivatives of the differential y.
-
-    Newton with a finite-difference Jacobian (the unknowns enter linearly in most
-    models, so one or two iterations suffice); the differential y are held.
-    """
-    N = y0.size
-    alg = np.zeros(N, dtype=bool)
-    alg[list(algebraic)] = True
-    y, yp = y0.copy(), yp0.copy()
-    res = np.zeros(N)
-
-    def F(z):
-        y[alg], yp[~alg] = z[alg], z[~alg]
-        residual(t0, y, yp, res)
-        return res.copy()
-
-    z = np.where(alg, y, yp)
-    r = F(z)
-    for _ in range(max_iter):
-        if not np.any(r):
-            break
-        J = np.empty((N, N))
-        for j in range(N):
-            h = 1e-7 * (1.0 + abs(z[j]))
-            zj = z.copy()
-            zj[j] += h
-            J[:, j] = (F(zj) - r) / h
-        dz = np.linalg.lstsq(J, -r, rcond=None)[0]
-        z = z + dz
-        r = F(z)
-        if np.max(np.abs(dz)) <= tol * (1.0 + np.max(np.abs(z))):
-            break
-    return y.copy(), yp.copy()  # F(z) was last called at the final z, so y and yp hold it
 
 
 def algebraic_at_output(cm, p, tt, q, f, acc, rest, iterations=2):
