@@ -452,7 +452,7 @@ class _CtrlC:
             raise KeyboardInterrupt
 
 
-@pytest.mark.parametrize("system", ["oscillator", "rc-linear"])
+@pytest.mark.parametrize("system", ["oscillator", "rc-linear", "rc-ida-sparse", "rc-ida-dense"])
 def test_ctrl_c_returns_a_partial_solution_with_a_status(system):
     if system == "oscillator":
         x, = netdyn.coordinates("x,")
@@ -460,7 +460,8 @@ def test_ctrl_c_returns_a_partial_solution_with_a_status(system):
         kwargs = dict(q0={"x": 1.0})
     else:
         model = _rc(None)
-        kwargs = {}
+        kwargs = {"rc-linear": {}, "rc-ida-sparse": dict(method="ida"),  # loop charges: no constraints
+                  "rc-ida-dense": dict(method="ida", formulation="branch")}[system]  # KCL constraints
     stop = _CtrlC(at=0.4 if system == "oscillator" else 0.4e-3)
     t1 = 1.0 if system == "oscillator" else 1e-3
     sol = netdyn.simulate(model, (0.0, t1), t_eval=np.linspace(0, t1, 101), progress=stop, **kwargs)
@@ -470,6 +471,39 @@ def test_ctrl_c_returns_a_partial_solution_with_a_status(system):
         assert np.allclose(sol["x"], np.cos(sol.t), atol=1e-6)  # what was computed is right
     else:
         assert np.allclose(sol.voltage("out"), 1 - np.exp(-sol.t / 1e-3), atol=1e-5)
+    if system.startswith("rc-ida"):
+        assert sol.method == "ida" and sol.power_balance()["relative"] < 1e-5
+
+
+def test_a_real_sigint_during_ida_returns_what_was_computed():
+    """SIGINT delivered by the OS while SUNDIALS integrates (the residual is Python, so Python's handler
+    raises KeyboardInterrupt inside the call into IDA): the stops reached come back with status -2."""
+    import signal
+    import time
+
+    net = netdyn.Network("long rc")
+    net.add(VoltageSource("V1", "in", "0", sp.sin(2 * sp.pi * 100 * netdyn.t)), Resistor("R1", "in", "out", 1e3),
+            Capacitor("C1", "out", "0", 1e-6))
+    armed = []
+
+    def progress(tt):  # the first report arms a timer that sends SIGINT 0.5 s later, mid-integration
+        if not armed:
+            armed.append(time.perf_counter())
+            signal.setitimer(signal.ITIMER_REAL, 0.5)
+
+    previous = signal.signal(signal.SIGALRM, lambda *args: os.kill(os.getpid(), signal.SIGINT))
+    try:
+        sol = netdyn.simulate(net, (0, 1000.0), method="ida", t_eval=np.linspace(0, 1000.0, 100001),
+                              atol=1e-12, progress=progress)  # (a given atol: no first pass)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert time.perf_counter() - armed[0] < 30
+    assert sol.status == -2 and "Interrupted" in sol.message and 0 < sol.t[-1] < 1000.0
+    tau, w = 1e-3, 2 * np.pi * 100  # the steady state of a sine into an RC (the transient is gone after 10 ms)
+    late = sol.t > 0.02
+    steady = (np.sin(w * sol.t) - w * tau * np.cos(w * sol.t)) / (1 + (w * tau) ** 2)
+    assert late.sum() >= 1 and np.allclose(sol.voltage("out")[late], steady[late], atol=1e-5)
 
 
 def test_ill_conditioned_values_are_named_when_the_integration_fails():
@@ -503,7 +537,10 @@ def test_an_unnamed_sundials_flag_is_an_integration_error(monkeypatch):
         def __init__(self, *args, **kwargs):
             pass
 
-        def solve(self, *args):
+        def init_step(self, *args):
+            pass
+
+        def step(self, *args, **kwargs):
             raise KeyError(-60)
 
     monkeypatch.setattr(sksundae.ida, "IDA", Flag60)
