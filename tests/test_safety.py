@@ -546,3 +546,21 @@ def test_an_unnamed_sundials_flag_is_an_integration_error(monkeypatch):
     monkeypatch.setattr(sksundae.ida, "IDA", Flag60)
     with pytest.raises(netdyn.errors.IntegrationError, match="return flag -60"):
         netdyn.simulate(_rc(None), (0, 1e-3), method="ida")
+
+
+# ------------------------------------------------------------------ prescribed motions given as text
+
+@pytest.mark.parametrize("method", ["auto", "least-squares"])
+def test_driver_motions_as_text_are_parsed_never_evaluated(marker, method):
+    from netdyn.components.planar import Revolute, RigidBody
+    net = netdyn.Network("crank")
+    net.add(RigidBody("crank", 1.0, 0.1), Revolute("O", "ground", (0, 0), "crank", (-0.5, 0)))
+    times = np.linspace(0, 1, 5)
+    for attack in (payload(marker), payload_no_dunder(marker), "t.__class__", "(lambda: 1)()"):
+        with pytest.raises(ParseError, match="driver O"):
+            netdyn.inverse_dynamics(net, {"O": attack}, times, method=method)
+        with pytest.raises(ParseError, match="driver O"):
+            netdyn.kinematics(net, {"O": attack}, times)
+    # text that is an expression of t is the same motion as the sympy expression (I θ'' = 0.1·4 + m r²·4)
+    as_text = netdyn.inverse_dynamics(net, {"O": "2*t**2"}, times, method=method)
+    assert np.allclose(as_text.efforts["O"], (0.1 + 1.0 * 0.5**2) * 4.0, rtol=1e-9)
