@@ -101,6 +101,8 @@ def exact_rates(dae, T, Y, rates):
     algebraic components filled, second derivatives of every component)``.
     """
     S, diff = index_one_matrix(dae.E, dae.J)
+    if S.shape[0] == 0:  # no unknowns at all (one resistor in loop charges): nothing moves
+        return rates.copy(), np.zeros_like(rates)
     lu = factor(S)
     Jd = sps.csc_array(dae.J)[:, np.flatnonzero(diff)]
     nd = int(diff.sum())

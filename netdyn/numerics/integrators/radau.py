@@ -206,7 +206,8 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
         # a floor of 1e-9 of the largest magnitude: components held at zero by a constraint (a dead-end branch)
         # carry the factorization's roundoff, which no step size removes; a system at rest (scale 0) keeps an
         # absolute 1e-12 (a relative floor would underflow to atol = 0)
-        floor = float(scale.max()) * 1e-9 if scale.max() > 0 else 1e-12 / (rtol * 1e-2)
+        top = float(scale.max(initial=0.0))  # (no rows: a network without unknowns, e.g. one resistor in loops)
+        floor = top * 1e-9 if top > 0 else 1e-12 / (rtol * 1e-2)
         atol = np.maximum(scale, floor) * rtol * 1e-2
     t_out = np.asarray(t_out, dtype=float)
     if t_out.ndim != 1 or t_out.size < 1 or np.any(np.diff(t_out) <= 0):
