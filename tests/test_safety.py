@@ -564,3 +564,86 @@ def test_driver_motions_as_text_are_parsed_never_evaluated(marker, method):
     # text that is an expression of t is the same motion as the sympy expression (I θ'' = 0.1·4 + m r²·4)
     as_text = netdyn.inverse_dynamics(net, {"O": "2*t**2"}, times, method=method)
     assert np.allclose(as_text.efforts["O"], (0.1 + 1.0 * 0.5**2) * 4.0, rtol=1e-9)
+
+
+# ------------------------------------------------------------------ mechanisms that cannot close or cannot move
+
+def _pin_chain(name, links, ground_gap):
+    """Bodies of the given lengths pinned end to end from the origin, the last pinned to ground at
+    (``ground_gap``, 0): a four-bar for three links, a locked triangle for two."""
+    from netdyn.components.planar import Gravity, Revolute, RigidBody
+    net = netdyn.Network(name)
+    net.add(Gravity())
+    prev, at = "ground", (0.0, 0.0)
+    for k, length in enumerate(links):
+        body = f"b{k + 1}"
+        net.add(RigidBody(body, 1.0, length ** 2 / 12), Revolute(f"J{k + 1}", prev, at, body, (-length / 2, 0)))
+        prev, at = body, (length / 2, 0)
+    net.add(Revolute(f"J{len(links) + 1}", prev, at, "ground", (ground_gap, 0.0)))
+    return net
+
+
+def test_a_loop_that_cannot_close_is_named_with_its_residual():
+    from netdyn.errors import LoopClosureError
+    net = _pin_chain("short four-bar", [0.1, 0.1, 0.1], 2.0)  # three links of 0.1 cannot span 2
+    with pytest.raises(LoopClosureError) as info:
+        netdyn.simulate(net, (0, 0.1))
+    text = str(info.value)
+    assert "loop ground -J1- b1 -J2- b2 -J3- b3 -J4- ground does not close (residual" in text
+    assert "the longest (ground, 2) exceeds the sum of the others (0.3)" in text
+    assert isinstance(info.value, netdyn.errors.InitialConditionError)  # what callers caught before
+    # the same links with a ground gap they can span assemble and run
+    sol = netdyn.simulate(_pin_chain("four-bar", [0.1, 0.1, 0.1], 0.2), (0, 0.1), guess={"theta_b1": 1.0,
+                                                                                      "theta_b3": -1.0})
+    assert sol.status == 0 and max(sol.constraint_residual().values()) < 1e-9
+
+
+def test_a_locked_mechanism_is_refused_before_integrating_and_its_statics_still_work():
+    from netdyn.errors import LockedMechanismError
+    net = _pin_chain("triangle", [1.0, 1.0], 1.0)  # two bars and ground: a rigid triangle, Grübler 0
+    guess = {"theta_b1": 1.0, "theta_b2": -1.0}
+    calls = []
+    with pytest.raises(LockedMechanismError) as info:
+        netdyn.simulate(net, (0, 0.1), guess=guess, progress=calls.append)
+    assert not calls  # refused before any integration
+    assert "bodies: b1, b2; joints: J1, J2, J3; Grübler count 0" in str(info.value)
+    assert isinstance(info.value, netdyn.errors.SingularSystemError)
+    # statics of the same structure is legitimate: the pins at ground carry the two bars' weight
+    res = netdyn.inverse_dynamics(net, {}, np.array([0.0]), guess=guess)
+    total = res.reaction("J1")[1, 0] - res.reaction("J3")[1, 0]  # J3 acts on ground (its second body)
+    assert abs(total - 2 * 9.81) < 1e-9 and abs(res.reaction("J1")[1, 0] - 9.81) < 1e-9  # symmetric
+    # a locked structure that will not even assemble: its loop, and that it would be locked anyway
+    with pytest.raises(netdyn.errors.LoopClosureError,
+                       match="loop ground -J1- b1 -J2- b2 -J3- ground does not close.*Grübler count 0, so even"):
+        netdyn.simulate(_pin_chain("far triangle", [1.0, 1.0], 3.0), (0, 0.1))
+
+
+def test_redundant_or_driven_zero_dof_mechanisms_still_run():
+    """Grübler 0 is not always locked: a parallelogram with a fifth parallel link moves (its extra
+    constraints are redundant), and a mechanism whose driver prescribes the motion has 0 DOF by design."""
+    from netdyn.components.planar import Driver, Gravity, Revolute, RigidBody
+
+    def parallelogram(fifth):
+        net = netdyn.Network("parallelogram")
+        net.add(Gravity(), RigidBody("crank", 1, 0.1), RigidBody("coupler", 1, 0.1), RigidBody("rocker", 1, 0.1),
+                Revolute("O", "ground", (0, 0), "crank", (-0.5, 0)),
+                Revolute("A", "crank", (0.5, 0), "coupler", (-1, 0)),
+                Revolute("B", "coupler", (1, 0), "rocker", (0.5, 0)),
+                Revolute("D", "ground", (2, 0), "rocker", (-0.5, 0)))
+        if fifth:
+            net.add(RigidBody("fifth", 1, 0.1), Revolute("E", "ground", (1, 0), "fifth", (-0.5, 0)),
+                    Revolute("F", "coupler", (0, 0), "fifth", (0.5, 0)))
+        return net
+
+    guess = {"theta_crank": 1.0, "theta_rocker": 1.0, "theta_coupler": 0.0}
+    five = parallelogram(True)
+    assert five.model().metadata["planar"]["gruebler"] == 0
+    sol = netdyn.simulate(five, (0, 0.5), guess=dict(guess, theta_fifth=1.0), q0={"O": 1.0})
+    four = netdyn.simulate(parallelogram(False), (0, 0.5), guess=guess, q0={"O": 1.0})
+    assert sol.status == 0 and sol["theta_crank"][-1] < 1.0  # it falls
+    assert np.allclose(sol["theta_crank"], sol["theta_fifth"], atol=1e-8)  # the fifth link stays parallel
+    driven = parallelogram(False)
+    driven.add(Driver("drive", "O", 1.0 + 2 * netdyn.t))
+    sol = netdyn.simulate(driven, (0, 0.5), guess=guess)
+    assert sol.status == 0 and np.allclose(sol["theta_crank"], 1.0 + 2 * sol.t, atol=1e-8)
+    assert four.status == 0
