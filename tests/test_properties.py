@@ -137,6 +137,7 @@ CARD = st.lists(st.sampled_from(CARD_WORDS), min_size=1, max_size=8).map(" ".joi
 
 @settings(max_examples=150, **SETTINGS)
 @given(cards=st.lists(CARD, max_size=10), raw=st.text(max_size=60))
+@example(cards=[","], raw="")  # found by a long run: a line of separators only (was IndexError)
 def test_random_netlist_text_reads_or_is_a_parse_error(cards, raw):
     for text in ("title\n" + "\n".join(cards) + "\n", "title\n" + raw + "\n", "t\n" + raw):
         if "\n" not in text.strip("\r\n"):
