@@ -647,3 +647,18 @@ def test_redundant_or_driven_zero_dof_mechanisms_still_run():
     sol = netdyn.simulate(driven, (0, 0.5), guess=guess)
     assert sol.status == 0 and np.allclose(sol["theta_crank"], 1.0 + 2 * sol.t, atol=1e-8)
     assert four.status == 0
+
+
+def test_a_long_sine_run_on_the_default_path_is_right_to_the_end():
+    """10² periods of a 100 Hz sine into an RC (the issue's 10⁵-period run, shortened): the steady state
+    at every output time, the energy balance closed."""
+    net = netdyn.Network("long rc")
+    net.add(VoltageSource("V1", "in", "0", sp.sin(2 * sp.pi * 100 * netdyn.t)), Resistor("R1", "in", "out", 1e3),
+            Capacitor("C1", "out", "0", 1e-6))
+    sol = netdyn.simulate(net, (0, 1.0))
+    tau, w = 1e-3, 2 * np.pi * 100
+    late = sol.t > 0.02
+    steady = (np.sin(w * sol.t) - w * tau * np.cos(w * sol.t)) / (1 + (w * tau) ** 2)
+    assert sol.method == "linear" and sol.status == 0
+    assert np.max(np.abs(sol.voltage("out")[late] - steady[late])) < 1e-7
+    assert sol.power_balance()["relative"] < 1e-6

@@ -42,6 +42,18 @@ if _LAM[1].imag < 0:
     _LAM[[1, 2]], _T[:, [1, 2]] = _LAM[[2, 1]], _T[:, [2, 1]]
 _TI = np.linalg.inv(_T)
 _ERR_T0, _ERR_T1 = float(_ERR @ _T[:, 0].real), complex(_ERR @ _T[:, 1])
+_Z1, _Z2 = _T[:, 0].real, _T[:, 1]  # stage increments Z_i from the transformed solutions w1, w2
+_ZD1, _ZD2 = (_T[:, 0] * _LAM[0]).real, _T[:, 1] * _LAM[1]  # and their derivatives (times h)
+
+
+#: below this many unknowns the per-step products use dense arrays: a scipy.sparse product of a small
+#: matrix costs ~10 µs of Python overhead, a dense one ~1 µs (a long run takes millions of steps)
+DENSE_BELOW = 200
+
+
+def fast(M):
+    """``M`` as a dense array when it is small (see :data:`DENSE_BELOW`), else unchanged."""
+    return M.toarray() if sps.issparse(M) and max(M.shape) < DENSE_BELOW else M
 
 
 @dataclass
@@ -69,9 +81,16 @@ class LinearDAE:
             return np.zeros((0, tt.size))
         return np.vstack([np.broadcast_to(np.asarray(fn(tt), dtype=float), tt.shape) for fn in self.inputs])
 
+    @property
+    def G_fast(self):
+        """:attr:`G` for products in the step loop (dense when small)."""
+        if getattr(self, "_G_fast", None) is None or self._G_fast_of is not self.G:
+            self._G_fast, self._G_fast_of = fast(self.G), self.G
+        return self._G_fast
+
     def forcing(self, tt):
         """``G u(t)`` for an array of times (one column each)."""
-        return self.G @ self.u(tt)
+        return self.G_fast @ self.u(tt)
 
     def inputs_after(self, t, eps):
         """The inputs at ``t`` (a column), those that jump at corners (:attr:`jumps`) at ``t + eps``."""
@@ -93,12 +112,12 @@ class LinearDAE:
             near |= np.abs(self.corners[np.clip(np.searchsorted(self.corners, tt[[0, 3]]) - 1, 0,
                                                 len(self.corners) - 1)] - tt[[0, 3]]) <= 1e-6 * h
             if not near.any():
-                return self.G @ u
+                return self.G_fast @ u
             u = u.copy()
             tt[[0, 3]] = np.where(near, (t0 + h * _INSIDE)[[0, 3]], tt[[0, 3]])
             for j in self.jumps:
                 u[j] = np.broadcast_to(np.asarray(self.inputs[j](tt), dtype=float), tt.shape)
-        return self.G @ u
+        return self.G_fast @ u
 
 
 def consistent_rates(dae):
@@ -146,7 +165,7 @@ class _Stepper:
     def __init__(self, dae, h):
         E, J = dae.E.tocsc(), dae.J.tocsc()
         self.h = h
-        self.E, self.J = dae.E, dae.J
+        self.E, self.J = fast(dae.E), fast(dae.J)
         try:
             self.lu_real = spla.splu((_LAM[0].real / h * E - J).tocsc())
             self.lu_complex = spla.splu((_LAM[1] / h * E.astype(complex) - J.astype(complex)).tocsc())
@@ -173,9 +192,8 @@ class _Stepper:
         ``Ẏ = (A⁻¹ ⊗ I) Z / h`` is the derivative of the collocation polynomial at the stages, where the
         DAE holds exactly."""
         w1, w2 = self.last
-        Z = np.column_stack([_T[i, 0].real * w1 + 2 * (_T[i, 1] * w2).real for i in range(3)])
-        Zd = np.column_stack([(_T[i, 0] * _LAM[0]).real * w1 + 2 * (_T[i, 1] * _LAM[1] * w2).real
-                              for i in range(3)]) / self.h
+        Z = np.outer(w1, _Z1) + 2 * (np.outer(w2.real, _Z2.real) - np.outer(w2.imag, _Z2.imag))
+        Zd = (np.outer(w1, _ZD1) + 2 * (np.outer(w2.real, _ZD2.real) - np.outer(w2.imag, _ZD2.imag))) / self.h
         return y0[:, None] + Z, Zd
 
 
@@ -222,6 +240,7 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
         work = np.zeros((0, t_out.size))
         acc = None
     steppers = {}
+    J_fast = fast(dae.J)
     level = 0
     accepted = 0
     k = 0
@@ -240,7 +259,7 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
                     st = steppers[key] = _Stepper(dae, h)
                 tt = t0 + done * h
                 g = dae.step_forcing(tt, h)
-                f0 = dae.J @ y + g[:, 0]
+                f0 = J_fast @ y + g[:, 0]
                 y1, err = st.step(y, f0, g[:, 0], g[:, 1:])
                 e = 0.0
                 if control and rows.size:
