@@ -186,6 +186,18 @@ class _Stepper:
         self.last = (w1, w2)
         return y0 + z3, err
 
+    def maps(self):
+        """Dense ``(Ar, Ac, Φ)``: the inverses of the two stage matrices and the step map ``y1 = Φ y0 + ...``
+        (small systems only: :func:`_batch`)."""
+        if getattr(self, "_maps", None) is None:
+            E, J = np.asarray(self.E, dtype=float), np.asarray(self.J, dtype=float)
+            Ar = np.linalg.inv(_LAM[0].real / self.h * E - J)
+            Ac = np.linalg.inv(_LAM[1] / self.h * E - J)
+            Phi = np.eye(J.shape[0]) + _T[2, 0].real * _TI[0].sum().real * (Ar @ J) \
+                + 2 * (_T[2, 1] * _TI[1].sum() * (Ac @ J)).real
+            self._maps = (Ar, Ac, Phi, J, E)
+        return self._maps
+
     def stages(self, y0):
         """Stage values ``Y_i`` and stage derivatives ``Ẏ_i`` (columns) of the last step taken from ``y0``.
 
@@ -195,6 +207,55 @@ class _Stepper:
         Z = np.outer(w1, _Z1) + 2 * (np.outer(w2.real, _Z2.real) - np.outer(w2.imag, _Z2.imag))
         Zd = (np.outer(w1, _ZD1) + 2 * (np.outer(w2.real, _ZD2.real) - np.outer(w2.imag, _ZD2.imag))) / self.h
         return y0[:, None] + Z, Zd
+
+
+#: systems up to this size integrate a whole run of equal steps at once (:func:`_batch`)
+BATCH_BELOW = 33
+
+
+def _batch(st, dae, y, t0, h, S, rows, atol, rtol, power):
+    """``S`` equal Radau steps from ``y`` at ``t0`` at once, for a small system without jumping inputs.
+
+    For a linear DAE a step is an affine map ``y₁ = Φ y₀ + c(u at the step's times)``: the inputs at
+    every step's times in one call, the ``c`` in one product, the recursion by a doubling scan (log₂ S
+    dense products), then the error estimates and the stage values (for the power) of all steps in
+    products again. Returns ``(m, y, e, work)``: the steps accepted before the first whose error test
+    fails (``m < S`` then), the state after them, their error norms and the work integrated over them.
+    """
+    Ar, Ac, Phi, J, E = st.maps()
+    N = y.size
+    times = t0 + h * (np.arange(S)[:, None] + np.concatenate([[0.0], _C])[None, :])  # (S, 4)
+    u = dae.u(times.ravel())
+    g = (dae.G_fast @ u).reshape(N, S, 4)
+    g0, gs = g[:, :, 0], g[:, :, 1:]
+    gT0, gT1 = gs @ _TI[0].real, gs @ _TI[1].real + 1j * (gs @ _TI[1].imag)
+    C = _T[2, 0].real * (Ar @ gT0) + 2 * (_T[2, 1] * (Ac @ gT1)).real
+    C[:, 0] += Phi @ y
+    P, shift = Phi, 1
+    while shift < S:  # C[:, j] becomes y after step j: Σ_{i ≤ j} Φ^{j−i} c_i (y folded into c_0)
+        C[:, shift:] = C[:, shift:] + P @ C[:, :-shift]
+        P, shift = P @ P, 2 * shift
+    Yprev = np.concatenate([y[:, None], C[:, :-1]], axis=1)
+    JY = J @ Yprev
+    w1 = Ar @ (_TI[0].sum().real * JY + gT0)
+    w2 = Ac @ (_TI[1].sum() * JY + gT1)
+    ze = _ERR_T0 * w1 + 2 * (_ERR_T1 * w2).real
+    err = Ar @ (JY + g0 + E @ ze / h)
+    e = np.zeros(S)
+    if np.isfinite(rtol) and rows.size:
+        sc = np.reshape(atol, (-1, 1)) + rtol * np.maximum(np.abs(Yprev[rows]), np.abs(C[rows]))
+        e = np.sqrt(np.mean((err[rows] / sc) ** 2, axis=0))
+    bad = ~np.isfinite(e) | (e > 1.0)
+    m = int(np.argmax(bad)) if bad.any() else S
+    work = None
+    if power is not None and m:
+        Z = w1[:, :m, None] * _Z1 + 2 * (w2[:, :m, None] * _Z2).real  # (N, m, 3) stage increments
+        Zd = (w1[:, :m, None] * _ZD1 + 2 * (w2[:, :m, None] * _ZD2).real) / h
+        Ys = (Yprev[:, :m, None] + Z).reshape(N, 3 * m)
+        Pw = np.atleast_2d(power(times[:m, 1:].ravel(), Ys, Zd.reshape(N, 3 * m),
+                                 u.reshape(u.shape[0], S, 4)[:, :m, 1:].reshape(u.shape[0], 3 * m)))
+        work = h * (Pw.reshape(Pw.shape[0], m, 3) @ _A[2]).sum(axis=1)
+    return m, (C[:, m - 1].copy() if m else y), e[:m], work
 
 
 def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, progress=None, stats=None,
@@ -241,6 +302,7 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
         acc = None
     steppers = {}
     J_fast = fast(dae.J)
+    batch = dae.size < BATCH_BELOW and restart is None and (dae.jumps is None or not len(dae.jumps))
     level = 0
     accepted = 0
     k = 0
@@ -258,6 +320,23 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
                 if st is None:
                     st = steppers[key] = _Stepper(dae, h)
                 tt = t0 + done * h
+                if batch and (base << level) - done >= 8:  # many equal steps of a small system: at once
+                    S = min((base << level) - done, 4096)
+                    m, y, es, w = _batch(st, dae, y, tt, h, S, rows, atol, rtol, power)
+                    done += m
+                    accepted += m
+                    if w is not None:
+                        acc = w if acc is None else acc + w
+                    if m < S:  # the first failing step: halve from there
+                        level += 1
+                        done *= 2
+                        if level > max_level:
+                            raise IntegrationError(f"step size too small near t = {tt + m * h:.6g}: the error "
+                                                   "test keeps failing")
+                    elif level and es.size and es.max() < 0.02 and done % 2 == 0:  # comfortably accurate
+                        level -= 1
+                        done //= 2
+                    continue
                 g = dae.step_forcing(tt, h)
                 f0 = J_fast @ y + g[:, 0]
                 y1, err = st.step(y, f0, g[:, 0], g[:, 1:])
