@@ -71,6 +71,16 @@ class SingularSystemError(NetdynError):
     """A singular configuration or a redundant constraint stopped the solve."""
 
 
+class LoopClosureError(InitialConditionError):
+    """A closed loop of a mechanism cannot be assembled; the message names its joints and bodies, the
+    residual, and (for a loop of pins) the side lengths that make it impossible."""
+
+
+class LockedMechanismError(SingularSystemError):
+    """A mechanism without a degree of freedom (its constraints fix every coordinate and none moves with
+    time) was given to an integrator; the message names its bodies, joints and Grübler count."""
+
+
 class IntegrationError(NetdynError):
     """The integrator failed (step size underflow, convergence failure)."""
 

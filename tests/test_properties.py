@@ -13,7 +13,7 @@ import signal
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import netdyn
@@ -109,6 +109,7 @@ ELEMENTS = st.sampled_from(["R", "L", "C", "V", "I"])
 @given(edges=st.lists(st.tuples(ELEMENTS, st.integers(0, 4), st.integers(0, 4),
                                 st.floats(min_value=1e-3, max_value=1e3)), min_size=1, max_size=7),
        formulation=st.sampled_from(["loop", "branch", "node"]))
+@example(edges=[("R", 0, 1, 1.0)], formulation="loop")  # found by a long run: no unknowns at all (was ValueError)
 def test_random_circuit_graphs_simulate_or_explain(edges, formulation):
     def run():
         net = netdyn.Network("random")
@@ -136,6 +137,7 @@ CARD = st.lists(st.sampled_from(CARD_WORDS), min_size=1, max_size=8).map(" ".joi
 
 @settings(max_examples=150, **SETTINGS)
 @given(cards=st.lists(CARD, max_size=10), raw=st.text(max_size=60))
+@example(cards=[","], raw="")  # found by a long run: a line of separators only (was IndexError)
 def test_random_netlist_text_reads_or_is_a_parse_error(cards, raw):
     for text in ("title\n" + "\n".join(cards) + "\n", "title\n" + raw + "\n", "t\n" + raw):
         if "\n" not in text.strip("\r\n"):

@@ -454,7 +454,7 @@ class _CtrlC:
             raise KeyboardInterrupt
 
 
-@pytest.mark.parametrize("system", ["oscillator", "rc-linear"])
+@pytest.mark.parametrize("system", ["oscillator", "rc-linear", "rc-ida-sparse", "rc-ida-dense"])
 def test_ctrl_c_returns_a_partial_solution_with_a_status(system):
     if system == "oscillator":
         x, = netdyn.coordinates("x,")
@@ -462,7 +462,8 @@ def test_ctrl_c_returns_a_partial_solution_with_a_status(system):
         kwargs = dict(q0={"x": 1.0})
     else:
         model = _rc(None)
-        kwargs = {}
+        kwargs = {"rc-linear": {}, "rc-ida-sparse": dict(method="ida"),  # loop charges: no constraints
+                  "rc-ida-dense": dict(method="ida", formulation="branch")}[system]  # KCL constraints
     stop = _CtrlC(at=0.4 if system == "oscillator" else 0.4e-3)
     t1 = 1.0 if system == "oscillator" else 1e-3
     sol = netdyn.simulate(model, (0.0, t1), t_eval=np.linspace(0, t1, 101), progress=stop, **kwargs)
@@ -472,6 +473,39 @@ def test_ctrl_c_returns_a_partial_solution_with_a_status(system):
         assert np.allclose(sol["x"], np.cos(sol.t), atol=1e-6)  # what was computed is right
     else:
         assert np.allclose(sol.voltage("out"), 1 - np.exp(-sol.t / 1e-3), atol=1e-5)
+    if system.startswith("rc-ida"):
+        assert sol.method == "ida" and sol.power_balance()["relative"] < 1e-5
+
+
+def test_a_real_sigint_during_ida_returns_what_was_computed():
+    """SIGINT delivered by the OS while SUNDIALS integrates (the residual is Python, so Python's handler
+    raises KeyboardInterrupt inside the call into IDA): the stops reached come back with status -2."""
+    import signal
+    import time
+
+    net = netdyn.Network("long rc")
+    net.add(VoltageSource("V1", "in", "0", sp.sin(2 * sp.pi * 100 * netdyn.t)), Resistor("R1", "in", "out", 1e3),
+            Capacitor("C1", "out", "0", 1e-6))
+    armed = []
+
+    def progress(tt):  # the first report arms a timer that sends SIGINT 0.5 s later, mid-integration
+        if not armed:
+            armed.append(time.perf_counter())
+            signal.setitimer(signal.ITIMER_REAL, 0.5)
+
+    previous = signal.signal(signal.SIGALRM, lambda *args: os.kill(os.getpid(), signal.SIGINT))
+    try:
+        sol = netdyn.simulate(net, (0, 1000.0), method="ida", t_eval=np.linspace(0, 1000.0, 100001),
+                              atol=1e-12, progress=progress)  # (a given atol: no first pass)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert time.perf_counter() - armed[0] < 30
+    assert sol.status == -2 and "Interrupted" in sol.message and 0 < sol.t[-1] < 1000.0
+    tau, w = 1e-3, 2 * np.pi * 100  # the steady state of a sine into an RC (the transient is gone after 10 ms)
+    late = sol.t > 0.02
+    steady = (np.sin(w * sol.t) - w * tau * np.cos(w * sol.t)) / (1 + (w * tau) ** 2)
+    assert late.sum() >= 1 and np.allclose(sol.voltage("out")[late], steady[late], atol=1e-5)
 
 
 def test_ill_conditioned_values_are_named_when_the_integration_fails():
@@ -505,9 +539,128 @@ def test_an_unnamed_sundials_flag_is_an_integration_error(monkeypatch):
         def __init__(self, *args, **kwargs):
             pass
 
-        def solve(self, *args):
+        def init_step(self, *args):
+            pass
+
+        def step(self, *args, **kwargs):
             raise KeyError(-60)
 
     monkeypatch.setattr(sksundae.ida, "IDA", Flag60)
     with pytest.raises(netdyn.errors.IntegrationError, match="return flag -60"):
         netdyn.simulate(_rc(None), (0, 1e-3), method="ida")
+
+
+# ------------------------------------------------------------------ prescribed motions given as text
+
+@pytest.mark.parametrize("method", ["auto", "least-squares"])
+def test_driver_motions_as_text_are_parsed_never_evaluated(marker, method):
+    from netdyn.components.planar import Revolute, RigidBody
+    net = netdyn.Network("crank")
+    net.add(RigidBody("crank", 1.0, 0.1), Revolute("O", "ground", (0, 0), "crank", (-0.5, 0)))
+    times = np.linspace(0, 1, 5)
+    for attack in (payload(marker), payload_no_dunder(marker), "t.__class__", "(lambda: 1)()"):
+        with pytest.raises(ParseError, match="driver O"):
+            netdyn.inverse_dynamics(net, {"O": attack}, times, method=method)
+        with pytest.raises(ParseError, match="driver O"):
+            netdyn.kinematics(net, {"O": attack}, times)
+    # text that is an expression of t is the same motion as the sympy expression (I θ'' = 0.1·4 + m r²·4)
+    as_text = netdyn.inverse_dynamics(net, {"O": "2*t**2"}, times, method=method)
+    assert np.allclose(as_text.efforts["O"], (0.1 + 1.0 * 0.5**2) * 4.0, rtol=1e-9)
+
+
+# ------------------------------------------------------------------ mechanisms that cannot close or cannot move
+
+def _pin_chain(name, links, ground_gap):
+    """Bodies of the given lengths pinned end to end from the origin, the last pinned to ground at
+    (``ground_gap``, 0): a four-bar for three links, a locked triangle for two."""
+    from netdyn.components.planar import Gravity, Revolute, RigidBody
+    net = netdyn.Network(name)
+    net.add(Gravity())
+    prev, at = "ground", (0.0, 0.0)
+    for k, length in enumerate(links):
+        body = f"b{k + 1}"
+        net.add(RigidBody(body, 1.0, length ** 2 / 12), Revolute(f"J{k + 1}", prev, at, body, (-length / 2, 0)))
+        prev, at = body, (length / 2, 0)
+    net.add(Revolute(f"J{len(links) + 1}", prev, at, "ground", (ground_gap, 0.0)))
+    return net
+
+
+def test_a_loop_that_cannot_close_is_named_with_its_residual():
+    from netdyn.errors import LoopClosureError
+    net = _pin_chain("short four-bar", [0.1, 0.1, 0.1], 2.0)  # three links of 0.1 cannot span 2
+    with pytest.raises(LoopClosureError) as info:
+        netdyn.simulate(net, (0, 0.1))
+    text = str(info.value)
+    assert "loop ground -J1- b1 -J2- b2 -J3- b3 -J4- ground does not close (residual" in text
+    assert "the longest (ground, 2) exceeds the sum of the others (0.3)" in text
+    assert isinstance(info.value, netdyn.errors.InitialConditionError)  # what callers caught before
+    # the same links with a ground gap they can span assemble and run
+    sol = netdyn.simulate(_pin_chain("four-bar", [0.1, 0.1, 0.1], 0.2), (0, 0.1), guess={"theta_b1": 1.0,
+                                                                                      "theta_b3": -1.0})
+    assert sol.status == 0 and max(sol.constraint_residual().values()) < 1e-9
+
+
+def test_a_locked_mechanism_is_refused_before_integrating_and_its_statics_still_work():
+    from netdyn.errors import LockedMechanismError
+    net = _pin_chain("triangle", [1.0, 1.0], 1.0)  # two bars and ground: a rigid triangle, Grübler 0
+    guess = {"theta_b1": 1.0, "theta_b2": -1.0}
+    calls = []
+    with pytest.raises(LockedMechanismError) as info:
+        netdyn.simulate(net, (0, 0.1), guess=guess, progress=calls.append)
+    assert not calls  # refused before any integration
+    assert "bodies: b1, b2; joints: J1, J2, J3; Grübler count 0" in str(info.value)
+    assert isinstance(info.value, netdyn.errors.SingularSystemError)
+    # statics of the same structure is legitimate: the pins at ground carry the two bars' weight
+    res = netdyn.inverse_dynamics(net, {}, np.array([0.0]), guess=guess)
+    total = res.reaction("J1")[1, 0] - res.reaction("J3")[1, 0]  # J3 acts on ground (its second body)
+    assert abs(total - 2 * 9.81) < 1e-9 and abs(res.reaction("J1")[1, 0] - 9.81) < 1e-9  # symmetric
+    # a locked structure that will not even assemble: its loop, and that it would be locked anyway
+    with pytest.raises(netdyn.errors.LoopClosureError,
+                       match="loop ground -J1- b1 -J2- b2 -J3- ground does not close.*Grübler count 0, so even"):
+        netdyn.simulate(_pin_chain("far triangle", [1.0, 1.0], 3.0), (0, 0.1))
+
+
+def test_redundant_or_driven_zero_dof_mechanisms_still_run():
+    """Grübler 0 is not always locked: a parallelogram with a fifth parallel link moves (its extra
+    constraints are redundant), and a mechanism whose driver prescribes the motion has 0 DOF by design."""
+    from netdyn.components.planar import Driver, Gravity, Revolute, RigidBody
+
+    def parallelogram(fifth):
+        net = netdyn.Network("parallelogram")
+        net.add(Gravity(), RigidBody("crank", 1, 0.1), RigidBody("coupler", 1, 0.1), RigidBody("rocker", 1, 0.1),
+                Revolute("O", "ground", (0, 0), "crank", (-0.5, 0)),
+                Revolute("A", "crank", (0.5, 0), "coupler", (-1, 0)),
+                Revolute("B", "coupler", (1, 0), "rocker", (0.5, 0)),
+                Revolute("D", "ground", (2, 0), "rocker", (-0.5, 0)))
+        if fifth:
+            net.add(RigidBody("fifth", 1, 0.1), Revolute("E", "ground", (1, 0), "fifth", (-0.5, 0)),
+                    Revolute("F", "coupler", (0, 0), "fifth", (0.5, 0)))
+        return net
+
+    guess = {"theta_crank": 1.0, "theta_rocker": 1.0, "theta_coupler": 0.0}
+    five = parallelogram(True)
+    assert five.model().metadata["planar"].gruebler == 0
+    sol = netdyn.simulate(five, (0, 0.5), guess=dict(guess, theta_fifth=1.0), q0={"O": 1.0})
+    four = netdyn.simulate(parallelogram(False), (0, 0.5), guess=guess, q0={"O": 1.0})
+    assert sol.status == 0 and sol["theta_crank"][-1] < 1.0  # it falls
+    assert np.allclose(sol["theta_crank"], sol["theta_fifth"], atol=1e-8)  # the fifth link stays parallel
+    driven = parallelogram(False)
+    driven.add(Driver("drive", "O", 1.0 + 2 * netdyn.t))
+    sol = netdyn.simulate(driven, (0, 0.5), guess=guess)
+    assert sol.status == 0 and np.allclose(sol["theta_crank"], 1.0 + 2 * sol.t, atol=1e-8)
+    assert four.status == 0
+
+
+def test_a_long_sine_run_on_the_default_path_is_right_to_the_end():
+    """10² periods of a 100 Hz sine into an RC (the issue's 10⁵-period run, shortened): the steady state
+    at every output time, the energy balance closed."""
+    net = netdyn.Network("long rc")
+    net.add(VoltageSource("V1", "in", "0", sp.sin(2 * sp.pi * 100 * netdyn.t)), Resistor("R1", "in", "out", 1e3),
+            Capacitor("C1", "out", "0", 1e-6))
+    sol = netdyn.simulate(net, (0, 1.0))
+    tau, w = 1e-3, 2 * np.pi * 100
+    late = sol.t > 0.02
+    steady = (np.sin(w * sol.t) - w * tau * np.cos(w * sol.t)) / (1 + (w * tau) ** 2)
+    assert sol.method == "linear" and sol.status == 0
+    assert np.max(np.abs(sol.voltage("out")[late] - steady[late])) < 1e-7
+    assert sol.power_balance()["relative"] < 1e-6

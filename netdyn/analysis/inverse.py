@@ -20,7 +20,7 @@ moment about ``point_b``, global frame, from the joint's constraint equations
 """
 from __future__ import annotations
 
-from netdyn.analysis.kinematics import kinematics
+from netdyn.analysis.kinematics import driver_motions, kinematics
 from netdyn.errors import ModelError
 from netdyn.numerics.reactions import motion_multipliers
 from netdyn.numerics.solution import Solution
@@ -44,6 +44,7 @@ def inverse_dynamics(system, drivers, t, guess=None, params=None, method="auto")
     """
     if method not in ("auto", "recursive", "least-squares"):
         raise ModelError(f"unknown method {method!r}; use 'auto', 'recursive' or 'least-squares'")
+    drivers = driver_motions(system, drivers, params)  # motions as text: the restricted parser, never eval
     if method != "least-squares":
         try:
             return recursive_inverse_dynamics(system, drivers, t, guess=guess, params=params,

@@ -3,8 +3,10 @@ acceleration analysis for prescribed driver motions over a time grid.
 
 Drivers map a joint name (its first joint coordinate: ``theta_b − theta_a`` for a
 revolute, the slide ``s`` for a prismatic joint) or a coordinate name to a motion:
-a number, a sympy expression of ``netdyn.t`` or a callable of ``t`` (converted
-with :func:`netdyn.symbols.as_expr`). With the drivers the mechanism must have no
+a number, a sympy expression of ``netdyn.t``, a callable of ``t`` (converted
+with :func:`netdyn.symbols.as_expr`) or a string such as ``"0.5*sin(2*t)"``, read by the
+restricted parser :func:`netdyn.lagrange.exprtext.parse_expression` in ``t`` and the model's
+parameters, never evaluated (:func:`driver_motions`). With the drivers the mechanism must have no
 degree of freedom left.
 
 >>> import numpy as np
@@ -20,8 +22,12 @@ from __future__ import annotations
 
 import numpy as np
 
+import sympy as sp
+
 from netdyn.errors import InitialConditionError, ModelError, SingularSystemError
-from netdyn.symbols import as_expr
+from netdyn.lagrange.exprtext import parse_expression, symbol_table
+from netdyn.symbols import as_expr, t as T_SYMBOL
+from netdyn.validate import NUMBER
 from netdyn.numerics.structure import with_constraints
 from netdyn.numerics.initial import consistent_initial_conditions
 from netdyn.numerics.compiled import compile_model
@@ -30,6 +36,38 @@ from netdyn.numerics.structure import redundant_constraints, without_constraints
 from netdyn.numerics.solution import Solution
 from netdyn.numerics.trajectory import Trajectory
 from netdyn.graph.spatial import driver_constraint
+
+
+def driver_motions(system, drivers, params=None):
+    """``drivers`` with every motion given as text parsed into an expression of ``t`` and the parameters.
+
+    The text is read by :func:`~netdyn.lagrange.exprtext.parse_expression` with ``t``, the model's
+    parameters and the names in ``params`` declared (``strict``): anything else — an undeclared name, a
+    call of a function that is not a math function, attribute access, ``__import__`` — is a
+    :class:`~netdyn.errors.ParseError` naming the driver. SPICE numbers (``"1k"``) stay numbers.
+
+    >>> from netdyn import LagrangianModel, coordinates, t
+    >>> x, = coordinates("x,")
+    >>> driver_motions(LagrangianModel([x], T=x.diff(t)**2/2), {"x": "0.5*sin(2*t)", "y": 1.0})
+    {'x': 0.5*sin(2*t), 'y': 1.0}
+    >>> driver_motions(LagrangianModel([x], T=x.diff(t)**2/2), {"x": "__import__('os').getcwd()"})
+    Traceback (most recent call last):
+    ...
+    netdyn.errors.ParseError: driver x: '__import__' is not allowed in an expression (names starting with an underscore are refused)
+    """
+    drivers = dict(drivers)
+    text = {k: v for k, v in drivers.items() if isinstance(v, str) and not NUMBER.match(v.strip())}
+    if not text:
+        return drivers
+    model = as_model(system)
+    declared = [T_SYMBOL] + [sp.Symbol(k) if isinstance(k, str) else k for k in model.parameters] + \
+        [sp.Symbol(k) if isinstance(k, str) else k for k in (params or {})]
+    table = symbol_table(*declared)
+    names = {str(s) for s in declared}
+    for k, v in text.items():
+        e = parse_expression(v, table, where=f"driver {k}", names=names, strict=True)
+        drivers[k] = e.xreplace({s: T_SYMBOL for s in e.free_symbols if str(s) == "t"})
+    return drivers
 
 
 def driver_constraints(model, drivers):
@@ -83,7 +121,7 @@ def kinematics(system, drivers, t, guess=None, params=None, tol=1e-12):
     Returns a :class:`~netdyn.solution.Solution` (``method="kinematics"``, multipliers zero). Positions are solved by Newton from the previous time (the first
     from ``guess``), flows from ``Φ_q f = −Φ_t`` and accelerations from ``Φ_q q̈ = −γ``.
     """
-
+    drivers = driver_motions(system, drivers, params)
     model = with_drivers(as_model(system), drivers)
     cm = compile_model(model)
     p = cm.parameter_vector(params)

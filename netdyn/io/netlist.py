@@ -353,7 +353,9 @@ def split_cards(text):
             if rest:
                 notes.append(f"line {number}: .end; the {len(rest)} card(s) after it are ignored (as SPICE does)")
             break
-        cards.append(Card(number, s, tokenize(s, number)))
+        tokens = tokenize(s, number)
+        if tokens:  # a line of separators only (",", "=") is blank, as in SPICE
+            cards.append(Card(number, s, tokens))
     if in_control is not None:
         raise ParseError(".control block without .endc", in_control)
     return title, cards, notes

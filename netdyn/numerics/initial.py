@@ -34,7 +34,8 @@ import numpy as np
 import sympy as sp
 
 from netdyn.validate import real
-from netdyn.errors import InitialConditionError, ModelError
+from netdyn.errors import InitialConditionError, LoopClosureError, ModelError
+from netdyn.numerics.closure import loop_report, structure_text
 from netdyn.symbols import identifier, t as _t
 
 EPS = np.finfo(float).eps
@@ -274,6 +275,7 @@ def consistent_initial_conditions(cm, t0, q0=None, f0=None, p=None, guess=None, 
                     f"{worst}, largest residual {np.max(np.abs(r)):.3g}); they fix more than the mechanism's "
                     "freedom or contradict each other — give fewer joint values or change them, or pass a closer "
                     "guess=")
+            unclosed_mechanism(model, cm, r[:cm.m1], tol * (1.0 + np.max(np.abs(q))), given, worst[0])
             raise InitialConditionError(
                 f"initial positions cannot satisfy constraint {worst[0]} (residual {np.max(np.abs(r)):.3g}"
                 + (f"; also unmet: {worst[1:]}" if len(worst) > 1 else "") + f") with the given values {given}; "
@@ -337,6 +339,24 @@ def _flow_step(cm, t0, q, f, p, Cf, r, free, inertial):
         if np.all(np.isfinite(sol)) and np.allclose(Cf @ sol, -r, rtol=1e-9, atol=1e-12 * (1.0 + np.max(np.abs(r)))):
             return sol
     return np.linalg.lstsq(Cf, -r, rcond=None)[0]
+
+
+def unclosed_mechanism(model, cm, residual, tol, given, worst):
+    """Raise a :class:`~netdyn.errors.LoopClosureError` naming each loop of a mechanism that the position
+    solve left open (with its residual, the constraint ``worst`` off, and for a loop of pins whether its
+    side lengths can close at all); nothing when the model has no loops or they all closed."""
+    loops = loop_report(model, residual, tol)
+    if not loops:
+        return
+    md = model.metadata.get("planar") or model.metadata.get("spatial")
+    gruebler = getattr(md, "gruebler", None)
+    rheonomic = any(bool(e != 0) for e in cm.eq.Phi_t)
+    locked = gruebler is not None and gruebler <= 0 and not rheonomic
+    raise LoopClosureError(
+        f"initial positions: {'; '.join(loops)} (largest at constraint {worst})"
+        + (f" (given values {given})" if given else "")
+        + (f"; note: {structure_text(model)}, so even assembled it would not move unless some constraints "
+           "are redundant (as in a parallelogram)" if locked else ""))
 
 
 def _check_independent(C, G, labels, what):

@@ -126,6 +126,8 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         method = choose_method(cm, t0, t1, q, f, p).name
     elif method == "projection" and not kkt_regular(cm, t0, q, f, p):
         refuse_projection(cm)  # before integrating: name the flows without inertia
+    if not np.isfinite(max_step):  # steps of a whole number of a sine's periods would see it as constant
+        max_step = source_period(cm) / 8
     integrator = Projection(cm, p, solver, max_step) if method == "projection" else ida_for(cm, p, max_step)
     _check_atol(atol, cm.n)
     corners = source_breakpoints(cm, t0, t1)
@@ -215,6 +217,37 @@ def source_breakpoints(cm, t0, t1):
     return sorted(found)
 
 
+def source_period(cm):
+    """The shortest period of the sines and cosines of t in the model (``inf`` if none).
+
+    A step-size controller that samples a sine only at its steps (BDF: IDA) can
+    step a whole number of half periods from a zero of the sine to the next and
+    see no input at all (a 100 Hz sine into an RC over 1,000 s came out as zero);
+    ``simulate`` caps the step at an eighth of this period unless ``max_step`` is given.
+
+    >>> import sympy as sp
+    >>> from netdyn import LagrangianModel, coordinates, t
+    >>> from netdyn.numerics.compiled import compile_model
+    >>> x, = coordinates("x,")
+    >>> cm = compile_model(LagrangianModel([x], T=x.diff(t)**2/2, efforts={x: sp.sin(200*sp.pi*t) + sp.cos(3*t)}))
+    >>> round(source_period(cm), 6)
+    0.01
+    """
+    shortest = np.inf
+    for e in list(cm.eq.h) + list(cm.eq.phi) + list(cm.eq.a0):
+        e = sp.sympify(e)
+        if t not in e.free_symbols:
+            continue
+        for f in e.atoms(sp.sin, sp.cos):
+            rate = sp.diff(f.args[0], t)
+            if rate.free_symbols or not rate.is_number:
+                continue
+            rate = abs(float(rate))
+            if rate > 0:
+                shortest = min(shortest, 2 * np.pi / rate)
+    return shortest
+
+
 def integrate_segments(integrator, edges, q, f, t_eval, rtol, atol, progress=None):
     """Integrate segment by segment between ``edges``; the pieces joined, work integrals carried on."""
     parts = []
@@ -223,10 +256,11 @@ def integrate_segments(integrator, edges, q, f, t_eval, rtol, atol, progress=Non
     for k, (ta, tb) in enumerate(zip(edges[:-1], edges[1:])):
         inside = t_eval[(t_eval > ta) & (t_eval < tb)] if k else t_eval[(t_eval >= ta) & (t_eval < tb)]
         piece = integrator.integrate(ta, tb, qa, fa, np.concatenate([inside, [tb]]), rtol, atol, progress)
-        qa, fa = piece.q[:, -1].copy(), piece.f[:, -1].copy()
         piece = piece.shift_work(*w)
-        if piece.dissipated is not None:
-            w = (piece.dissipated[-1], piece.supplied[-1])
+        if piece.t.size:  # (a piece interrupted by Ctrl-C may have reached none of its output times)
+            qa, fa = piece.q[:, -1].copy(), piece.f[:, -1].copy()
+            if piece.dissipated is not None:
+                w = (piece.dissipated[-1], piece.supplied[-1])
         parts.append(piece.take(np.isin(piece.t, t_eval)))
         if piece.status == INTERRUPTED:  # Ctrl-C: the segments done so far
             break

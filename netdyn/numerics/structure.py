@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from netdyn.errors import SingularSystemError
+from netdyn.errors import LockedMechanismError, SingularSystemError
+from netdyn.numerics.closure import structure_text
 from netdyn.lagrange.model import LagrangianModel
 from netdyn.numerics.initial import consistent_initial_conditions
 from netdyn.numerics.compiled import compile_model
@@ -129,10 +130,10 @@ def prepare(model, cm, tt, q, p, params=None):
     if planar and cm.m1 >= cm.n:
         rheonomic = any(bool(e != 0) for e in cm.eq.Phi_t)
         if not rheonomic:
-            raise SingularSystemError(
+            raise LockedMechanismError(
                 f"the mechanism {model.name!r} cannot move: its {cm.m1} independent constraints fix all "
-                f"{cm.n} coordinates (Grübler count {planar.gruebler}); it is over-constrained — remove a "
-                f"joint or free one (joints: {', '.join(sorted(planar.joints))})")
+                f"{cm.n} coordinates ({structure_text(model)}); it is locked — remove a joint or a link, or "
+                "free a joint, to simulate it; its static reactions are netdyn.inverse_dynamics(system, {}, t)")
     return model, cm, p
 
 

@@ -21,12 +21,14 @@ True
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from netdyn.errors import IntegrationError
 from netdyn.numerics.hidden import consistent_start  # hidden constraints (V–C loops): jump, then rates
 from netdyn.numerics.integrators.base import Integrator, split_atol, work_atol
-from netdyn.numerics.trajectory import Trajectory
+from netdyn.numerics.trajectory import INTERRUPTED, SUCCESS, Trajectory, interrupted_message
 
 
 class IDA(Integrator):
@@ -95,10 +97,6 @@ class IDA(Integrator):
         cm, n, N = self.cm, self.cm.n, self.N
         inertial, nI = self.inertial, self.inertial.size
         residual = self.residual
-        if progress is not None:  # IDA evaluates the residual as it advances
-            def residual(tt, y, yp, res):
-                progress(tt)
-                self.residual(tt, y, yp, res)
         y0 = np.zeros(N)
         y0[self.sq], y0[self.sf] = q0, f0[inertial]
         yp0 = np.zeros(N)
@@ -117,10 +115,8 @@ class IDA(Integrator):
         solver = SundialsIDA(residual, rtol=rtol / 10, atol=at / 10, algebraic_idx=self.algebraic or None,
                              calc_initcond=None, max_num_steps=200000,
                              max_step=0 if not np.isfinite(self.max_step) else self.max_step)
-        out = solve_or_explain(solver, te, y0, yp0, t0, t1)
-        Y, YP, T = out.y.T.copy(), out.yp.T.copy(), np.asarray(out.t)
-        pick = np.clip(np.searchsorted(T, t_eval - 1e-10 * (t1 - t0)), 0, T.size - 1)  # nearest grid time
-        Y, YP, T = Y[:, pick], YP[:, pick], np.asarray(t_eval, dtype=float)
+        out = run_ida(solver, te, y0, yp0, progress)
+        T, Y, YP = out_at(out, t_eval, t0, t1)
         F = np.empty((n, T.size))
         ACC = np.zeros((n, T.size))
         for k, tt in enumerate(T):
@@ -131,22 +127,63 @@ class IDA(Integrator):
             Y[self.sl, k], Y[self.sm, k] = z[:cm.m1], z[cm.m1:]
         # scikit-sundae reports residual evaluations, not accepted steps: nsteps stays unknown (None)
         return Trajectory(T, Y[self.sq], F, ACC, Y[self.sl], Y[self.sm], Y[N - 2], Y[N - 1], nsteps=None,
-                          message=str(out.message))
+                          message=out.message, status=out.status)
 
 
-def solve_or_explain(solver, te, y0, yp0, t0, t1):
-    """``solver.solve(te, y0, yp0)`` of scikit-sundae's IDA; a failure is an :class:`IntegrationError` saying where."""
+@dataclass
+class IDARun:
+    """What :func:`run_ida` reached: times ``t`` (K,), states ``y`` and rates ``yp`` (N, K), the closing
+    message and the status (0, or :data:`~netdyn.numerics.trajectory.INTERRUPTED` after a Ctrl-C)."""
+
+    t: np.ndarray
+    y: np.ndarray
+    yp: np.ndarray
+    message: str = SUCCESS
+    status: int = 0
+
+
+def run_ida(solver, te, y0, yp0, progress=None):
+    """Drive scikit-sundae's IDA from ``te[0]`` through the stops ``te`` in its step mode.
+
+    One ``solver.step(t, "normal", tstop=te[-1])`` per stop: IDA integrates past
+    a stop and interpolates back to it (its own dense output), never past
+    ``te[-1]``, so the numbers are those of ``solver.solve(te, ...)``; in between,
+    Python reports ``progress(t)`` and a Ctrl-C (a ``KeyboardInterrupt``, raised
+    by the signal handler in the residual or here) ends the run with the stops
+    reached and status ``INTERRUPTED``. A failure is an
+    :class:`~netdyn.errors.IntegrationError` saying where.
+    """
+    t0, t1 = float(te[0]), float(te[-1])
+    T, Y, YP = [t0], [np.asarray(y0, dtype=float)], [np.asarray(yp0, dtype=float)]
+    message, status = SUCCESS, 0
     try:
-        out = solver.solve(te, y0, yp0)
+        solver.init_step(t0, y0, yp0)
+        for tk in te[1:]:
+            out = solver.step(float(tk), method="normal", tstop=t1)
+            if not out.success:
+                raise IntegrationError(f"IDA failed at t = {float(out.t):.6g}: {out.message}; the system may be "
+                                       "singular there (check the structure) or need looser tolerances")
+            T.append(float(out.t))
+            Y.append(out.y)
+            YP.append(out.yp)
+            if progress is not None:
+                progress(T[-1])
     except KeyError as exc:  # scikit-sundae maps return flags to messages with a dict that lacks some
         raise IntegrationError(f"IDA stopped with SUNDIALS return flag {exc.args[0] if exc.args else '?'} "
-                               f"between t = {t0:.6g} and {t1:.6g} (a flag the binding does not name); the "
-                               "system may be singular there or need looser tolerances") from None
-    if not out.success:
-        tt = out.t[-1] if len(out.t) else t0
-        raise IntegrationError(f"IDA failed at t = {tt:.6g}: {out.message}; the system may be "
-                               "singular there (check the structure) or need looser tolerances")
-    return out
+                               f"after t = {T[-1]:.6g} on the way to {t1:.6g} (a flag the binding does not name); "
+                               "the system may be singular there or need looser tolerances") from None
+    except KeyboardInterrupt:  # Ctrl-C: keep the stops reached
+        message, status = interrupted_message(T[-1]), INTERRUPTED
+    return IDARun(np.array(T), np.array(Y).T, np.array(YP).T, message, status)
+
+
+def out_at(run, t_eval, t0, t1):
+    """``(T, Y, YP)`` of an :class:`IDARun` at the requested output times it reached (each the nearest stop)."""
+    reached = np.asarray(t_eval, dtype=float)
+    if run.status == INTERRUPTED:
+        reached = reached[reached <= run.t[-1] + 1e-10 * (t1 - t0)]
+    pick = np.clip(np.searchsorted(run.t, reached - 1e-10 * (t1 - t0)), 0, run.t.size - 1)
+    return reached, run.y[:, pick], run.yp[:, pick]
 
 
 def algebraic_at_output(cm, p, tt, q, f, acc, rest, iterations=2):
@@ -181,12 +218,17 @@ def algebraic_at_output(cm, p, tt, q, f, acc, rest, iterations=2):
     return f, z
 
 
-def ida_grid(t0, t1, t_eval):
-    """Output times for IDA: t0 first, t1 last, at least three, none closer than 1e-10 of the span
-    (IDA refuses an output time too close to the previous one; such requests share a point)."""
+def ida_grid(t0, t1, t_eval, stops=100):
+    """Stops for IDA: t0 first, t1 last, the output times and ``stops`` equal parts of the span (where
+    progress is reported and Ctrl-C is heard between calls into SUNDIALS), none closer than 1e-10 of the
+    span (IDA refuses an output time too close to the previous one; such requests share a point).
+
+    >>> ida_grid(0.0, 1.0, [0.5, 1.0], stops=4).tolist()
+    [0.0, 0.25, 0.5, 0.75, 1.0]
+    """
     gap = 1e-10 * (t1 - t0)
     grid = [t0]
-    for x in np.unique(np.concatenate([np.asarray(t_eval, dtype=float), [t1]])):
+    for x in np.unique(np.concatenate([np.asarray(t_eval, dtype=float), np.linspace(t0, t1, stops + 1)])):
         if x - grid[-1] > gap:
             grid.append(float(x))
     grid[-1] = t1

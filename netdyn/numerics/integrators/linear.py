@@ -25,7 +25,7 @@ import sympy as sp
 from netdyn.numerics.compiled import time_function
 from netdyn.numerics.higherindex import factor, impulse_consistent, index_one_matrix, reduce_index
 from netdyn.numerics.integrators.base import Integrator
-from netdyn.numerics.integrators.radau import LinearDAE, consistent_rates, radau
+from netdyn.numerics.integrators.radau import LinearDAE, consistent_rates, fast, radau
 from netdyn.numerics.trajectory import INTERRUPTED, SUCCESS, Trajectory, interrupted_message
 from netdyn.symbols import t as T_SYM
 
@@ -101,6 +101,8 @@ def exact_rates(dae, T, Y, rates):
     algebraic components filled, second derivatives of every component)``.
     """
     S, diff = index_one_matrix(dae.E, dae.J)
+    if S.shape[0] == 0:  # no unknowns at all (one resistor in loop charges): nothing moves
+        return rates.copy(), np.zeros_like(rates)
     lu = factor(S)
     Jd = sps.csc_array(dae.J)[:, np.flatnonzero(diff)]
     nd = int(diff.sum())
@@ -118,7 +120,7 @@ def exact_rates(dae, T, Y, rates):
 def power_function(lin, dae, I):
     """Dissipated ``fᵀ D f`` and supplied ``fᵀ B_e u + μᵀ B_a u`` power at the Radau stages."""
     n, nI = lin.n, I.size
-    D, Be, Ba = lin.D, lin.B_e, lin.B_a
+    D, Be, Ba = fast(lin.D), fast(lin.B_e), fast(lin.B_a)
     nu = len(lin.inputs)
 
     def power(ts, Ys, Yd, inputs=None):

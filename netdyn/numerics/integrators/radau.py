@@ -42,6 +42,18 @@ if _LAM[1].imag < 0:
     _LAM[[1, 2]], _T[:, [1, 2]] = _LAM[[2, 1]], _T[:, [2, 1]]
 _TI = np.linalg.inv(_T)
 _ERR_T0, _ERR_T1 = float(_ERR @ _T[:, 0].real), complex(_ERR @ _T[:, 1])
+_Z1, _Z2 = _T[:, 0].real, _T[:, 1]  # stage increments Z_i from the transformed solutions w1, w2
+_ZD1, _ZD2 = (_T[:, 0] * _LAM[0]).real, _T[:, 1] * _LAM[1]  # and their derivatives (times h)
+
+
+#: below this many unknowns the per-step products use dense arrays: a scipy.sparse product of a small
+#: matrix costs ~10 µs of Python overhead, a dense one ~1 µs (a long run takes millions of steps)
+DENSE_BELOW = 200
+
+
+def fast(M):
+    """``M`` as a dense array when it is small (see :data:`DENSE_BELOW`), else unchanged."""
+    return M.toarray() if sps.issparse(M) and max(M.shape) < DENSE_BELOW else M
 
 
 @dataclass
@@ -69,9 +81,16 @@ class LinearDAE:
             return np.zeros((0, tt.size))
         return np.vstack([np.broadcast_to(np.asarray(fn(tt), dtype=float), tt.shape) for fn in self.inputs])
 
+    @property
+    def G_fast(self):
+        """:attr:`G` for products in the step loop (dense when small)."""
+        if getattr(self, "_G_fast", None) is None or self._G_fast_of is not self.G:
+            self._G_fast, self._G_fast_of = fast(self.G), self.G
+        return self._G_fast
+
     def forcing(self, tt):
         """``G u(t)`` for an array of times (one column each)."""
-        return self.G @ self.u(tt)
+        return self.G_fast @ self.u(tt)
 
     def inputs_after(self, t, eps):
         """The inputs at ``t`` (a column), those that jump at corners (:attr:`jumps`) at ``t + eps``."""
@@ -93,12 +112,12 @@ class LinearDAE:
             near |= np.abs(self.corners[np.clip(np.searchsorted(self.corners, tt[[0, 3]]) - 1, 0,
                                                 len(self.corners) - 1)] - tt[[0, 3]]) <= 1e-6 * h
             if not near.any():
-                return self.G @ u
+                return self.G_fast @ u
             u = u.copy()
             tt[[0, 3]] = np.where(near, (t0 + h * _INSIDE)[[0, 3]], tt[[0, 3]])
             for j in self.jumps:
                 u[j] = np.broadcast_to(np.asarray(self.inputs[j](tt), dtype=float), tt.shape)
-        return self.G @ u
+        return self.G_fast @ u
 
 
 def consistent_rates(dae):
@@ -146,7 +165,7 @@ class _Stepper:
     def __init__(self, dae, h):
         E, J = dae.E.tocsc(), dae.J.tocsc()
         self.h = h
-        self.E, self.J = dae.E, dae.J
+        self.E, self.J = fast(dae.E), fast(dae.J)
         try:
             self.lu_real = spla.splu((_LAM[0].real / h * E - J).tocsc())
             self.lu_complex = spla.splu((_LAM[1] / h * E.astype(complex) - J.astype(complex)).tocsc())
@@ -167,16 +186,76 @@ class _Stepper:
         self.last = (w1, w2)
         return y0 + z3, err
 
+    def maps(self):
+        """Dense ``(Ar, Ac, Φ)``: the inverses of the two stage matrices and the step map ``y1 = Φ y0 + ...``
+        (small systems only: :func:`_batch`)."""
+        if getattr(self, "_maps", None) is None:
+            E, J = np.asarray(self.E, dtype=float), np.asarray(self.J, dtype=float)
+            Ar = np.linalg.inv(_LAM[0].real / self.h * E - J)
+            Ac = np.linalg.inv(_LAM[1] / self.h * E - J)
+            Phi = np.eye(J.shape[0]) + _T[2, 0].real * _TI[0].sum().real * (Ar @ J) \
+                + 2 * (_T[2, 1] * _TI[1].sum() * (Ac @ J)).real
+            self._maps = (Ar, Ac, Phi, J, E)
+        return self._maps
+
     def stages(self, y0):
         """Stage values ``Y_i`` and stage derivatives ``Ẏ_i`` (columns) of the last step taken from ``y0``.
 
         ``Ẏ = (A⁻¹ ⊗ I) Z / h`` is the derivative of the collocation polynomial at the stages, where the
         DAE holds exactly."""
         w1, w2 = self.last
-        Z = np.column_stack([_T[i, 0].real * w1 + 2 * (_T[i, 1] * w2).real for i in range(3)])
-        Zd = np.column_stack([(_T[i, 0] * _LAM[0]).real * w1 + 2 * (_T[i, 1] * _LAM[1] * w2).real
-                              for i in range(3)]) / self.h
+        Z = np.outer(w1, _Z1) + 2 * (np.outer(w2.real, _Z2.real) - np.outer(w2.imag, _Z2.imag))
+        Zd = (np.outer(w1, _ZD1) + 2 * (np.outer(w2.real, _ZD2.real) - np.outer(w2.imag, _ZD2.imag))) / self.h
         return y0[:, None] + Z, Zd
+
+
+#: systems up to this size integrate a whole run of equal steps at once (:func:`_batch`)
+BATCH_BELOW = 33
+
+
+def _batch(st, dae, y, t0, h, S, rows, atol, rtol, power):
+    """``S`` equal Radau steps from ``y`` at ``t0`` at once, for a small system without jumping inputs.
+
+    For a linear DAE a step is an affine map ``y₁ = Φ y₀ + c(u at the step's times)``: the inputs at
+    every step's times in one call, the ``c`` in one product, the recursion by a doubling scan (log₂ S
+    dense products), then the error estimates and the stage values (for the power) of all steps in
+    products again. Returns ``(m, y, e, work)``: the steps accepted before the first whose error test
+    fails (``m < S`` then), the state after them, their error norms and the work integrated over them.
+    """
+    Ar, Ac, Phi, J, E = st.maps()
+    N = y.size
+    times = t0 + h * (np.arange(S)[:, None] + np.concatenate([[0.0], _C])[None, :])  # (S, 4)
+    u = dae.u(times.ravel())
+    g = (dae.G_fast @ u).reshape(N, S, 4)
+    g0, gs = g[:, :, 0], g[:, :, 1:]
+    gT0, gT1 = gs @ _TI[0].real, gs @ _TI[1].real + 1j * (gs @ _TI[1].imag)
+    C = _T[2, 0].real * (Ar @ gT0) + 2 * (_T[2, 1] * (Ac @ gT1)).real
+    C[:, 0] += Phi @ y
+    P, shift = Phi, 1
+    while shift < S:  # C[:, j] becomes y after step j: Σ_{i ≤ j} Φ^{j−i} c_i (y folded into c_0)
+        C[:, shift:] = C[:, shift:] + P @ C[:, :-shift]
+        P, shift = P @ P, 2 * shift
+    Yprev = np.concatenate([y[:, None], C[:, :-1]], axis=1)
+    JY = J @ Yprev
+    w1 = Ar @ (_TI[0].sum().real * JY + gT0)
+    w2 = Ac @ (_TI[1].sum() * JY + gT1)
+    ze = _ERR_T0 * w1 + 2 * (_ERR_T1 * w2).real
+    err = Ar @ (JY + g0 + E @ ze / h)
+    e = np.zeros(S)
+    if np.isfinite(rtol) and rows.size:
+        sc = np.reshape(atol, (-1, 1)) + rtol * np.maximum(np.abs(Yprev[rows]), np.abs(C[rows]))
+        e = np.sqrt(np.mean((err[rows] / sc) ** 2, axis=0))
+    bad = ~np.isfinite(e) | (e > 1.0)
+    m = int(np.argmax(bad)) if bad.any() else S
+    work = None
+    if power is not None and m:
+        Z = w1[:, :m, None] * _Z1 + 2 * (w2[:, :m, None] * _Z2).real  # (N, m, 3) stage increments
+        Zd = (w1[:, :m, None] * _ZD1 + 2 * (w2[:, :m, None] * _ZD2).real) / h
+        Ys = (Yprev[:, :m, None] + Z).reshape(N, 3 * m)
+        Pw = np.atleast_2d(power(times[:m, 1:].ravel(), Ys, Zd.reshape(N, 3 * m),
+                                 u.reshape(u.shape[0], S, 4)[:, :m, 1:].reshape(u.shape[0], 3 * m)))
+        work = h * (Pw.reshape(Pw.shape[0], m, 3) @ _A[2]).sum(axis=1)
+    return m, (C[:, m - 1].copy() if m else y), e[:m], work
 
 
 def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, progress=None, stats=None,
@@ -206,7 +285,8 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
         # a floor of 1e-9 of the largest magnitude: components held at zero by a constraint (a dead-end branch)
         # carry the factorization's roundoff, which no step size removes; a system at rest (scale 0) keeps an
         # absolute 1e-12 (a relative floor would underflow to atol = 0)
-        floor = float(scale.max()) * 1e-9 if scale.max() > 0 else 1e-12 / (rtol * 1e-2)
+        top = float(scale.max(initial=0.0))  # (no rows: a network without unknowns, e.g. one resistor in loops)
+        floor = top * 1e-9 if top > 0 else 1e-12 / (rtol * 1e-2)
         atol = np.maximum(scale, floor) * rtol * 1e-2
     t_out = np.asarray(t_out, dtype=float)
     if t_out.ndim != 1 or t_out.size < 1 or np.any(np.diff(t_out) <= 0):
@@ -221,6 +301,8 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
         work = np.zeros((0, t_out.size))
         acc = None
     steppers = {}
+    J_fast = fast(dae.J)
+    batch = dae.size < BATCH_BELOW and restart is None and (dae.jumps is None or not len(dae.jumps))
     level = 0
     accepted = 0
     k = 0
@@ -238,8 +320,25 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
                 if st is None:
                     st = steppers[key] = _Stepper(dae, h)
                 tt = t0 + done * h
+                if batch and (base << level) - done >= 8:  # many equal steps of a small system: at once
+                    S = min((base << level) - done, 4096)
+                    m, y, es, w = _batch(st, dae, y, tt, h, S, rows, atol, rtol, power)
+                    done += m
+                    accepted += m
+                    if w is not None:
+                        acc = w if acc is None else acc + w
+                    if m < S:  # the first failing step: halve from there
+                        level += 1
+                        done *= 2
+                        if level > max_level:
+                            raise IntegrationError(f"step size too small near t = {tt + m * h:.6g}: the error "
+                                                   "test keeps failing")
+                    elif level and es.size and es.max() < 0.02 and done % 2 == 0:  # comfortably accurate
+                        level -= 1
+                        done //= 2
+                    continue
                 g = dae.step_forcing(tt, h)
-                f0 = dae.J @ y + g[:, 0]
+                f0 = J_fast @ y + g[:, 0]
                 y1, err = st.step(y, f0, g[:, 0], g[:, 1:])
                 e = 0.0
                 if control and rows.size:

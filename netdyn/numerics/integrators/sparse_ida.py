@@ -36,7 +36,7 @@ from scipy.sparse.linalg import splu
 from netdyn.errors import IntegrationError
 from netdyn.numerics.assembly import TermAssembly, supports
 from netdyn.numerics.integrators.base import Integrator, split_atol, work_atol
-from netdyn.numerics.integrators.ida import IDA, ida_grid, solve_or_explain
+from netdyn.numerics.integrators.ida import IDA, ida_grid, out_at, run_ida
 from netdyn.numerics.trajectory import Trajectory
 
 
@@ -192,10 +192,6 @@ class SparseIDA(Integrator):
 
         n, N, inertial, nI = self.n, self.N, self.inertial, self.inertial.size
         residual = self.residual
-        if progress is not None:
-            def residual(tt, y, yp, res):
-                progress(tt)
-                self.residual(tt, y, yp, res)
         y0 = np.zeros(N)
         y0[:n], y0[n:n + nI] = q0, f0[inertial]
         yp0 = np.zeros(N)
@@ -213,10 +209,8 @@ class SparseIDA(Integrator):
                                  max_step=0 if not np.isfinite(self.max_step) else self.max_step)
         with warnings.catch_warnings():  # sksundae notes that jacfn replaces its own sparse differencing
             warnings.simplefilter("ignore", UserWarning)
-            out = solve_or_explain(solver, te, y0, yp0, t0, t1)
-        Y, YP, T = out.y.T, out.yp.T, np.asarray(out.t)
-        pick = np.clip(np.searchsorted(T, t_eval - 1e-10 * (t1 - t0)), 0, T.size - 1)
-        Y, YP, T = Y[:, pick], YP[:, pick], np.asarray(t_eval, dtype=float)
+            out = run_ida(solver, te, y0, yp0, progress)
+        T, Y, YP = out_at(out, t_eval, t0, t1)
         F = np.empty((n, T.size))
         ACC = np.zeros((n, T.size))
         for k, tt in enumerate(T):
@@ -225,4 +219,4 @@ class SparseIDA(Integrator):
             ACC[:, k] = a
         empty = np.zeros((0, T.size))
         return Trajectory(T, Y[:n].copy(), F, ACC, empty, empty, Y[N - 2].copy(), Y[N - 1].copy(), nsteps=None,
-                          message=str(out.message))
+                          message=out.message, status=out.status)
