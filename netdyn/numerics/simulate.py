@@ -37,7 +37,8 @@ METHODS = ("auto", "linear", "circuit", "projection", "ida", "recursive")
 
 
 def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e-8, atol=None,
-             method="auto", solver="DOP853", guess=None, max_step=np.inf, formulation=None, progress=None):
+             method="auto", solver="DOP853", guess=None, max_step=np.inf, formulation=None, progress=None,
+             watch_singularities=True):
     """Integrate a model or a network over ``t_span``.
 
     Parameters
@@ -79,6 +80,10 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         ``"absolute"``/``"relative"``, or a dict by domain.
     progress : callable(t), optional
         Called with the time reached as the integration advances (``netdyn simulate`` draws a bar).
+    watch_singularities : bool
+        ``"projection"`` on a planar linkage watches the constraint Jacobian for a change point stepped
+        over (:class:`~netdyn.numerics.structure.SingularityWatch`: a cheap estimate each step, an SVD
+        minimisation only when it falls steeply); ``False`` skips it for a chain known to stay regular.
 
     Returns
     -------
@@ -126,7 +131,8 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         method = choose_method(cm, t0, t1, q, f, p).name
     elif method == "projection" and not kkt_regular(cm, t0, q, f, p):
         refuse_projection(cm)  # before integrating: name the flows without inertia
-    integrator = Projection(cm, p, solver, max_step) if method == "projection" else ida_for(cm, p, max_step)
+    integrator = Projection(cm, p, solver, max_step, watch_singularities) if method == "projection" \
+        else ida_for(cm, p, max_step)
     _check_atol(atol, cm.n)
     corners = source_breakpoints(cm, t0, t1)
     t_eval = requested.copy()
