@@ -286,7 +286,7 @@ def consistent_initial_conditions(cm, t0, q0=None, f0=None, p=None, guess=None, 
         rhs = -np.concatenate([c.Phi_t, c.a, -fc.target])
         # flows without inertia are free first; unspecified inertial flows move only if that is not enough
         inertial = np.zeros(cm.n, dtype=bool)
-        inertial[[j for (_, j) in cm.eq.M.keys()]] = True
+        inertial[sorted(cm.inertial_columns())] = True
         f_start = f.copy()
         for free in (~f_given & ~inertial, ~f_given):
             f = f_start.copy()
@@ -355,7 +355,7 @@ def refuse_projection(cm):
     """
     from netdyn.errors import IntegrationError
 
-    inertial = {j for (_, j) in cm.eq.M.keys()}
+    inertial = cm.inertial_columns()
     free = [n for j, n in enumerate(cm.model.coordinate_names) if j not in inertial]
     why = (f"the flows of {free[:8]}{' ...' if len(free) > 8 else ''} have no inertia (algebraic)" if free else
            "the constrained mass matrix [[M, Cᵀ], [C, 0]] is singular at t0 (a dead centre, a locked linkage, or "

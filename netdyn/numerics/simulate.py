@@ -212,9 +212,8 @@ def source_breakpoints(cm, t0, t1):
 
     The integrators stop and restart there, as SPICE does, so no step straddles a kink.
     """
-    eq = cm.eq
     found = set()
-    for e in list(eq.h) + list(eq.phi) + list(eq.a0):
+    for e in cm.time_expressions():
         e = sp.sympify(e)
         if t in e.free_symbols and e.has(sp.Piecewise, sp.Heaviside, sp.Function):
             found.update(breakpoints(e, t1, t0))
