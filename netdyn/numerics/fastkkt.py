@@ -47,6 +47,7 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 from netdyn.errors import SingularSystemError
 from netdyn.numerics.compiled import ConstraintValues, _lambdify
 from netdyn.numerics.energy import dissipated_power, supplied_power
+from netdyn.numerics.schur_kernel import schur_solve
 from netdyn.symbols import t
 
 PIVOT_RATIO = 1e-12  # a pivot below this fraction of the largest is a lost rank (as the KKT LU's test)
@@ -141,6 +142,8 @@ class Gram:
         self.kd = int(np.max(pi - pj)) if pi.size else 0
         self.slot = (pi - pj) * m + pj                          # flat index into the (kd + 1) × m band
         self.pair_col = self.cols[self.k1]
+        self.band_i, self.band_j = (pi - pj).astype(np.intp), pj.astype(np.intp)
+        self.prow = self.position[self.rows] if m else self.rows  # rows renumbered in band order
         self.size = (self.kd + 1) * m
         self.banded = m > 0 and (m <= 12 or self.kd <= m // 3)
         self.c = None
@@ -232,6 +235,7 @@ class FastKKT:
             self.M_pos[self.M_idx[:, 0]] = np.arange(n)
         self.structured = self.diagonal and (self.C.banded or not self.C.m)
         self.ones = np.ones(n)
+        self._band = np.zeros((self.C.kd + 1, self.C.m))
         self._power = None
         self._check()
 
@@ -285,14 +289,14 @@ class FastKKT:
             dm = v[self.sl[0]]
             if not dm.min() > 0:  # a body without inertia (or NaN): the structured solve does not apply
                 raise singular(tt)
-            w = 1.0 / dm[self.M_pos]
             if not self.C.m:
-                return -w * h, np.zeros(0), np.zeros(0)
-            cv = v[self.c_slice]
-            if not self.C.factor(cv, w):
+                return -h / dm[self.M_pos], np.zeros(0), np.zeros(0)
+            C = self.C
+            acc, lam = np.empty(n), np.empty(C.m)
+            if not schur_solve(dm[self.M_pos], h, v[self.c_slice], v[self.gamma_slice][C.perm], C.prow, C.cols,
+                               C.k1, C.k2, C.band_i, C.band_j, C.kd, self._band, acc, lam):
                 raise singular(tt)
-            lam = self.C.solve(v[self.gamma_slice] - self.C.apply(cv, w * h))
-            acc = -w * (h + self.C.apply_t(cv, lam))
+            lam = lam[C.position]
             return acc, lam[:m1], lam[m1:]
         K, r = self.kkt_matrix(v)
         z = self.dense_solve(K, r, tt)
