@@ -249,7 +249,10 @@ def _chain_tables(results, chain, notes):
         "derivation behind `model.equations()` — 'joint angles': a `LagrangianModel` typed by hand in the "
         "relative angles (T and V one term per link); 'planar abs.': the network of "
         "`netdyn.components.planar` bodies and revolute joints, absolute coordinates with joint constraints; "
-        "'planar rel.': the same network in its relative (spanning-tree) formulation. All symbolic in m_i, l_i, g.",
+        "'planar rel.': the same network in its relative (spanning-tree) formulation; from 8 links netdyn "
+        "evaluates it by the recursive algorithms (`netdyn.numerics.treedynamics`) and derives its symbolic equations "
+        "only on demand, so the column is the model building alone (its compile step below includes the first "
+        "evaluation). All symbolic in m_i, l_i, g.",
         "",
     ]
     nd = [("joint angles", "nd_joint"), ("planar abs.", "nd_planar"), ("planar rel.", "nd_planar_rel")]
@@ -258,7 +261,8 @@ def _chain_tables(results, chain, notes):
     rats = [(f"{label} / Kane", (s, "derive"), ("kane", "derive")) for label, s in nd] + \
         [("joint angles / Lagrange", ("nd_joint", "derive"), ("lagrange", "derive"))]
     out += [table(chain, "n", cols, rats, results, notes), "", exponents(chain, cols, results, "n"), "",
-            "netdyn's compile step (lambdify of the derived equations), not in the ratios: "
+            "netdyn's compile step (compiling the derived equations, or building the recursive evaluator, and the "
+            "first evaluation), not in the ratios: "
             + _inline(chain, nd, "compile", results), ""]
 
     out += ["## n-link pendulum: one right-hand side evaluation (µs)", "",
