@@ -129,6 +129,12 @@ class _Conditions:
     def __init__(self, cm, conditions):
         from netdyn.numerics.compiled import _lambdify
 
+        self.labels = [c[0] for c in conditions]
+        self.joints = [c[1] for c in conditions]
+        self.target = np.array([c[3] for c in conditions], dtype=float)
+        self.k, self.n = len(conditions), cm.n
+        if not conditions:  # nothing to compile (and no equations to derive for it)
+            return
         eq = cm.eq
         sub = {c: s for c, s in zip(eq.coordinates, eq.q)}
         exprs = [sp.sympify(e).xreplace(sub) for _, _, e, _ in conditions]
@@ -136,10 +142,6 @@ class _Conditions:
         args = [_t, eq.q, cm.parameters, cm.inputs]
         self._g = _lambdify(args, exprs)
         self._G = _lambdify(args, [d for row in grads for d in row])
-        self.labels = [c[0] for c in conditions]
-        self.joints = [c[1] for c in conditions]
-        self.target = np.array([c[3] for c in conditions], dtype=float)
-        self.k, self.n = len(conditions), cm.n
 
     def residual(self, tt, q, p):
         if not self.k:
@@ -154,8 +156,7 @@ class _Conditions:
 
 def _held_by_joint(cm, conditions):
     """Joint conditions on a coordinate itself (a tree joint in the relative formulation): ``{name: value}``."""
-    eq = cm.eq
-    names = {c: n for c, n in zip(eq.coordinates, cm.model.coordinate_names)}
+    names = {c: n for c, n in zip(cm.model.coordinates, cm.model.coordinate_names)}
     held, labels, rest = {}, {}, []
     for cond in conditions:
         e = sp.sympify(cond[2])
