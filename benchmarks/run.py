@@ -37,7 +37,7 @@ import numpy as np  # noqa: E402
 
 from benchmarks.harness import ROOT, growth_exponent, run_case  # noqa: E402
 
-FULL = {"chain": [2, 5, 10, 20, 50, 100], "rc": [10, 100, 1000, 10000], "recursive": [5, 10, 20, 50, 100, 200],
+FULL = {"chain": [2, 5, 10, 20, 50, 100, 200], "rc": [10, 100, 1000, 10000], "recursive": [5, 10, 20, 50, 100, 200],
         "netlist": [1000, 10000, 100000], "pwl": [10, 100, 1000], "nl": [10, 100, 1000, 10000]}
 QUICK = {"chain": [2, 5], "rc": [10, 100, 1000], "recursive": [5, 10], "netlist": [1000, 10000], "pwl": [10, 100],
          "nl": [10, 100]}
@@ -249,7 +249,10 @@ def _chain_tables(results, chain, notes):
         "derivation behind `model.equations()` — 'joint angles': a `LagrangianModel` typed by hand in the "
         "relative angles (T and V one term per link); 'planar abs.': the network of "
         "`netdyn.components.planar` bodies and revolute joints, absolute coordinates with joint constraints; "
-        "'planar rel.': the same network in its relative (spanning-tree) formulation. All symbolic in m_i, l_i, g.",
+        "'planar rel.': the same network in its relative (spanning-tree) formulation; from 8 links netdyn "
+        "evaluates it by the recursive algorithms (`netdyn.numerics.treedynamics`) and derives its symbolic equations "
+        "only on demand, so the column is the model building alone (its compile step below includes the first "
+        "evaluation). All symbolic in m_i, l_i, g.",
         "",
     ]
     nd = [("joint angles", "nd_joint"), ("planar abs.", "nd_planar"), ("planar rel.", "nd_planar_rel")]
@@ -258,7 +261,8 @@ def _chain_tables(results, chain, notes):
     rats = [(f"{label} / Kane", (s, "derive"), ("kane", "derive")) for label, s in nd] + \
         [("joint angles / Lagrange", ("nd_joint", "derive"), ("lagrange", "derive"))]
     out += [table(chain, "n", cols, rats, results, notes), "", exponents(chain, cols, results, "n"), "",
-            "netdyn's compile step (lambdify of the derived equations), not in the ratios: "
+            "netdyn's compile step (compiling the derived equations, or building the recursive evaluator, and the "
+            "first evaluation), not in the ratios: "
             + _inline(chain, nd, "compile", results), ""]
 
     out += ["## n-link pendulum: one right-hand side evaluation (µs)", "",
@@ -266,6 +270,7 @@ def _chain_tables(results, chain, notes):
             "(mass matrix, forces and, with constraints, the KKT solve). Median of timeit repeats after a "
             "warm-up call, at the same random state; 'agree' is max |netdyn − Pinocchio| / max |Pinocchio| "
             "of the angular accelerations there (absolute ones for 'planar abs.').", ""]
+    nd = nd + [("recursive", "nd_chain_recursive")]
     cols = [("Pinocchio aba", "pinocchio", "rhs", 1e6)] + [(f"netdyn {label}", s, "rhs", 1e6) for label, s in nd]
     rats = [(f"{label} / Pinocchio", (s, "rhs"), ("pinocchio", "rhs")) for label, s in nd]
     extra = [(f"agree, {label}", s, "rhs_agree", 1) for label, s in nd]
@@ -275,7 +280,9 @@ def _chain_tables(results, chain, notes):
     out += ["## n-link pendulum: 10 s of motion (s)", "",
             "Released from rest, first link 45° below +x, the rest straight; 1001 output points; rtol = 1e-8 "
             "(peer: scipy `solve_ivp` DOP853 on Pinocchio `aba`, atol = 1e-8; netdyn: `netdyn.simulate`, its "
-            "default scaled atol). After a 0.1 s warm-up run; compilation not included. Energy drift = "
+            "default scaled atol; 'recursive': `netdyn.recursive.integrate`, DOP853 on the compiled articulated-body "
+            "right-hand side in joint coordinates, atol = 1e-8). After a 0.1 s warm-up run; compilation not included. "
+            "Energy drift = "
             "max |E(t) − E(0)| in J (links of 1 kg and 1 m), the energy computed outside netdyn (Pinocchio's for "
             "the peer); residual = max |φ| or |Φ_q q̇| of the planar abs. model.", ""]
     cols = [("Pinocchio + DOP853", "pinocchio", "simulate", 1)] + \
@@ -427,6 +434,8 @@ def main(argv=None):
                                      optional_stage="simulate")
         results["nd_planar_rel"] = sweep("netdyn planar relative", "benchmarks.cases_netdyn:pendulum_planar_relative",
                                          sizes, cap, optional_stage="simulate")
+        results["nd_chain_recursive"] = sweep("netdyn recursive", "benchmarks.cases_recursive:recursive_chain", sizes,
+                                              cap, optional_stage="simulate")
     if "rc" in groups:
         log("RC ladder")
         results["ngspice"] = sweep("ngspice", "benchmarks.peers:ngspice_rc_ladder", plan["rc"], cap, size_arg="N")

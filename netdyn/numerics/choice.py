@@ -44,7 +44,7 @@ def kkt_regular(cm, tt, q, f, p):
     Without constraints a coordinate whose column of M is empty (a flow without inertia) makes it
     singular whatever the state: decided from the pattern, with no evaluation.
     """
-    if not cm.has_constraints and len({j for (_, j) in cm.eq.M.keys()}) < cm.n:
+    if not cm.has_constraints and len(cm.inertial_columns()) < cm.n:
         return False
     K, _, _ = cm.kkt(tt, q, f, p)
     s = np.linalg.svd(K, compute_uv=False)

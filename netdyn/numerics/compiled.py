@@ -23,6 +23,7 @@ import sympy as sp
 from netdyn.errors import ModelError, ParameterError
 from netdyn.numerics.energy import dissipated_power, supplied_power
 from netdyn.numerics.pwtable import tabulate
+from netdyn.numerics.treedynamics import tree_dynamics
 from netdyn.validate import real
 from netdyn.symbols import t
 
@@ -131,9 +132,20 @@ class CompiledModel:
     """
 
     def __init__(self, model, equations=None):
-        eq = equations or model.derive()
         self.model = model
-        self.eq = eq
+        self._eq = equations
+        # a relative-formulation planar open tree: M and h by the recursive algorithms, the symbolic
+        # equations derived only when asked for (netdyn.numerics.treedynamics)
+        self._tree = None if equations is not None else tree_dynamics(model)
+        self._power = None
+        self._dh_df = None
+        if self._tree is not None:
+            self.n, self.m1, self.m2 = self._tree.n, 0, 0
+            self.parameters, self.inputs = list(self._tree.parameters), []
+            self.has_constraints = False
+            self._R_idx = None
+            return
+        eq = self.eq
         self.n = eq.n
         self.m1 = len(eq.phi)
         self.m2 = len(eq.a0)
@@ -151,8 +163,27 @@ class CompiledModel:
         self._R_idx = np.array(list(eq.R.keys()), dtype=int).reshape(-1, 2) if servo else None
         self._R = _lambdify(args, list(eq.R.values())) if servo and eq.R else None
         self.has_constraints = (self.m1 + self.m2) > 0
-        self._power = None
-        self._dh_df = None
+
+    @property
+    def eq(self):
+        """The derived :class:`~netdyn.lagrange.equations.Equations` (derived on first use for a tree
+        evaluated by the recursive path)."""
+        if self._eq is None:
+            self._eq = self.model.derive()
+        return self._eq
+
+    def inertial_columns(self):
+        """Indices of the coordinates whose flows have inertia (a column of ``M`` with an entry)."""
+        if self._tree is not None:
+            return set(range(self.n))
+        return {j for (_, j) in self.eq.M.keys()}
+
+    def time_expressions(self):
+        """The expressions where source waveforms can appear (for their corners): h, φ and a."""
+        if self._tree is not None:  # bodies, joints and gravity: no function of time
+            return []
+        eq = self.eq
+        return list(eq.h) + list(eq.phi) + list(eq.a0)
 
     # compiled on first use: a network integrated on the element templates
     # (:mod:`netdyn.numerics.assembly`) never needs the whole-model functions
@@ -206,6 +237,8 @@ class CompiledModel:
     # --------------------------------------------------------------- evaluation
     def dynamics(self, tt, q, f, p):
         """Mass matrix M (n×n) and the force vector h (n) at one state."""
+        if self._tree is not None:
+            return self._tree.dynamics(np.asarray(q, dtype=float), np.asarray(f, dtype=float), p.vector)
         vals = self._dyn(tt, q, f, p.vector, p.inputs(tt))
         M = np.zeros((self.n, self.n))
         if self._nM:
@@ -215,6 +248,9 @@ class CompiledModel:
 
     def constraints(self, tt, q, f, p):
         """Constraint values, Jacobians and acceleration-level terms at one state."""
+        if self._tree is not None:
+            z = np.zeros(0)
+            return ConstraintValues(z, np.zeros((0, self.n)), z, z, np.zeros((0, self.n)), z, z)
         vals = self._con(tt, q, f, p.vector, p.inputs(tt))
         vals = [float(v) for v in vals]
         m1, m2, n = self.m1, self.m2, self.n
@@ -241,6 +277,8 @@ class CompiledModel:
 
     def power(self, tt, q, f, lam, mu, p):
         """Dissipated and supplied power at one state (for the energy quadratures)."""
+        if self._tree is not None:  # ideal joints and gravity: nothing dissipated, nothing supplied
+            return 0.0, 0.0
         if self._power is None:
             eq = self.eq
             exprs, tables = tabulate([dissipated_power(self.model), supplied_power(self.model)])
@@ -251,6 +289,13 @@ class CompiledModel:
 
     def dh_df(self, tt, q, f, p):
         """∂h/∂f (n×n) at one state: damping and gyroscopic terms, compiled on first use."""
+        if self._tree is not None:  # h is quadratic in f: ∂h/∂f by central differences is exact to rounding
+            J = np.zeros((self.n, self.n))
+            for k in range(self.n):
+                e = np.zeros(self.n)
+                e[k] = 1e-6 * max(1.0, abs(f[k]))
+                J[:, k] = (self.dynamics(tt, q, f + e, p)[1] - self.dynamics(tt, q, f - e, p)[1]) / (2 * e[k])
+            return J
         if self._dh_df is None:
             eq = self.eq
             index_f = {s: i for i, s in enumerate(eq.f)}

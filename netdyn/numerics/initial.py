@@ -131,6 +131,12 @@ class _Conditions:
     def __init__(self, cm, conditions):
         from netdyn.numerics.compiled import _lambdify
 
+        self.labels = [c[0] for c in conditions]
+        self.joints = [c[1] for c in conditions]
+        self.target = np.array([c[3] for c in conditions], dtype=float)
+        self.k, self.n = len(conditions), cm.n
+        if not conditions:  # nothing to compile (and no equations to derive for it)
+            return
         eq = cm.eq
         sub = {c: s for c, s in zip(eq.coordinates, eq.q)}
         exprs = [sp.sympify(e).xreplace(sub) for _, _, e, _ in conditions]
@@ -138,10 +144,6 @@ class _Conditions:
         args = [_t, eq.q, cm.parameters, cm.inputs]
         self._g = _lambdify(args, exprs)
         self._G = _lambdify(args, [d for row in grads for d in row])
-        self.labels = [c[0] for c in conditions]
-        self.joints = [c[1] for c in conditions]
-        self.target = np.array([c[3] for c in conditions], dtype=float)
-        self.k, self.n = len(conditions), cm.n
 
     def residual(self, tt, q, p):
         if not self.k:
@@ -156,8 +158,7 @@ class _Conditions:
 
 def _held_by_joint(cm, conditions):
     """Joint conditions on a coordinate itself (a tree joint in the relative formulation): ``{name: value}``."""
-    eq = cm.eq
-    names = {c: n for c, n in zip(eq.coordinates, cm.model.coordinate_names)}
+    names = {c: n for c, n in zip(cm.model.coordinates, cm.model.coordinate_names)}
     held, labels, rest = {}, {}, []
     for cond in conditions:
         e = sp.sympify(cond[2])
@@ -290,7 +291,7 @@ def consistent_initial_conditions(cm, t0, q0=None, f0=None, p=None, guess=None, 
         rhs = -np.concatenate([c.Phi_t, c.a, -fc.target])
         # flows without inertia are free first; unspecified inertial flows move only if that is not enough
         inertial = np.zeros(cm.n, dtype=bool)
-        inertial[[j for (_, j) in cm.eq.M.keys()]] = True
+        inertial[sorted(cm.inertial_columns())] = True
         f_start = f.copy()
         for free in (~f_given & ~inertial, ~f_given):
             f = f_start.copy()
@@ -401,7 +402,7 @@ def refuse_projection(cm):
     """
     from netdyn.errors import IntegrationError
 
-    inertial = {j for (_, j) in cm.eq.M.keys()}
+    inertial = cm.inertial_columns()
     free = [n for j, n in enumerate(cm.model.coordinate_names) if j not in inertial]
     why = (f"the flows of {free[:8]}{' ...' if len(free) > 8 else ''} have no inertia (algebraic)" if free else
            "the constrained mass matrix [[M, Cᵀ], [C, 0]] is singular at t0 (a dead centre, a locked linkage, or "

@@ -37,7 +37,8 @@ METHODS = ("auto", "linear", "circuit", "projection", "ida", "recursive")
 
 
 def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e-8, atol=None,
-             method="auto", solver="DOP853", guess=None, max_step=np.inf, formulation=None, progress=None):
+             method="auto", solver="DOP853", guess=None, max_step=np.inf, formulation=None, progress=None,
+             watch_singularities=True):
     """Integrate a model or a network over ``t_span``.
 
     Parameters
@@ -79,6 +80,10 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         ``"absolute"``/``"relative"``, or a dict by domain.
     progress : callable(t), optional
         Called with the time reached as the integration advances (``netdyn simulate`` draws a bar).
+    watch_singularities : bool
+        ``"projection"`` on a planar linkage watches the constraint Jacobian for a change point stepped
+        over (:class:`~netdyn.numerics.structure.SingularityWatch`: a cheap estimate each step, an SVD
+        minimisation only when it falls steeply); ``False`` skips it for a chain known to stay regular.
 
     Returns
     -------
@@ -128,7 +133,8 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         refuse_projection(cm)  # before integrating: name the flows without inertia
     if not np.isfinite(max_step):  # steps of a whole number of a sine's periods would see it as constant
         max_step = source_period(cm) / 8
-    integrator = Projection(cm, p, solver, max_step) if method == "projection" else ida_for(cm, p, max_step)
+    integrator = Projection(cm, p, solver, max_step, watch_singularities) if method == "projection" \
+        else ida_for(cm, p, max_step)
     _check_atol(atol, cm.n)
     corners = source_breakpoints(cm, t0, t1)
     t_eval = requested.copy()
@@ -208,9 +214,8 @@ def source_breakpoints(cm, t0, t1):
 
     The integrators stop and restart there, as SPICE does, so no step straddles a kink.
     """
-    eq = cm.eq
     found = set()
-    for e in list(eq.h) + list(eq.phi) + list(eq.a0):
+    for e in cm.time_expressions():
         e = sp.sympify(e)
         if t in e.free_symbols and e.has(sp.Piecewise, sp.Heaviside, sp.Function):
             found.update(breakpoints(e, t1, t0))
@@ -234,7 +239,7 @@ def source_period(cm):
     0.01
     """
     shortest = np.inf
-    for e in list(cm.eq.h) + list(cm.eq.phi) + list(cm.eq.a0):
+    for e in cm.time_expressions():
         e = sp.sympify(e)
         if t not in e.free_symbols:
             continue

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg as sla
 
 from netdyn.errors import LockedMechanismError, SingularSystemError
 from netdyn.numerics.closure import structure_text
@@ -157,45 +158,119 @@ class SingularityWatch:
     """Watches ``σ_min/σ_max`` of the constraint Jacobian of a planar model at the accepted steps.
 
     A change point (links aligning, where two assembly branches cross) can be stepped over without
-    the integrator failing; the silent result would then follow either branch. When the ratio has a
-    local minimum below ``suspect`` at a step, it is minimized over the neighbouring steps' dense output;
-    below ``tol`` that is a :class:`SingularSystemError` with the time (``err.time``) and the
-    configuration (``err.q``, a dict).
+    the integrator failing; the silent result would then follow either branch. Each accepted step pays
+    for a cheap test only: the ratio is estimated from ``Φ_q Φ_qᵀ`` by one warm-started step of inverse
+    iteration (smallest eigenvalue) and of power iteration (largest), with the projection's own banded
+    factorisation when there is one (:class:`~netdyn.numerics.fastkkt.Gram`). Inverse iteration is exact
+    in the limit that matters: near a lost rank the smallest eigenvalue separates from the others.
+    The expensive test runs only when the estimate has a local minimum below ``suspect`` that falls
+    steeply enough to reach zero between the steps (the straight lines through the neighbouring steps
+    drop below half the minimum within half a step): the exact ratio (SVD) is then minimized over the
+    neighbouring steps, the configuration between steps being the quintic Hermite interpolant of
+    ``q, q̇, q̈`` at their ends. Below ``tol`` that is a :class:`SingularSystemError` with the time
+    (``err.time``) and the configuration (``err.q``, a dict). ``checks`` counts the expensive tests.
     """
 
-    def __init__(self, cm, p, tol=1e-6, suspect=0.5):
-        self.cm, self.p, self.tol, self.suspect = cm, p, tol, suspect
+    def __init__(self, cm, p, tol=1e-6, suspect=0.5, fast=None):
+        self.cm, self.p, self.tol, self.suspect, self.fast = cm, p, tol, suspect, fast
         self.active = bool(cm.model.metadata.get("planar")) and cm.m1 > 0
         self.history = []
+        self.checks = 0
+        self._vmin = self._vmax = None
+
+    def _phi_q(self, tt, q):
+        if self.fast is not None:
+            return self.fast.constraint_values(self.fast.values(tt, q, np.zeros(self.cm.n))).Phi_q
+        return self.cm.constraints(tt, q, np.zeros(self.cm.n), self.p).Phi_q
 
     def ratio(self, tt, q):
-        s = np.linalg.svd(self.cm.constraints(tt, q, np.zeros(self.cm.n), self.p).Phi_q, compute_uv=False)
+        """The exact ``σ_min/σ_max`` of ``Φ_q`` at ``(tt, q)`` (an SVD)."""
+        s = np.linalg.svd(self._phi_q(tt, q), compute_uv=False)
         return s[-1] / s[0] if s.size and s[0] > 0 else 1.0
 
-    def step(self, solver):
-        """Call after every accepted step of a scipy ``OdeSolver`` whose state starts with q."""
+    def estimate(self, tt, q, gram=None):
+        """The cheap estimate of :meth:`ratio`: one inverse- and one power-iteration step on ``Φ_q Φ_qᵀ``.
+
+        ``gram``: a factorised :class:`~netdyn.numerics.fastkkt.Gram` of ``Φ_q Φ_qᵀ`` at ``q`` (the
+        projection's), else the matrix is formed and factorised densely here.
+        """
+        m = self.cm.m1
+        if self._vmin is None:
+            rng = np.random.default_rng(0)
+            self._vmin, self._vmax = rng.standard_normal(m), np.ones(m)
+        if gram is not None and gram.m == m:
+            solve, matvec = gram.solve, gram.last_matvec
+        else:
+            P = self._phi_q(tt, q)
+            S = P @ P.T
+            try:
+                lu = sla.lu_factor(S, check_finite=False)
+            except (ValueError, np.linalg.LinAlgError):
+                return 0.0
+            solve, matvec = (lambda b: sla.lu_solve(lu, b, check_finite=False)), (lambda x: S @ x)
+        x = solve(self._vmin)
+        nx = np.linalg.norm(x)
+        if not np.isfinite(nx) or nx == 0:
+            return 0.0
+        self._vmin = x / nx
+        lo = float(self._vmin @ matvec(self._vmin))
+        y = matvec(self._vmax)
+        ny = np.linalg.norm(y)
+        if ny == 0:
+            return 1.0
+        self._vmax = y / ny
+        hi = float(self._vmax @ matvec(self._vmax))
+        return float(np.sqrt(max(lo, 0.0) / hi)) if hi > 0 else 1.0
+
+    def step(self, tt, q, f, acc, gram=None):
+        """Call after every accepted (projected) step with the state, its accelerations and, if there
+        is one, the projection's factorised Gram matrix at ``q``."""
         if not self.active:
             return
-        from scipy.optimize import minimize_scalar
-
-        n = self.cm.n
-        self.history = (self.history + [(solver.t, self.ratio(solver.t, solver.y[:n]), solver.dense_output())])[-3:]
+        r = self.estimate(tt, q, gram)
+        self.history = (self.history + [(tt, r, q.copy(), f.copy(), acc.copy())])[-3:]
         if len(self.history) < 3:
             return
-        (t0, r0, _), (t1, r1, d1), (t2, r2, d2) = self.history
+        (t0, r0, *s0), (t1, r1, *s1), (t2, r2, *s2) = self.history
         if not (r1 < self.suspect and r1 <= r0 and r1 <= r2):
             return
-        best = (r1, t1)
-        for a, b, dense in ((t0, t1, d1), (t1, t2, d2)):
-            res = minimize_scalar(lambda tt: self.ratio(tt, dense(tt)[:n]), bounds=(a, b), method="bounded",
+        slope = max((r0 - r1) / (t1 - t0), (r2 - r1) / (t2 - t1))
+        if r1 - slope * max(t1 - t0, t2 - t1) / 2 > r1 / 2:  # a shallow minimum cannot reach zero between steps
+            return
+        self.checks += 1
+        from scipy.optimize import minimize_scalar
+
+        best = (self.ratio(t1, s1[0]), t1, s1[0])
+        for (a, sa), (b, sb) in (((t0, s0), (t1, s1)), ((t1, s1), (t2, s2))):
+            path = hermite(a, sa, b, sb)
+            res = minimize_scalar(lambda tt: self.ratio(tt, path(tt)), bounds=(a, b), method="bounded",
                                   options={"xatol": 1e-10 * max(1.0, abs(b))})
             if res.fun < best[0]:
-                best = (float(res.fun), float(res.x), dense)
+                best = (float(res.fun), float(res.x), path(float(res.x)))
         if best[0] < self.tol:
-            tt, q = best[1], best[2](best[1])[:n]
+            tt, q = best[1], best[2]
             err = SingularSystemError(
                 f"singular configuration at t = {tt:.6g}: the constraint Jacobian loses rank there (smallest/"
                 f"largest singular value {best[0]:.2g}), a change point where assembly branches cross; the motion "
                 "past it is not determined by the model — stop before it or change the geometry")
             err.time, err.q = tt, dict(zip(self.cm.model.coordinate_names, q))
             raise err
+
+
+def hermite(ta, a, tb, b):
+    """The quintic Hermite interpolant ``q(t)`` on ``[ta, tb]`` of ``a = (q, q̇, q̈)`` at ``ta`` and ``b`` at ``tb``.
+
+    >>> path = hermite(0.0, (np.array([0.0]), np.array([0.0]), np.array([2.0])),
+    ...                1.0, (np.array([1.0]), np.array([2.0]), np.array([2.0])))
+    >>> float(path(0.5)[0])    # t² exactly
+    0.25
+    """
+    h = tb - ta
+
+    def path(tt):
+        s = (tt - ta) / h
+        s2, s3, s4, s5 = s * s, s ** 3, s ** 4, s ** 5
+        return ((1 - 10 * s3 + 15 * s4 - 6 * s5) * a[0] + h * (s - 6 * s3 + 8 * s4 - 3 * s5) * a[1]
+                + h * h * 0.5 * (s2 - 3 * s3 + 3 * s4 - s5) * a[2] + (10 * s3 - 15 * s4 + 6 * s5) * b[0]
+                + h * (-4 * s3 + 7 * s4 - 3 * s5) * b[1] + h * h * 0.5 * (s3 - 2 * s4 + s5) * b[2])
+    return path

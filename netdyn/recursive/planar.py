@@ -44,7 +44,8 @@ def _number(value, params, where):
     try:
         e = sp.sympify(value)
         if params:
-            e = e.subs({sp.Symbol(k): v for k, v in params.items() if not callable(v)})
+            # by name: a symbol made with assumptions (positive=True) is not sp.Symbol(name)
+            e = e.subs({s: params[s.name] for s in e.free_symbols if s.name in params and not callable(params[s.name])})
         return float(e)
     except (TypeError, ValueError, sp.SympifyError):
         raise NotRecursive(f"{where} is {value!r}, not a number: the recursive path needs numeric values "

@@ -40,7 +40,7 @@ class IDA(Integrator):
     def __init__(self, cm, p, max_step=np.inf):
         self.cm, self.p, self.max_step = cm, p, max_step
         n, m1, m2 = cm.n, cm.m1, cm.m2
-        self.inertial = np.array(sorted({j for (_, j) in cm.eq.M.keys()}), dtype=int)
+        self.inertial = np.array(sorted(cm.inertial_columns()), dtype=int)
         self.rest = np.setdiff1d(np.arange(n), self.inertial)
         nI = self.inertial.size
         self.N = N = n + nI + 2 * m1 + m2 + 2

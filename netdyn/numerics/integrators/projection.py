@@ -27,6 +27,7 @@ import scipy.sparse.linalg as spla
 from scipy.integrate import DOP853, RK45, Radau
 
 from netdyn.errors import IntegrationError, SingularSystemError
+from netdyn.numerics.fastkkt import fast_kkt, singular
 from netdyn.numerics.integrators.base import Integrator, split_atol, work_atol
 from netdyn.numerics.structure import SingularityWatch, integration_failure
 from netdyn.numerics.trajectory import INTERRUPTED, SUCCESS, Trajectory, interrupted_message
@@ -40,16 +41,24 @@ class Projection(Integrator):
     name = "projection"
     carries_work = True
 
-    def __init__(self, cm, p, solver="DOP853", max_step=np.inf, watch_singularities=True):
+    def __init__(self, cm, p, solver="DOP853", max_step=np.inf, watch_singularities=True, fast=True):
         if solver not in SOLVERS:
             raise IntegrationError(f"unknown solver {solver!r}; use one of {sorted(SOLVERS)}")
         self.cm, self.p, self.solver_cls, self.max_step = cm, p, SOLVERS[solver], max_step
         self.watch_singularities = watch_singularities
+        # one compiled function for every KKT term and a banded solve (netdyn.numerics.fastkkt);
+        # fast=False keeps the reference path (separate lambdified functions, KKT LU) it is tested against
+        self.fast = fast_kkt(cm, p, solve_kkt) if fast else None
+        self.gram = None  # the factorised C Cᵀ of the last projection (the singularity watch's cheap test)
 
     # ------------------------------------------------------------------ the index-1 right-hand side
     def rhs(self, tt, y):
         cm, p, n = self.cm, self.p, self.cm.n
         q, f = y[:n], y[n:2 * n]
+        if self.fast is not None:
+            acc, lam, mu = self.fast.solve(tt, q, f)
+            pd, ps = self.fast.power(tt, q, f, lam, mu)
+            return np.concatenate([f, acc, [pd, ps]])
         K, r, _ = cm.kkt(tt, q, f, p)
         z = solve_kkt(K, r, tt)
         pd, ps = cm.power(tt, q, f, z[n:n + cm.m1], z[n + cm.m1:], p)
@@ -58,6 +67,9 @@ class Projection(Integrator):
     def project(self, tt, y):
         """``y`` with q moved onto φ = 0 (Gauss–Newton) and f onto the velocity-level constraints."""
         cm, p, n = self.cm, self.p, self.cm.n
+        if self.fast is not None:
+            q, f, self.gram = self.fast.project(tt, y[:n], y[n:2 * n])
+            return np.concatenate([q, f, y[2 * n:]])
         q, f = y[:n].copy(), y[n:2 * n].copy()
         if cm.m1:
             for _ in range(8):
@@ -85,7 +97,7 @@ class Projection(Integrator):
             ys.append(y0)
             i = int(np.searchsorted(t_eval, t0, side="right"))
         nsteps = 0
-        watch = SingularityWatch(cm, self.p) if self.watch_singularities and cm.m1 else None
+        watch = SingularityWatch(cm, self.p, fast=self.fast) if self.watch_singularities and cm.m1 else None
         status, message = 0, SUCCESS
         while solver.status == "running":
             try:
@@ -93,8 +105,6 @@ class Projection(Integrator):
                 if solver.status == "failed":
                     raise integration_failure(cm, solver.t, solver.y[:n], self.p, msg)
                 nsteps += 1
-                if watch is not None:
-                    watch.step(solver)
                 j = int(np.searchsorted(t_eval, solver.t, side="right"))
                 if j > i:
                     dense = solver.dense_output()
@@ -106,6 +116,8 @@ class Projection(Integrator):
                 if cm.has_constraints:
                     solver.y = self.project(solver.t, solver.y)
                     solver.f = self.rhs(solver.t, solver.y)
+                if watch is not None:  # on the projected state, with the projection's factorised C Cᵀ
+                    watch.step(solver.t, solver.y[:n], solver.y[n:2 * n], solver.f[n:2 * n], self.gram)
                 if progress is not None:  # after the step's outputs are kept
                     progress(solver.t)
             except KeyboardInterrupt:  # Ctrl-C: keep what was computed (the output times reached)
@@ -114,7 +126,7 @@ class Projection(Integrator):
                 break
         Y = np.array(ys).T if ys else np.zeros((2 * n + 2, 0))
         T = np.array(ts)
-        acc, lam, mu = kkt_solutions(cm, self.p, T, Y[:n], Y[n:2 * n])
+        acc, lam, mu = kkt_solutions(cm, self.p, T, Y[:n], Y[n:2 * n], self.fast)
         return Trajectory(T, Y[:n], Y[n:2 * n], acc, lam, mu, Y[2 * n], Y[2 * n + 1], nsteps=nsteps, message=message,
                           status=status)
 
@@ -136,25 +148,29 @@ def solve_kkt(K, r, tt):
             d = np.zeros(1)
         if d.size and d.min() > 1e-12 * d.max():
             return lu.solve(r)
-        raise _singular(tt)
+        raise singular(tt)
     lu, piv = sla.lu_factor(K, check_finite=False)
     d = np.abs(np.diag(lu))
     if d.size and d.min() <= 1e-12 * d.max():
-        raise _singular(tt)
+        raise singular(tt)
     return sla.lu_solve((lu, piv), r, check_finite=False)
 
 
-def _singular(tt):
-    return SingularSystemError(
-        f"singular configuration at t = {tt:.6g}: the constrained mass matrix lost rank "
-        "(a dead centre, a locked linkage or redundant constraints); check the mechanism or stop before it")
+def kkt_solutions(cm, p, T, Q, F, fast=None):
+    """Accelerations and multipliers at each output time, from the KKT system (LU; least squares if singular).
 
-
-def kkt_solutions(cm, p, T, Q, F):
-    """Accelerations and multipliers at each output time, from the KKT system (LU; least squares if singular)."""
+    With ``fast`` (a :class:`~netdyn.numerics.fastkkt.FastKKT`) each time costs one compiled evaluation and
+    one banded (or LU) solve, the right-hand side's own factorisation.
+    """
     n, m1, m2 = cm.n, cm.m1, cm.m2
     acc, lam, mu = np.zeros((n, T.size)), np.zeros((m1, T.size)), np.zeros((m2, T.size))
     for k, tt in enumerate(T):
+        if fast is not None:
+            try:
+                acc[:, k], lam[:, k], mu[:, k] = fast.solve(tt, Q[:, k], F[:, k])
+                continue
+            except SingularSystemError:  # redundant constraints: the least-squares solve below
+                pass
         K, r, _ = cm.kkt(tt, Q[:, k], F[:, k], p)
         try:  # an LU solve; least squares only where the matrix is singular (redundant constraints)
             z = solve_kkt(K, r, tt)

@@ -1,0 +1,106 @@
+"""The relative formulation of a planar open tree evaluated by the recursive path (netdyn.numerics.treedynamics)
+against the symbolic relative formulation it replaces, to 1e-9: M and h at random states (numeric and
+symbolic parameters, revolute, prismatic and weld joints, a branching tree), a simulation, and the
+symbolic equations still there on demand."""
+import numpy as np
+import pytest
+import sympy as sp
+
+import netdyn
+from netdyn.components.planar import Gravity, Prismatic, Revolute, RigidBody, Torque, Weld
+from netdyn.linkages import pendulum as pendulum_net
+from netdyn.numerics.compiled import CompiledModel, compile_model
+from netdyn.numerics.treedynamics import MIN_BODIES, TreeDynamics, tree_dynamics
+
+
+def _tree_net():
+    """A branching tree: a slider on ground carrying a pendulum, a second arm welded to it, a third link."""
+    net = netdyn.Network("tree")
+    net.add(Gravity(),
+            RigidBody("cart", 2.0, 0.2), RigidBody("arm", 1.0, 0.1), RigidBody("plate", 0.5, 0.02),
+            RigidBody("tip", 0.3, 0.01), RigidBody("side", 0.7, 0.05),
+            Prismatic("P", "ground", (0, 0), "cart", (0, 0), axis=(1, 0.2)),
+            Revolute("A", "cart", (0.1, 0), "arm", (-0.5, 0)),
+            Weld("W", "arm", (0.5, 0), "plate", (0, 0.1), angle=0.3),
+            Revolute("B", "plate", (0.2, 0), "tip", (-0.3, 0)),
+            Revolute("C", "cart", (-0.1, 0.05), "side", (0.4, 0.1)))
+    return net
+
+
+def _agree(model, states=4):
+    fast = compile_model(model)
+    ref = CompiledModel(model, equations=model.derive())
+    assert fast._tree is not None and ref._tree is None
+    p = fast.parameter_vector()
+    assert [str(s) for s in fast.parameters] == [str(s) for s in ref.parameters]
+    rng = np.random.default_rng(11)
+    for _ in range(states):
+        q, f = rng.uniform(-2, 2, fast.n), rng.uniform(-2, 2, fast.n)
+        M, h = fast.dynamics(0.0, q, f, p)
+        Mr, hr = ref.dynamics(0.0, q, f, p)
+        assert np.max(np.abs(M - Mr)) <= 1e-9 * np.max(np.abs(Mr))
+        assert np.max(np.abs(h - hr)) <= 1e-9 * (1 + np.max(np.abs(hr)))
+        assert np.max(np.abs(fast.dh_df(0.0, q, f, p) - ref.dh_df(0.0, q, f, p))) <= 1e-6 * (1 + np.max(np.abs(hr)))
+    return fast, ref
+
+
+@pytest.fixture
+def any_size(monkeypatch):
+    """Trees of every size on the recursive evaluator (the symbolic reference is slow from MIN_BODIES on)."""
+    import netdyn.numerics.compiled as compiled
+
+    monkeypatch.setattr(compiled, "tree_dynamics", lambda model: tree_dynamics(model, min_bodies=1))
+
+
+def test_chain_matches_symbolic_relative(any_size):
+    _agree(pendulum_net(np.linspace(1, 2, 4), np.linspace(0.5, 1, 4)).model(formulation="relative"))
+
+
+def test_large_tree_is_not_derived_until_asked():
+    model = pendulum_net(np.ones(MIN_BODIES), np.ones(MIN_BODIES)).model(formulation="relative")
+    cm = compile_model(model)
+    cm.kkt(0.0, np.zeros(cm.n), np.zeros(cm.n), cm.parameter_vector())
+    assert cm._tree is not None and model._derived is None  # the numbers need no symbolic derivation ...
+    assert len(cm.eq.h) == MIN_BODIES and model._derived is not None  # ... which is there when asked for
+
+
+def test_branching_tree_with_prismatic_and_weld_matches_symbolic(any_size):
+    _agree(_tree_net().model(formulation="relative"))
+
+
+def test_symbolic_parameters_by_name(any_size):
+    m1, m2, l1, l2, g = sp.symbols("m1 m2 l1 l2 g", positive=True)  # assumptions: not sp.Symbol("m1")
+    net = netdyn.Network("two")
+    net.add(Gravity(g=g), RigidBody("a", m1, m1 * l1 ** 2 / 12), RigidBody("b", m2, m2 * l2 ** 2 / 12),
+            Revolute("J1", "ground", (0, 0), "a", (-l1 / 2, 0)), Revolute("J2", "a", (l1 / 2, 0), "b", (-l2 / 2, 0)))
+    model = net.model(formulation="relative")
+    fast = compile_model(model)
+    ref = CompiledModel(model, equations=model.derive())
+    values = {"m1": 1.5, "m2": 0.5, "l1": 0.8, "l2": 1.2, "g": 9.81}
+    p = fast.parameter_vector(values)
+    q, f = np.array([0.3, -1.1]), np.array([0.7, 2.0])
+    for a, b in zip(fast.dynamics(0, q, f, p), ref.dynamics(0, q, f, ref.parameter_vector(values))):
+        assert np.max(np.abs(a - b)) <= 1e-9 * (1 + np.max(np.abs(b)))
+
+
+def test_simulation_matches_symbolic_path(any_size):
+    q0 = {"theta_J1": -0.6, "theta_J3": 0.2}
+    te = np.linspace(0, 0.3, 4)
+    model = pendulum_net(np.ones(4), np.ones(4)).model(formulation="relative")
+    sol = netdyn.simulate(model, (0, 0.3), q0=q0, t_eval=te, rtol=1e-10, atol=1e-12)
+    assert compile_model(model)._tree is not None
+    ref_model = pendulum_net(np.ones(4), np.ones(4)).model(formulation="relative")
+    ref_model._compiled["lambdify"] = CompiledModel(ref_model, equations=ref_model.derive())
+    ref = netdyn.simulate(ref_model, (0, 0.3), q0=q0, t_eval=te, rtol=1e-10, atol=1e-12)
+    assert np.max(np.abs(sol.q - ref.q)) < 1e-9 and np.max(np.abs(sol.acc - ref.acc)) < 1e-8
+
+
+def test_not_applicable_keeps_the_symbolic_path():
+    small = pendulum_net(np.ones(3), np.ones(3)).model(formulation="relative")
+    assert tree_dynamics(small) is None  # below MIN_BODIES
+    net = pendulum_net(np.ones(MIN_BODIES), np.ones(MIN_BODIES))
+    net.add(Torque("tau", "link1", 1.0))  # an element the recursive path does not evaluate
+    assert tree_dynamics(net.model(formulation="relative")) is None
+    assert tree_dynamics(pendulum_net(np.ones(MIN_BODIES), np.ones(MIN_BODIES)).model()) is None  # absolute
+    assert isinstance(tree_dynamics(pendulum_net(np.ones(MIN_BODIES), np.ones(MIN_BODIES))
+                                    .model(formulation="relative")), TreeDynamics)
