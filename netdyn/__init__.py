@@ -29,9 +29,9 @@ Public names are imported on first use, so ``import netdyn`` stays fast.
 """
 import importlib
 
-from netdyn.errors import (ElementError, ExportError, InitialConditionError, IntegrationError, ModelError,  # noqa: F401
-                           NetdynError, OperatingPointError, ParameterError, ParseError, SingularSystemError,
-                           TopologyError)
+from netdyn.errors import (ElementError, ExportError, InitialConditionError, IntegrationError,  # noqa: F401
+                           InvalidValueError, LockedMechanismError, LoopClosureError, ModelError, NetdynError,
+                           OperatingPointError, ParameterError, ParseError, SingularSystemError, TopologyError)
 from netdyn.symbols import coordinates, symbols, t  # noqa: F401
 
 __version__ = "0.2.0"
@@ -79,6 +79,7 @@ _SUBPACKAGES = ("components", "export", "io", "linkages", "models", "lagrange", 
 
 __all__ = ["NetdynError", "ModelError", "ElementError", "TopologyError", "ParameterError", "InitialConditionError",
            "SingularSystemError", "IntegrationError", "ParseError", "ExportError", "OperatingPointError",
+           "InvalidValueError", "LoopClosureError", "LockedMechanismError",
            "coordinates", "symbols", "t", *_LAZY]
 
 

@@ -32,7 +32,7 @@ def test_initial_positions_converge_to_rounding_level():
 def test_impossible_initial_positions_name_the_constraints():
     from netdyn.linkages import BOOK
     misfit = four_bar(dict(BOOK, l4=3.0))
-    with pytest.raises(netdyn.InitialConditionError, match=r"constraint [ACD]\[.*also unmet"):
+    with pytest.raises(netdyn.LoopClosureError, match=r"loop ground .* does not close .*constraint [ACD]\["):
         netdyn.simulate(misfit, (0, 0.1), q0={"theta_crank": 0.4}, guess=FOUR_BAR_GUESS)
 
 

@@ -38,9 +38,9 @@ def tree_dynamics(model, min_bodies=MIN_BODIES):
     bodies built from bodies, Revolute/Prismatic/Weld joints and Gravity only; else None."""
     meta = (model.metadata or {}).get("planar")
     net = (model.metadata or {}).get("network")
-    if not meta or meta.get("formulation") != "relative" or net is None or meta.get("cuts"):
+    if not meta or meta.formulation != "relative" or net is None or meta.cuts:
         return None
-    if len(meta.get("bodies", ())) < min_bodies or model.constraints or model.flow_constraints:
+    if len(meta.bodies or ()) < min_bodies or model.constraints or model.flow_constraints:
         return None
     if any(not getattr(el, "planar", False) for el in net.elements.values()):
         return None
