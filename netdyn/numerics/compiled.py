@@ -22,6 +22,7 @@ import sympy as sp
 
 from netdyn.errors import ModelError, ParameterError
 from netdyn.numerics.energy import dissipated_power, supplied_power
+from netdyn.numerics.kernel import state_kernel
 from netdyn.numerics.pwtable import tabulate
 from netdyn.validate import real
 from netdyn.symbols import t
@@ -153,6 +154,22 @@ class CompiledModel:
         self.has_constraints = (self.m1 + self.m2) > 0
         self._power = None
         self._dh_df = None
+        self._kernel = False  # not built yet
+
+    @property
+    def kernel(self):
+        """The fused compiled evaluation of :mod:`netdyn.numerics.kernel` (built on first use), or None
+        where it does not apply (PWL/PULSE sources, very large models): then ``lambdify`` serves."""
+        if self._kernel is False:
+            power = (dissipated_power(self.model), supplied_power(self.model))
+            self._kernel = state_kernel(self.eq, self.parameters, self.inputs, power)
+        return self._kernel
+
+    @kernel.setter
+    def kernel(self, value):
+        if value is not None:
+            raise ValueError("the kernel can only be switched off (None): the lambdified reference path")
+        self._kernel = None
 
     # compiled on first use: a network integrated on the element templates
     # (:mod:`netdyn.numerics.assembly`) never needs the whole-model functions
@@ -206,6 +223,8 @@ class CompiledModel:
     # --------------------------------------------------------------- evaluation
     def dynamics(self, tt, q, f, p):
         """Mass matrix M (n×n) and the force vector h (n) at one state."""
+        if self.kernel is not None:
+            return self.kernel.dynamics(tt, q, f, p.vector, p.inputs(tt))
         vals = self._dyn(tt, q, f, p.vector, p.inputs(tt))
         M = np.zeros((self.n, self.n))
         if self._nM:
@@ -215,6 +234,8 @@ class CompiledModel:
 
     def constraints(self, tt, q, f, p):
         """Constraint values, Jacobians and acceleration-level terms at one state."""
+        if self.kernel is not None:
+            return ConstraintValues(*self.kernel.constraints(tt, q, f, p.vector, p.inputs(tt)))
         vals = self._con(tt, q, f, p.vector, p.inputs(tt))
         vals = [float(v) for v in vals]
         m1, m2, n = self.m1, self.m2, self.n
@@ -241,6 +262,8 @@ class CompiledModel:
 
     def power(self, tt, q, f, lam, mu, p):
         """Dissipated and supplied power at one state (for the energy quadratures)."""
+        if self.kernel is not None:
+            return self.kernel.power(tt, q, f, lam, mu, p.vector, p.inputs(tt))
         if self._power is None:
             eq = self.eq
             exprs, tables = tabulate([dissipated_power(self.model), supplied_power(self.model)])
@@ -274,6 +297,12 @@ class CompiledModel:
         Without constraints ``K`` is the mass matrix and ``c`` is None.
         """
         self._check_state(q, f)
+        if self.kernel is not None and not self.has_constraints:
+            K, r = self.kernel.kkt(tt, q, f, p.vector, p.inputs(tt))
+            return KKT(K, r, None, self.n, 0, 0)
+        if self.kernel is not None:
+            K, r = self.kernel.kkt(tt, q, f, p.vector, p.inputs(tt))
+            return KKT(K, r, self.constraints(tt, q, f, p), self.n, self.m1, self.m2)
         M, h = self.dynamics(tt, q, f, p)
         if not self.has_constraints:
             return KKT(M, -h, None, self.n, 0, 0)
@@ -290,6 +319,14 @@ class CompiledModel:
     def _check_state(self, q, f):
         if len(q) != self.n or len(f) != self.n:
             raise ModelError(f"the model has {self.n} coordinates; got q of length {len(q)} and f of {len(f)}")
+
+    def kkt_system(self, tt, q, f, p):
+        """``(K, r)`` of :meth:`kkt` without the constraint record (the right-hand side's inner loop)."""
+        if self.kernel is not None:
+            self._check_state(q, f)
+            return self.kernel.kkt(tt, q, f, p.vector, p.inputs(tt))
+        kkt = self.kkt(tt, q, f, p)
+        return kkt.K, kkt.r
 
     def accelerations(self, tt, q, f, p):
         """q̈, λ, μ at one state from the index-1 (KKT) form."""

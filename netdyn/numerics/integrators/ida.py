@@ -25,6 +25,7 @@ import numpy as np
 
 from netdyn.errors import IntegrationError
 from netdyn.numerics.integrators.base import Integrator, split_atol, work_atol
+from netdyn.numerics.integrators.ida_kernel import ida_kernel
 from netdyn.numerics.trajectory import Trajectory
 
 
@@ -34,8 +35,9 @@ class IDA(Integrator):
     name = "ida"
     carries_work = True
 
-    def __init__(self, cm, p, max_step=np.inf):
+    def __init__(self, cm, p, max_step=np.inf, compiled=True):
         self.cm, self.p, self.max_step = cm, p, max_step
+        self.compiled = compiled  # False: the reference (records of CompiledModel, SUNDIALS' differences)
         n, m1, m2 = cm.n, cm.m1, cm.m2
         self.inertial = np.array(sorted({j for (_, j) in cm.eq.M.keys()}), dtype=int)
         self.rest = np.setdiff1d(np.arange(n), self.inertial)
@@ -82,11 +84,13 @@ class IDA(Integrator):
 
         cm, n, N = self.cm, self.cm.n, self.N
         inertial, nI = self.inertial, self.inertial.size
-        residual = self.residual
+        fast = ida_kernel(self) if self.compiled else None
+        residual = fast.residual if fast is not None else self.residual
+        own = residual
         if progress is not None:  # IDA evaluates the residual as it advances
             def residual(tt, y, yp, res):
                 progress(tt)
-                self.residual(tt, y, yp, res)
+                own(tt, y, yp, res)
         y0 = np.zeros(N)
         y0[self.sq], y0[self.sf] = q0, f0[inertial]
         yp0 = np.zeros(N)
@@ -102,8 +106,9 @@ class IDA(Integrator):
         te = ida_grid(t0, t1, t_eval)
         y0, yp0 = consistent_start(residual, t0, y0, yp0, self.algebraic)
         # BDF's global error runs ~10x its local tolerance: tighten so both integrators honour rtol alike
+        jac = fast.jacfn if fast is not None else None
         solver = SundialsIDA(residual, rtol=rtol / 10, atol=at / 10, algebraic_idx=self.algebraic or None,
-                             calc_initcond=None, max_num_steps=200000,
+                             calc_initcond=None, max_num_steps=200000, jacfn=jac,
                              max_step=0 if not np.isfinite(self.max_step) else self.max_step)
         out = solve_or_explain(solver, te, y0, yp0, t0, t1)
         Y, YP, T = out.y.T.copy(), out.yp.T.copy(), np.asarray(out.t)
