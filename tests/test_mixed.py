@@ -162,3 +162,34 @@ def test_projection_radau_on_the_kernel():
     q, f = consistent_initial_conditions(cm, 0.0, None, None, p, guess=FOUR_BAR_GUESS)
     tr = Projection(cm, p, "Radau").integrate(0.0, 0.05, q, f, np.array([0.05]), 1e-8, 1e-10)
     assert np.max(np.abs(cm.constraints(0.05, tr.q[:, -1], tr.f[:, -1], p).phi)) < 1e-12
+
+
+def test_compiled_loop_reproduces_the_python_loop():
+    """The compiled DOP853 + projection + watch loop against scipy's DOP853 driven from Python (first run
+    compiles the loop with numba, ~20 s; cached on disk afterwards)."""
+    from netdyn.numerics.initial import consistent_initial_conditions
+    from netdyn.numerics.integrators.compiled_projection import CompiledProjection
+    cm = compile_model(four_bar().model())
+    p = cm.parameter_vector()
+    q, f = consistent_initial_conditions(cm, 0.0, None, None, p, guess=FOUR_BAR_GUESS)
+    te = np.linspace(0, 2.0, 21)
+    a = CompiledProjection(cm, p).integrate(0, 2.0, q, f, te, 1e-8, 1e-10)
+    b = Projection(cm, p).integrate(0, 2.0, q, f, te, 1e-8, 1e-10)
+    assert a.nsteps == b.nsteps
+    np.testing.assert_allclose(a.q, b.q, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(a.f, b.f, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(a.supplied, b.supplied, rtol=0, atol=1e-9)
+
+
+def test_compiled_loop_stops_at_a_change_point():
+    from netdyn.linkages.planar import four_bar as four_bar_net
+    from netdyn.linkages.planar import BOOK
+    from netdyn.numerics.initial import consistent_initial_conditions
+    from netdyn.numerics.integrators.compiled_projection import CompiledProjection
+    pr = dict(BOOK, l1=0.6, l3=0.6, l2=1.0, l4=1.0)  # a parallelogram falling onto its flat change point
+    cm = compile_model(four_bar_net(pr, tau=False, gravity=True).model())
+    p = cm.parameter_vector()
+    q, f = consistent_initial_conditions(cm, 0.0, {"theta_crank": 1.2}, None, p,
+                                         guess={"theta_rod": 0.0, "theta_rocker": 1.2})
+    with pytest.raises(netdyn.SingularSystemError, match="singular configuration at t = "):
+        CompiledProjection(cm, p).integrate(0, 2.0, q, f, np.linspace(0, 2, 11), 1e-8, 1e-10)
