@@ -22,6 +22,7 @@ import sympy as sp
 
 from netdyn.errors import ModelError, ParameterError
 from netdyn.numerics.energy import dissipated_power, supplied_power
+from netdyn.numerics.kernel import state_kernel
 from netdyn.numerics.pwtable import tabulate
 from netdyn.numerics.treedynamics import tree_dynamics
 from netdyn.validate import real
@@ -139,6 +140,7 @@ class CompiledModel:
         self._tree = None if equations is not None else tree_dynamics(model)
         self._power = None
         self._dh_df = None
+        self._kernel = False  # the fused kernel: not built yet
         if self._tree is not None:
             self.n, self.m1, self.m2 = self._tree.n, 0, 0
             self.parameters, self.inputs = list(self._tree.parameters), []
@@ -184,6 +186,23 @@ class CompiledModel:
             return []
         eq = self.eq
         return list(eq.h) + list(eq.phi) + list(eq.a0)
+
+    @property
+    def kernel(self):
+        """The fused compiled evaluation of :mod:`netdyn.numerics.kernel` (built on first use), or None
+        where it does not apply (PWL/PULSE sources, very large models): then ``lambdify`` serves."""
+        if self._kernel is False and self._tree is not None:
+            self._kernel = None  # the recursive tree evaluates M and h itself
+        if self._kernel is False:
+            power = (dissipated_power(self.model), supplied_power(self.model))
+            self._kernel = state_kernel(self.eq, self.parameters, self.inputs, power)
+        return self._kernel
+
+    @kernel.setter
+    def kernel(self, value):
+        if value is not None:
+            raise ValueError("the kernel can only be switched off (None): the lambdified reference path")
+        self._kernel = None
 
     # compiled on first use: a network integrated on the element templates
     # (:mod:`netdyn.numerics.assembly`) never needs the whole-model functions
@@ -239,6 +258,8 @@ class CompiledModel:
         """Mass matrix M (n×n) and the force vector h (n) at one state."""
         if self._tree is not None:
             return self._tree.dynamics(np.asarray(q, dtype=float), np.asarray(f, dtype=float), p.vector)
+        if self.kernel is not None:
+            return self.kernel.dynamics(tt, q, f, p.vector, p.inputs(tt))
         vals = self._dyn(tt, q, f, p.vector, p.inputs(tt))
         M = np.zeros((self.n, self.n))
         if self._nM:
@@ -251,6 +272,8 @@ class CompiledModel:
         if self._tree is not None:
             z = np.zeros(0)
             return ConstraintValues(z, np.zeros((0, self.n)), z, z, np.zeros((0, self.n)), z, z)
+        if self.kernel is not None:
+            return ConstraintValues(*self.kernel.constraints(tt, q, f, p.vector, p.inputs(tt)))
         vals = self._con(tt, q, f, p.vector, p.inputs(tt))
         vals = [float(v) for v in vals]
         m1, m2, n = self.m1, self.m2, self.n
@@ -279,6 +302,8 @@ class CompiledModel:
         """Dissipated and supplied power at one state (for the energy quadratures)."""
         if self._tree is not None:  # ideal joints and gravity: nothing dissipated, nothing supplied
             return 0.0, 0.0
+        if self.kernel is not None:
+            return self.kernel.power(tt, q, f, lam, mu, p.vector, p.inputs(tt))
         if self._power is None:
             eq = self.eq
             exprs, tables = tabulate([dissipated_power(self.model), supplied_power(self.model)])
@@ -319,6 +344,12 @@ class CompiledModel:
         Without constraints ``K`` is the mass matrix and ``c`` is None.
         """
         self._check_state(q, f)
+        if self.kernel is not None and not self.has_constraints:
+            K, r = self.kernel.kkt(tt, q, f, p.vector, p.inputs(tt))
+            return KKT(K, r, None, self.n, 0, 0)
+        if self.kernel is not None:
+            K, r = self.kernel.kkt(tt, q, f, p.vector, p.inputs(tt))
+            return KKT(K, r, self.constraints(tt, q, f, p), self.n, self.m1, self.m2)
         M, h = self.dynamics(tt, q, f, p)
         if not self.has_constraints:
             return KKT(M, -h, None, self.n, 0, 0)
@@ -335,6 +366,14 @@ class CompiledModel:
     def _check_state(self, q, f):
         if len(q) != self.n or len(f) != self.n:
             raise ModelError(f"the model has {self.n} coordinates; got q of length {len(q)} and f of {len(f)}")
+
+    def kkt_system(self, tt, q, f, p):
+        """``(K, r)`` of :meth:`kkt` without the constraint record (the right-hand side's inner loop)."""
+        if self.kernel is not None:
+            self._check_state(q, f)
+            return self.kernel.kkt(tt, q, f, p.vector, p.inputs(tt))
+        kkt = self.kkt(tt, q, f, p)
+        return kkt.K, kkt.r
 
     def accelerations(self, tt, q, f, p):
         """q̈, λ, μ at one state from the index-1 (KKT) form."""

@@ -36,7 +36,6 @@ back to them if it disagrees; ``tests/test_fastkkt.py`` checks every path agains
 """
 from __future__ import annotations
 
-import re
 
 import numpy as np
 import scipy.linalg.lapack as lapack
@@ -47,6 +46,7 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 from netdyn.errors import SingularSystemError
 from netdyn.numerics.compiled import ConstraintValues, _lambdify
 from netdyn.numerics.energy import dissipated_power, supplied_power
+from netdyn.numerics.kernel import compile_llvm
 from netdyn.numerics.schur_kernel import schur_solve
 from netdyn.symbols import t
 
@@ -86,18 +86,10 @@ def fused_function(args, exprs):
 
 
 def _llvm(args, exprs):
-    import symengine as se
-
-    sargs = [se.sympify(a) for a in args]
-    ex = [se.sympify(e) for e in exprs]
-    # symengine 0.15's Lambdify(cse=True) silently miscomputes when an argument is named like its
-    # temporaries (x0, x1, ...): rename the arguments in that case (NUMERICS.md)
-    if any(re.fullmatch(r"x\d+", str(a)) for a in args):
-        fresh = [se.Symbol(f"nd_arg{i}") for i in range(len(args))]
-        sub = dict(zip(sargs, fresh))
-        ex, sargs = [e.xreplace(sub) for e in ex], fresh
-    fn = se.Lambdify(sargs, ex, backend="llvm", cse=True, opt_level=0)
-    size = len(ex)
+    fn = compile_llvm(args, exprs, opt_level=0)  # the one LLVM compile helper (renames x0, x1, ... first)
+    if fn is None:
+        raise ValueError("symengine's LLVM backend cannot compile these expressions")
+    size = len(exprs)
 
     def call(x):
         out = np.empty(size)

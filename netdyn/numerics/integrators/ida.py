@@ -28,6 +28,7 @@ import numpy as np
 from netdyn.errors import IntegrationError
 from netdyn.numerics.hidden import consistent_start  # hidden constraints (V–C loops): jump, then rates
 from netdyn.numerics.integrators.base import Integrator, split_atol, work_atol
+from netdyn.numerics.integrators.ida_kernel import ida_kernel
 from netdyn.numerics.trajectory import INTERRUPTED, SUCCESS, Trajectory, interrupted_message
 
 
@@ -37,8 +38,9 @@ class IDA(Integrator):
     name = "ida"
     carries_work = True
 
-    def __init__(self, cm, p, max_step=np.inf):
+    def __init__(self, cm, p, max_step=np.inf, compiled=True):
         self.cm, self.p, self.max_step = cm, p, max_step
+        self.compiled = compiled  # False: the reference (records of CompiledModel, SUNDIALS' differences)
         n, m1, m2 = cm.n, cm.m1, cm.m2
         self.inertial = np.array(sorted(cm.inertial_columns()), dtype=int)
         self.rest = np.setdiff1d(np.arange(n), self.inertial)
@@ -96,7 +98,8 @@ class IDA(Integrator):
 
         cm, n, N = self.cm, self.cm.n, self.N
         inertial, nI = self.inertial, self.inertial.size
-        residual = self.residual
+        fast = ida_kernel(self) if self.compiled else None  # the fused kernel's residual and Jacobian
+        residual = fast.residual if fast is not None else self.residual
         y0 = np.zeros(N)
         y0[self.sq], y0[self.sf] = q0, f0[inertial]
         yp0 = np.zeros(N)
@@ -112,8 +115,9 @@ class IDA(Integrator):
         te = ida_grid(t0, t1, t_eval)
         y0, yp0 = consistent_start(residual, t0, y0, yp0, self.algebraic, impulses=self.impulses)
         # BDF's global error runs ~10x its local tolerance: tighten so both integrators honour rtol alike
+        jac = fast.jacfn if fast is not None else None
         solver = SundialsIDA(residual, rtol=rtol / 10, atol=at / 10, algebraic_idx=self.algebraic or None,
-                             calc_initcond=None, max_num_steps=200000,
+                             calc_initcond=None, max_num_steps=200000, jacfn=jac,
                              max_step=0 if not np.isfinite(self.max_step) else self.max_step)
         out = run_ida(solver, te, y0, yp0, progress)
         T, Y, YP = out_at(out, t_eval, t0, t1)

@@ -21,7 +21,7 @@ DOP853's plain cost). Multipliers are recovered at the output times from the KKT
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg as sla
+from scipy.linalg.lapack import dgesv
 import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 from scipy.integrate import DOP853, RK45, Radau
@@ -59,7 +59,7 @@ class Projection(Integrator):
             acc, lam, mu = self.fast.solve(tt, q, f)
             pd, ps = self.fast.power(tt, q, f, lam, mu)
             return np.concatenate([f, acc, [pd, ps]])
-        K, r, _ = cm.kkt(tt, q, f, p)
+        K, r = cm.kkt_system(tt, q, f, p)
         z = solve_kkt(K, r, tt)
         pd, ps = cm.power(tt, q, f, z[n:n + cm.m1], z[n + cm.m1:], p)
         return np.concatenate([f, z[:n], [pd, ps]])
@@ -149,11 +149,13 @@ def solve_kkt(K, r, tt):
         if d.size and d.min() > 1e-12 * d.max():
             return lu.solve(r)
         raise singular(tt)
-    lu, piv = sla.lu_factor(K, check_finite=False)
-    d = np.abs(np.diag(lu))
-    if d.size and d.min() <= 1e-12 * d.max():
+    if not K.size:
+        return r
+    lu, _, z, info = dgesv(K, r)  # LAPACK directly: scipy.linalg's wrappers cost ~10x the 18×18 solve
+    d = np.abs(np.diagonal(lu))
+    if info > 0 or (d.size and d.min() <= 1e-12 * d.max()):
         raise singular(tt)
-    return sla.lu_solve((lu, piv), r, check_finite=False)
+    return z
 
 
 def kkt_solutions(cm, p, T, Q, F, fast=None):
