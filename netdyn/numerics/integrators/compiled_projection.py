@@ -45,7 +45,8 @@ from scipy.integrate._ivp.common import select_initial_step
 
 from netdyn.errors import SingularSystemError
 from netdyn.numerics.integrators.base import split_atol, work_atol
-from netdyn.numerics.integrators.projection import SPARSE_KKT, Projection, _singular, kkt_solutions
+from netdyn.numerics.fastkkt import singular
+from netdyn.numerics.integrators.projection import SPARSE_KKT, Projection, kkt_solutions
 from netdyn.numerics.structure import SingularityWatch, integration_failure
 from netdyn.numerics.trajectory import SUCCESS, Trajectory
 
@@ -408,7 +409,7 @@ class CompiledProjection(Projection):
             raise integration_failure(cm, tt, yy[:n], self.p, "Required step size is less than spacing between "
                                                             "numbers.")
         if status == SINGULAR_KKT:
-            raise _singular(tt)
+            raise singular(tt)
         if status == CHANGE_POINT:
             err = SingularSystemError(
                 f"singular configuration at t = {tt:.6g}: the constraint Jacobian loses rank there (smallest/"
