@@ -222,3 +222,13 @@ def test_simulate_compiled_loop_gives_the_python_loops_trajectory(monkeypatch):
     assert simulate_module._projection(True, lambda tt: None) is not CompiledProjection  # progress: Python loop
     with pytest.raises(netdyn.IntegrationError, match="compiled_loop must be"):
         netdyn.simulate(four_bar(), (0, 1.0), compiled_loop="fast", **kw)
+
+
+def test_method_for_reports_what_simulate_picks_for_a_diode_circuit():
+    """``netdyn info``'s choice follows ``simulate``'s order: a diode circuit goes to the circuit path."""
+    from netdyn.components.diode import Diode
+    from netdyn.components.electrical import Resistor
+    net = netdyn.Network()
+    net.add(VoltageSource("V1", "a", "0", 5.0), Resistor("R1", "a", "d", 1e3), Diode("D1", "d", "0"),
+            Capacitor("C1", "d", "0", 1e-6))
+    assert method_for(net, (0, 1e-3)).name == netdyn.simulate(net, (0, 1e-3)).method == "circuit"

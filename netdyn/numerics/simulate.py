@@ -63,9 +63,10 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     atol : float or array of length 2n, optional
         Absolute tolerance of ``[q, f]``; ``None`` scales it to each variable's magnitude from a coarse
         first pass, so nanocoulombs and radians are integrated equally well.
-    method : {"auto", "linear", "projection", "ida", "recursive"}
+    method : {"auto", "linear", "circuit", "projection", "ida", "recursive"}
         ``"auto"`` applies :func:`~netdyn.numerics.choice.choose_method`; see
-        :mod:`netdyn.numerics.integrators` for what each method is. ``"recursive"`` (opt-in) integrates a
+        :mod:`netdyn.numerics.integrators` for what each method is. ``"circuit"`` takes a network linear
+        except for nonlinear dissipators (diodes) to :mod:`netdyn.numerics.nonlinearsim`. ``"recursive"`` (opt-in) integrates a
         planar network of bodies, Revolute/Prismatic/Weld joints and Gravity in joint coordinates with the
         O(n) right-hand side of :mod:`netdyn.recursive` and returns a
         :class:`~netdyn.recursive.joint_space.JointSpaceSolution`.
