@@ -232,3 +232,10 @@ def test_method_for_reports_what_simulate_picks_for_a_diode_circuit():
     net.add(VoltageSource("V1", "a", "0", 5.0), Resistor("R1", "a", "d", 1e3), Diode("D1", "d", "0"),
             Capacitor("C1", "d", "0", 1e-6))
     assert method_for(net, (0, 1e-3)).name == netdyn.simulate(net, (0, 1e-3)).method == "circuit"
+
+
+def test_netdyn_warmup_leaves_the_loop_cached(capsys):
+    from netdyn.cli import main
+    from netdyn.numerics.integrators.compiled_projection import loop_cached
+    assert main(["warmup"]) == 0
+    assert "compiled projection loop" in capsys.readouterr().out and loop_cached()
