@@ -239,3 +239,14 @@ def test_netdyn_warmup_leaves_the_loop_cached(capsys):
     from netdyn.numerics.integrators.compiled_projection import loop_cached
     assert main(["warmup"]) == 0
     assert "compiled projection loop" in capsys.readouterr().out and loop_cached()
+
+
+def test_circuit_method_refuses_params_instead_of_running_ida():
+    from netdyn.components.diode import Diode
+    from netdyn.components.electrical import Resistor
+    net = netdyn.Network()
+    net.add(VoltageSource("V1", "a", "0", 5.0), Resistor("R1", "a", "d", sp.Symbol("R", positive=True)),
+            Diode("D1", "d", "0"), Capacitor("C1", "d", "0", 1e-6))
+    with pytest.raises(netdyn.IntegrationError, match="method='circuit' runs the network's own"):
+        netdyn.simulate(net, (0, 1e-3), method="circuit", params={"R": 2e3})  # was: IDA, labelled 'circuit'
+

@@ -120,6 +120,9 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         if lin is not None:
             return _explained(simulate_linear, system, system, t_span, q0, f0, _output_times(t_span, t_eval), rtol,
                               atol, max_step, formulation, lin, progress)
+    if method == "circuit" and params:
+        raise IntegrationError("method='circuit' runs the network's own numeric values; params= overrides need "
+                               "the symbolic path: method='auto', 'projection' or 'ida'")
     if method in ("auto", "circuit") and not params:
         from netdyn.numerics.nonlinearsim import simulate_circuit, try_circuit  # linear + diodes: Newton, BDF
         circuit = try_circuit(system, formulation)
