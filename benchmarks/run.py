@@ -358,7 +358,8 @@ def _closed_table(results, notes):
 MIXED = [("motor_four_bar", "motor_four_bar", {}),
          ("motor_four_bar_projection", "motor_four_bar", {"method": "projection"}),
          ("four_bar_alone", "four_bar_alone", {}),
-         ("four_bar_100s", "four_bar_alone", {"tau": 1.0, "span": 100.0})]
+         ("four_bar_100s", "four_bar_alone", {"tau": 1.0, "span": 100.0}),
+         ("four_bar_100s_compiled", "four_bar_alone", {"tau": 1.0, "span": 100.0, "compiled_loop": True})]
 
 
 def _mixed_table(results, notes):
@@ -373,7 +374,8 @@ def _mixed_table(results, notes):
     alone = results.get("four_bar_alone")
     labels = {"motor_four_bar": "motor + four-bar, 5 s (auto)",
               "motor_four_bar_projection": "motor + four-bar, 5 s (method='projection')",
-              "four_bar_alone": "four-bar alone, 4 N·m, 5 s", "four_bar_100s": "four-bar alone, 1 N·m, 100 s"}
+              "four_bar_alone": "four-bar alone, 4 N·m, 5 s", "four_bar_100s": "four-bar alone, 1 N·m, 100 s",
+              "four_bar_100s_compiled": "four-bar alone, 1 N·m, 100 s (compiled_loop=True)"}
     for key, _, _ in MIXED:
         res = results.get(key)
         rel = ratio(res, "total", alone, "total") if key.startswith("motor") else "—"

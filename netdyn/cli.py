@@ -484,6 +484,15 @@ def cmd_demo(args):
     return 0
 
 
+def cmd_warmup(args):
+    from netdyn.numerics.integrators.compiled_projection import loop_cached, warm_up
+    was = loop_cached()
+    seconds = warm_up()
+    print(f"netdyn warmup: the compiled projection loop {'was already' if was else 'is now'} in numba's cache "
+          f"({seconds:.1f} s); simulate(..., compiled_loop='auto') or NETDYN_COMPILED_LOOP=auto uses it")
+    return 0
+
+
 # ------------------------------------------------------------------------------------------ parser
 
 def build_parser():
@@ -541,6 +550,8 @@ def build_parser():
     a.add_argument("--csv", metavar="OUT", help="write the table as CSV to OUT instead of printing it")
     a.add_argument("--plot", metavar="OUT.png", help="Bode plot (dB and degrees against Hz) to a PNG file")
     a.add_argument("--formulation", metavar="F", help="loop, branch or node")
+    add("warmup", cmd_warmup, "compile the projection path's stepping loop once (~20 s) into numba's on-disk "
+        "cache, for simulate(..., compiled_loop='auto')")
     i = add("info", cmd_info, "coordinates, constraints, degrees of freedom and structural warnings")
     i.add_argument("file", metavar="FILE", help=files)
     i.add_argument("--formulation", metavar="F", help="loop, branch or node (or per domain); linkages: relative; "

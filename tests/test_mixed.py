@@ -193,3 +193,60 @@ def test_compiled_loop_stops_at_a_change_point():
                                          guess={"theta_rod": 0.0, "theta_rocker": 1.2})
     with pytest.raises(netdyn.SingularSystemError, match="singular configuration at t = "):
         CompiledProjection(cm, p).integrate(0, 2.0, q, f, np.linspace(0, 2, 11), 1e-8, 1e-10)
+
+
+def test_simulate_compiled_loop_gives_the_python_loops_trajectory(monkeypatch):
+    """``simulate(compiled_loop=True)`` (and ``NETDYN_COMPILED_LOOP=1``) against the Python loop, the four-bar
+    under a torque; ``"auto"`` takes the compiled loop once it is cached, and a bad value is refused."""
+    from netdyn.numerics import simulate as simulate_module
+    from netdyn.numerics.integrators import compiled_projection
+    from netdyn.numerics.integrators.compiled_projection import CompiledProjection, loop_cached
+    loops = []
+    loop = compiled_projection._integrate
+    monkeypatch.setattr(compiled_projection, "_integrate", lambda *a: loops.append(1) or loop(*a))
+    kw = dict(guess=FOUR_BAR_GUESS, t_eval=np.linspace(0, 1.0, 11), method="projection")
+    ref = netdyn.simulate(four_bar(), (0, 1.0), compiled_loop=False, **kw)
+    assert not loops
+    fast = netdyn.simulate(four_bar(), (0, 1.0), compiled_loop=True, **kw)
+    assert len(loops) == 2  # the coarse pass that scales atol, then the run
+    monkeypatch.setenv("NETDYN_COMPILED_LOOP", "1")
+    env = netdyn.simulate(four_bar(), (0, 1.0), **kw)
+    assert len(loops) == 4
+    for sol in (fast, env):
+        np.testing.assert_allclose(sol.q, ref.q, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(sol.f, ref.f, rtol=0, atol=1e-9)
+    assert fast.nsteps == ref.nsteps
+    monkeypatch.setattr(compiled_projection, "_integrate", loop)
+    assert loop_cached()  # compiled in this process by now
+    assert simulate_module._projection("auto", None) is CompiledProjection
+    assert simulate_module._projection(True, lambda tt: None) is not CompiledProjection  # progress: Python loop
+    with pytest.raises(netdyn.IntegrationError, match="compiled_loop must be"):
+        netdyn.simulate(four_bar(), (0, 1.0), compiled_loop="fast", **kw)
+
+
+def test_method_for_reports_what_simulate_picks_for_a_diode_circuit():
+    """``netdyn info``'s choice follows ``simulate``'s order: a diode circuit goes to the circuit path."""
+    from netdyn.components.diode import Diode
+    from netdyn.components.electrical import Resistor
+    net = netdyn.Network()
+    net.add(VoltageSource("V1", "a", "0", 5.0), Resistor("R1", "a", "d", 1e3), Diode("D1", "d", "0"),
+            Capacitor("C1", "d", "0", 1e-6))
+    assert method_for(net, (0, 1e-3)).name == netdyn.simulate(net, (0, 1e-3)).method == "circuit"
+
+
+def test_netdyn_warmup_leaves_the_loop_cached(capsys):
+    from netdyn.cli import main
+    from netdyn.numerics.integrators.compiled_projection import loop_cached
+    assert main(["warmup"]) == 0
+    assert "compiled projection loop" in capsys.readouterr().out and loop_cached()
+
+
+def test_circuit_method_refuses_params_instead_of_running_ida():
+    from netdyn.components.diode import Diode
+    from netdyn.components.electrical import Resistor
+    net = netdyn.Network()
+    net.add(VoltageSource("V1", "a", "0", 5.0), Resistor("R1", "a", "d", sp.Symbol("R", positive=True)),
+            Diode("D1", "d", "0"), Capacitor("C1", "d", "0", 1e-6))
+    with pytest.raises(netdyn.IntegrationError, match="method='circuit' runs the network's own"):
+        netdyn.simulate(net, (0, 1e-3), method="circuit", params={"R": 2e3})  # was: IDA, labelled 'circuit'
+

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from netdyn.errors import LockedMechanismError
 from netdyn.graph.network import as_model
 from netdyn.numerics.compiled import compile_model
 from netdyn.numerics.initial import consistent_initial_conditions
@@ -89,11 +90,23 @@ def choose_method(cm, t0, t1, q, f, p):
 
 
 def method_for(system, t_span=(0.0, 1.0), formulation=None, guess=None):
-    """The :class:`Choice` ``simulate(system, t_span)`` makes with ``method="auto"`` and no ``params``."""
+    """The :class:`Choice` ``simulate(system, t_span)`` makes with ``method="auto"`` and no ``params``
+    (the same steps in the same order: linear, circuit, then the rule on the model without redundant
+    constraints)."""
+    from netdyn.numerics.nonlinearsim import try_circuit
+    from netdyn.numerics.structure import prepare
     if try_linear(system, formulation) is not None:
         return Choice("linear", "every element linear with numeric values and the DAE of index one: "
                                 "stamped sparse matrices, Radau IIA")
-    cm = compile_model(as_model(system, formulation))
+    if try_circuit(system, formulation) is not None:
+        return Choice("circuit", "linear except for nonlinear dissipators (diodes): Newton on the stamped "
+                                 "matrices, variable-order BDF")
+    model = as_model(system, formulation)
+    cm = compile_model(model)
     p = cm.parameter_vector()
     q, f = consistent_initial_conditions(cm, t_span[0], None, None, p, guess=guess)
+    try:
+        _, cm, p = prepare(model, cm, t_span[0], q, p, None)
+    except LockedMechanismError:  # simulate refuses it; the rule still describes the model as given
+        pass
     return choose_method(cm, t_span[0], t_span[1], q, f, p)

@@ -16,7 +16,10 @@ The model enters as the machine-code functions of the fused
 their addresses, so the loop is compiled once (and cached on disk) for every
 model.
 
-It takes over when the kernel exists, the model has no input functions (Python
+``simulate(..., compiled_loop=True)`` uses it (or ``"auto"``: only when
+:func:`loop_cached` finds the loop already compiled, in this process or in
+numba's on-disk cache; :func:`warm_up` — ``netdyn warmup`` — fills that cache
+once, ~20 s of CPU). It takes over when the kernel exists, the model has no input functions (Python
 callables), the method is DOP853 and no ``progress`` callback is asked for; the
 KKT system is solved by LU with partial pivoting (a lost pivot is the same
 dead-centre error as :func:`~netdyn.numerics.integrators.projection.solve_kkt`).
@@ -421,3 +424,46 @@ class CompiledProjection(Projection):
         acc, lam, mu = kkt_solutions(cm, self.p, T, Y[:n], Y[n:2 * n])
         return Trajectory(T, Y[:n].copy(), Y[n:2 * n].copy(), acc, lam, mu, Y[2 * n].copy(), Y[2 * n + 1].copy(),
                           nsteps=nsteps, message=SUCCESS, status=0)
+
+
+# ----------------------------------------------------------------------------- the cache
+def loop_cached():
+    """Whether the compiled loop is ready without compiling: already compiled in this process, or in
+    numba's on-disk cache for this numba, this machine and this source (reads the cache's index only).
+
+    >>> isinstance(loop_cached(), bool)
+    True
+    """
+    if _integrate.signatures:
+        return True
+    cache = getattr(_integrate, "_cache", None)
+    try:
+        index = cache._cache_file._load_index()
+        magic = _integrate.targetctx.codegen().magic_tuple()
+        code = cache._index_key(None, _integrate.targetctx.codegen())[2]
+    except Exception:  # no cache (unwritable location) or another numba's internals: not warm
+        return False
+    return any(key[1] == magic and key[2] == code for key in index)
+
+
+def warm_up():
+    """Compile the loop once (a constrained pendulum for 0.1 s) so that numba caches it on disk; returns the
+    seconds it took (~20 s of CPU the first time, ~0.3 s once cached).
+
+    >>> warm_up() >= 0 and loop_cached()
+    True
+    """
+    import time
+
+    import sympy as sp
+
+    from netdyn.lagrange.model import LagrangianModel
+    from netdyn.numerics.compiled import compile_model
+    from netdyn.symbols import coordinates, t
+    start = time.perf_counter()
+    x, y = coordinates("x, y")
+    cm = compile_model(LagrangianModel([x, y], T=(x.diff(t) ** 2 + y.diff(t) ** 2) / 2, V=sp.Float(9.81) * y,
+                                       constraints=[x ** 2 + y ** 2 - 1]))
+    CompiledProjection(cm, cm.parameter_vector()).integrate(0, 0.1, np.array([0.6, -0.8]), np.zeros(2),
+                                                            np.array([0.1]), 1e-8, 1e-10)
+    return time.perf_counter() - start
