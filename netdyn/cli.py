@@ -354,12 +354,7 @@ def cmd_equations(args):
         if not _is_bond_graph(net):
             raise UsageError(f"{args.file}: --format state is for bond-graph files; this is a network")
         text = "\n".join(f"{eq.lhs} = {eq.rhs}" for eq in net.state_equations().equations()) + "\n"
-        if args.output:
-            with open(args.output, "w") as fh:
-                fh.write(text)
-        else:
-            sys.stdout.write(text)
-        return 0
+        return _emit(text, args.output)
     model = net.model(formulation=_formulation(args.formulation))
     options = {}
     if args.format == "latex":
@@ -377,8 +372,13 @@ def cmd_equations(args):
         text += "\n# M*q'' = F - Phi_q.T*lambdas - A.T*mus\n"
     else:
         text = out if out.endswith("\n") else out + "\n"
-    if args.output:
-        with open(args.output, "w") as fh:
+    return _emit(text, args.output)
+
+
+def _emit(text, output=None):
+    """Write ``text`` to the file ``output``, or to stdout; the command's exit code (0)."""
+    if output:
+        with open(output, "w") as fh:
             fh.write(text)
     else:
         sys.stdout.write(text)

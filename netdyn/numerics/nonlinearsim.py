@@ -33,6 +33,7 @@ from netdyn.components.base import ACROSS, DOMAINS, THROUGH
 from netdyn.errors import IntegrationError, ModelError, SingularSystemError
 from netdyn.numerics.integrators.linear import linear_dae
 from netdyn.numerics.linearsim import LinearSolution, _corners, _values
+from netdyn.numerics.operating_point import port_incidence
 
 __all__ = ["try_circuit", "simulate_circuit", "CircuitSolution"]
 
@@ -61,15 +62,8 @@ class _Circuit:
         self.groups, self.group_types = [], []
         for law, members in groups.values():
             P = len(members[0][3])
-            r, cidx, d = [], [], []
-            for e, (name, el, vals, combos) in enumerate(members):
-                for p, cb in enumerate(combos):
-                    for j, cf in cb.items():
-                        r.append(j)
-                        cidx.append(e * P + p)
-                        d.append(cf)
             ne = len(members)
-            C = sps.csr_array((d, (r, cidx)), shape=(n, ne * P))
+            C = port_incidence([m[3] for m in members], n)
             values = [np.array([m[2][k] for m in members]) for k in range(len(members[0][2]))]
             hr = np.repeat(np.arange(ne * P).reshape(ne, P), P, axis=1).ravel()  # block-diagonal Hessian layout
             hc = np.tile(np.arange(ne * P).reshape(ne, P), (1, P)).ravel()

@@ -309,21 +309,32 @@ def operating_point(net, formulation=None, t0=0.0, hold=None, clamp=None, tol=1e
     return _report(net, work, forms, kinds, lin, info, f, p, mu, vcols, held_v, trows, lam_held, t0)
 
 
+def port_incidence(combos, N):
+    """The sparse ``N × (members·P)`` map from the unknowns to the port flows of a group of devices of one law:
+    ``combos[e][a]`` is ``{unknown index: coefficient}`` of member ``e``'s port ``a``.
+
+    >>> port_incidence([[{0: 1.0, 2: -1.0}], [{1: 1.0}]], 3).toarray().tolist()
+    [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]]
+    """
+    P = len(combos[0])
+    rows, cols, data = [], [], []
+    for e, member in enumerate(combos):
+        for a, combo in enumerate(member):
+            for j, cf in combo.items():
+                rows.append(j)
+                cols.append(e * P + a)
+                data.append(cf)
+    return sps.csr_array((np.array(data, dtype=float), (rows, cols)), shape=(N, len(combos) * P))
+
+
 class _DeviceGroup:
     """The nonlinear elements of one law, evaluated together: ``C`` maps their port flows to the unknowns."""
 
     def __init__(self, law, members, N):
         P = len(members[0][3])
-        rows, cols, data = [], [], []
-        for e, (el, law_, vals, combos, keys, pk, name) in enumerate(members):
-            for a, combo in enumerate(combos):
-                for j, cf in combo.items():
-                    rows.append(j)
-                    cols.append(e * P + a)
-                    data.append(cf)
         ne = len(members)
         self.law, self.size = law, ne * P
-        self.C = sps.csc_array((np.array(data, dtype=float), (rows, cols)), shape=(N, ne * P))
+        self.C = port_incidence([m[3] for m in members], N).tocsc()
         self.Ct = self.C.T.tocsr()
         self.values = [np.array([mb[2][k] for mb in members]) for k in range(len(members[0][2]))]
         self.named = dict(zip(law.value_names, self.values))

@@ -227,6 +227,20 @@ def _golden(ctx, lay, t_old, h, y_old, F, a, b, xatol):
 
 
 @njit(cache=True)
+def _stages(ctx, lay, kk, A, C, K, t, y, h, tmp, first, last):
+    """Stages ``K[first:last]`` of the tableau ``A``, ``C`` from the stages before them; NaN, or the stage
+    time at which the KKT matrix lost rank."""
+    for s in range(first, last):
+        dy = np.zeros(y.size)
+        for j in range(s):
+            dy += A[s, j] * K[j]
+        if not _rhs(ctx, lay, kk, t + C[s] * h, y + dy * h, tmp):
+            return t + C[s] * h
+        K[s] = tmp
+    return np.nan
+
+
+@njit(cache=True)
 def _integrate(ctx, lay, kk, t0, t1, y0, f0, h_abs, rtol, atol, max_step, t_eval, watch, tol, suspect,
                A, B, C, E3, E5, D, out, tout):
     """The loop. Returns ``(status, outputs written, accepted steps, t, y)``; ``y`` and ``t`` say where it
@@ -264,13 +278,9 @@ def _integrate(ctx, lay, kk, t0, t1, y0, f0, h_abs, rtol, atol, max_step, t_eval
             h = t_new - t
             h_abs = abs(h)
             K[0] = f
-            for s in range(1, _NS):
-                dy = np.zeros(ny)
-                for j in range(s):
-                    dy += A[s, j] * K[j]
-                if not _rhs(ctx, lay, kk, t + C[s] * h, y + dy * h, tmp):
-                    return SINGULAR_KKT, nout, nsteps, t + C[s] * h, y
-                K[s] = tmp
+            failed = _stages(ctx, lay, kk, A, C, K, t, y, h, tmp, 1, _NS)
+            if failed == failed:  # not NaN: the KKT matrix lost rank at that stage time
+                return SINGULAR_KKT, nout, nsteps, failed, y
             incr = np.zeros(ny)
             for j in range(_NS):
                 incr += B[j] * K[j]
@@ -302,13 +312,9 @@ def _integrate(ctx, lay, kk, t0, t1, y0, f0, h_abs, rtol, atol, max_step, t_eval
             rejected = True
         nsteps += 1
         # dense output of the step (scipy's DOP853 interpolant), from the unprojected end point
-        for s in range(_NS + 1, 16):
-            dy = np.zeros(ny)
-            for j in range(s):
-                dy += A[s, j] * K[j]
-            if not _rhs(ctx, lay, kk, t + C[s] * h, y + dy * h, tmp):
-                return SINGULAR_KKT, nout, nsteps, t + C[s] * h, y
-            K[s] = tmp
+        failed = _stages(ctx, lay, kk, A, C, K, t, y, h, tmp, _NS + 1, 16)
+        if failed == failed:
+            return SINGULAR_KKT, nout, nsteps, failed, y
         delta = y_new - y
         F[0] = delta
         F[1] = h * K[0] - delta
