@@ -32,9 +32,9 @@ C1 out 0 1u
 """
 
 
-def mirror():
+def mirror(v1=None):
     net = netdyn.Network("mirror")
-    net.add(VoltageSource("V1", "in", "0", sine(0, 1.0, 1e3)), Resistor("R1", "in", "m", 1e3),
+    net.add(VoltageSource("V1", "in", "0", sine(0, 1.0, 1e3) if v1 is None else v1), Resistor("R1", "in", "m", 1e3),
             Inductor("L1", "m", "a", 10e-3), VoltageSource("Vs", "a", "0", 0.0),
             CCCS("F1", "0", "out", "Vs", gain=2), Resistor("R2", "out", "0", 500), Capacitor("C1", "out", "0", 1e-6))
     return net
@@ -59,11 +59,22 @@ def test_current_mirror_node_agrees_with_branch_and_loop(method):
         for probe in ("out", "m"):
             assert rel_err(sols[form].voltage(probe), ref.voltage(probe)) < tol, (form, probe)
         assert rel_err(sols[form].current("Vs"), ref.current("Vs")) < tol, form
+    for form, sol in sols.items():  # F1's own current (SPICE sign, plus -> minus inside) is 2 i(Vs)
+        assert rel_err(sol.current("F1"), 2 * sol.current("Vs")) < 1e-9, form
     # the mirror: the load takes twice the sensed current (R2 and C1 in parallel)
     node = sols["node"]
     load = node.voltage("out") / 500 + node.current("C1")
     assert rel_err(load, 2 * node.current("Vs")) < 1e-6  # 2 i(Vs) flows 0 -> out through F1, into "out"
     assert node.power_balance()["relative"] < 1e-6  # F1's supplied power is its reaction's work
+
+
+def test_current_mirror_operating_point_in_every_formulation():
+    net = mirror(1.0)  # a DC input: 1 mA through R1, L1 and Vs; 2 mA into R2
+    for form in ("branch", "loop", "node"):
+        op = netdyn.operating_point(net, formulation=form)
+        assert op.currents["Vs"] == pytest.approx(1e-3, rel=1e-12), form
+        assert op.currents["F1"] == pytest.approx(2e-3, rel=1e-12), form
+        assert op.voltages["out"] == pytest.approx(1.0, rel=1e-12), form
 
 
 @pytest.mark.skipif(NGSPICE is None, reason="ngspice is not installed")
