@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import netdyn
+import netdyn.io
 from netdyn.components.controlled import CCCS, CCVS
 from netdyn.components.electrical import Capacitor, Inductor, Resistor, VoltageSource
 from netdyn.errors import ElementError
@@ -102,3 +103,13 @@ def test_ccvs_in_node_formulation_still_refused_with_the_reason():
             CCVS("H1", "out", "0", "Vs", r=1e3), Resistor("R2", "out", "0", 1e3))
     with pytest.raises(ElementError, match="H1 is controlled by the current of Vs"):
         netdyn.simulate(net, (0, 1e-6), formulation="node")
+
+
+@pytest.mark.skipif(NGSPICE is None, reason="ngspice is not installed")
+def test_current_mirror_into_a_diode_rectifier_agrees_with_ngspice():
+    # diodes take the node formulation; before F worked there, this circuit had no formulation at all
+    deck = MIRROR.replace("R2 out 0 500\nC1 out 0 1u\n", "D1 out k DX\nR2 k 0 500\nC1 k 0 1u\n.model DX D(IS=1e-14 N=1)\n")
+    ng = run_ngspice(deck, ["v(k)"], tstop=TSTOP, tstep=TSTOP / 1000, tmax=TSTOP / 20000)
+    times = np.concatenate([[0.0], ng["time"]])
+    sol = netdyn.simulate(netdyn.io.read_netlist(deck), (0.0, float(times[-1])), t_eval=times, rtol=1e-9, atol=1e-12)
+    assert rel_err(sol.voltage("k")[1:], ng["v(k)"]) < 1e-4
