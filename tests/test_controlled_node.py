@@ -113,3 +113,26 @@ def test_current_mirror_into_a_diode_rectifier_agrees_with_ngspice():
     times = np.concatenate([[0.0], ng["time"]])
     sol = netdyn.simulate(netdyn.io.read_netlist(deck), (0.0, float(times[-1])), t_eval=times, rtol=1e-9, atol=1e-12)
     assert rel_err(sol.voltage("k")[1:], ng["v(k)"]) < 1e-4
+
+
+def test_ccvs_written_as_cccs_into_a_resistor_works_in_node_formulation():
+    # the workaround docs/spice.md gives for H in node coordinates: F (gain 1) into r to ground, read by E
+    from netdyn.components.controlled import VCVS
+
+    def amplifier(h):
+        net = netdyn.Network()
+        net.add(VoltageSource("V1", "in", "0", sine(0, 1.0, 1e3)), Resistor("R1", "in", "m", 1e3),
+                Inductor("L1", "m", "a", 10e-3), VoltageSource("Vs", "a", "0", 0.0),
+                Resistor("R2", "out", "x", 1e3), Capacitor("C1", "x", "0", 1e-7))
+        if h:
+            net.add(CCVS("H1", "out", "0", "Vs", r=2e3))
+        else:
+            net.add(CCCS("Fh", "0", "h", "Vs", gain=1), Resistor("Rh", "h", "0", 2e3), VCVS("Eh", "out", "0", "h", "0", 1))
+        return net
+
+    times = np.linspace(0, TSTOP, 101)
+    ref = run(amplifier(True), "branch", times)
+    sol = run(amplifier(False), "node", times)
+    for probe in ("out", "x"):
+        assert rel_err(sol.voltage(probe), ref.voltage(probe)) < 1e-8, probe
+    assert rel_err(sol.voltage("out"), 2e3 * ref.current("Vs")) < 1e-8  # v_out = r i(Vs)
