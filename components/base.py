@@ -107,6 +107,10 @@ class Contribution:
     #: flow constraint index -> {port index: coefficient}: where that constraint's multiplier acts, when not
     #: along its own gradient (a controlled source's servo constraint: it fixes the output, not the control)
     reactions: dict = field(default_factory=dict)
+    #: port index of a *coupled* element (a sensed voltage source) -> {port index: coefficient}: the coupled
+    #: element's flow-constraint multiplier also acts on these ports, ``coefficient`` times the current that
+    #: multiplier makes the coupled port absorb (a current-controlled source in flux coordinates)
+    sensed_reactions: dict = field(default_factory=dict)
 
 
 #: every element (or body) class defined at module level, by ``"module.QualName"`` (see :class:`Recorded`)

@@ -23,8 +23,9 @@ element   charge coordinates (branch, loop)      flux coordinates (node)
           ``v_o = A μ``                           only (``i_o = μ``, ``i_c = 0``)
 ``G``     ``i_c = 0``; reaction on the output     output current ``g v_c`` (an effort)
           only; ``v_c = i_o / g`` (an effort)
-``F``     ``i_o − β i_s = 0``; reaction on the    not available (the sensed current is a
-          output only                             multiplier there)
+``F``     ``i_o − β i_s = 0``; reaction on the    the sensed source's multiplier (its
+          output only                             current) also acts on the output, times
+                                                 ``−β`` (``sensed_reactions``)
 ``H``     output voltage ``r i_s`` (an effort)    not available
 ========  =====================================  ==========================================
 
@@ -148,6 +149,8 @@ class CCCS(_CurrentControlled):
 
     def contribute(self, ports, values):
         out, sensed = ports
+        if sensed.kind == ACROSS:  # i_s is the sensed source's multiplier: it also drives the output
+            return Contribution(sensed_reactions={1: {0: -values["gain"]}})
         i_s = self._sensed_current(sensed)
         return Contribution(flow_constraints=[out.f - values["gain"] * i_s], reactions={0: {0: 1}})
 

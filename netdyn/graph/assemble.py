@@ -296,6 +296,15 @@ def assemble(net, formulation=None, symbolic=False, check=True, cut=None):
             "port_displacements": qx, "constraints": list(range(first_c, len(constraints))),
             "flow_constraints": list(range(first_f, len(flow_constraints))),
         }
+    for name, entry in info.items():  # a sensed source's multiplier also acts on a controlled source's ports
+        for s, coeffs in entry["contribution"].sensed_reactions.items():
+            label, g = _sensed_constraint(name, port_of[entry["keys"][s]], info, flow_constraints, flow_labels)
+            base = reactions.get(label)
+            if base is None:
+                psi = flow_constraints[flow_labels.index(label)]
+                base = {c: psi.diff(rate(c)) for c in coords.list if psi.has(rate(c))}
+            extra = _reaction({i: g * c for i, c in coeffs.items()}, [combos[k] for k in entry["keys"]])
+            reactions[label] = {c: base.get(c, 0) + extra.get(c, 0) for c in {**base, **extra}}
     _check_coordinates_used(coords.list, T, V, D, efforts, constraints, flow_constraints)
     metadata = {"network": net, "formulation": forms, "kinds": kinds, "elements": info, "node_paths": node_paths,
                 "port_of": port_of, "flow_reactions": reactions}
@@ -323,6 +332,19 @@ def _coupled(net, el, name):
     if len(other.ports) != 1:
         raise ModelError(f"{el.name} couples {name!r}, which is not a two-terminal element")
     return other
+
+
+def _sensed_constraint(name, port, info, flow_constraints, flow_labels):
+    """Label of the flow constraint of the element ``name`` senses, and the coefficient of the sensed port's
+    flow in it (the current that port absorbs per unit multiplier)."""
+    other, j = port
+    entry = info.get(other)
+    c = entry["contribution"] if entry else None
+    if c is None or len(c.flow_constraints) != 1 or c.reactions:
+        raise ModelError(f"{name} senses the current of {other}, which is not a voltage source (one flow "
+                         "constraint on its port) here; sense a voltage source (a 0 V one as an ammeter)")
+    g = sp.sympify(c.flow_constraints[0]).diff(entry["F"][j])
+    return flow_labels[entry["flow_constraints"][0]], g
 
 
 def _reaction(coeffs, port_combos):

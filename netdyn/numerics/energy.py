@@ -92,6 +92,12 @@ def _slot_effort(model, info, i):
     for j, (idx, psi) in enumerate(zip(info["flow_constraints"], c.flow_constraints)):
         servo = getattr(c, "reactions", {}).get(j)
         e += model.mus[idx] * (sp.sympify(servo.get(i, 0)) if servo is not None else sp.diff(sp.sympify(psi), F[i]))
+    for s, coeffs in getattr(c, "sensed_reactions", {}).items():  # a sensed source's multiplier acting here
+        if i in coeffs:
+            other = model.metadata["elements"][model.metadata["port_of"][info["keys"][s]][0]]
+            j = model.metadata["port_of"][info["keys"][s]][1]
+            g = sp.diff(sp.sympify(other["contribution"].flow_constraints[0]), other["F"][j])
+            e += model.mus[other["flow_constraints"][0]] * sp.sympify(coeffs[i]) * g
     sub = {}
     for j, qx in enumerate(info["port_displacements"]):
         sub[Q[j]] = qx

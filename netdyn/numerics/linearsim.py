@@ -194,7 +194,7 @@ class LinearSolution(Solution):
         el = self.net.elements.get(name)
         if el is None:
             raise KeyError(f"no element named {name!r} in this network")
-        if el.couples:
+        if el.couples and not el.ports:
             raise KeyError(f"{name} has no port of its own; ask for the coupled elements {el.couples}")
         sign = getattr(el, "through_report_signs", el.report_signs)[0] if which == "through" else el.report_signs[0]
         return sign * self._port_quantity(name, 0, which)

@@ -435,6 +435,14 @@ def _evaluate_by_law(info, f, t0):
     return out
 
 
+def _sensed_reactions(el, kinds):
+    """``Contribution.sensed_reactions`` of an element (a current-controlled source in flux coordinates)."""
+    if not getattr(el, "couples", ()):
+        return {}
+    c = el.contribute([PortVariables(k, sp.Dummy(), sp.Dummy()) for k in kinds], dict(el.values))
+    return getattr(c, "sensed_reactions", {})
+
+
 def _report(net, work, forms, kinds, lin, info, f, p, mu, vcols, held_v, trows, lam_held, t0):
     from netdyn.graph import topology
     row_of = {}
@@ -446,6 +454,7 @@ def _report(net, work, forms, kinds, lin, info, f, p, mu, vcols, held_v, trows, 
     lam_of = {(name, i): lam_held[k] for k, (name, i, _) in enumerate(trows)}
     through, across, port_effort = {}, {}, {}
     evaluated = _evaluate_by_law(info, f, t0)
+    owner = {keys[i]: (name, i) for name, (el, _, _, _, keys, _) in info.items() for i in range(len(el.ports))}
     for name, (el, law, vals, combos, keys, pk) in info.items():
         flows, ev = evaluated[name]
         eff = ev["gD"] - ev["eff"]
@@ -456,6 +465,11 @@ def _report(net, work, forms, kinds, lin, info, f, p, mu, vcols, held_v, trows, 
                 eff[i] += lam_of[(name, i)]
         for j, r in enumerate(row_of.get(name, [])[:ev["react"].shape[0]]):
             eff += ev["react"][j] * mu[r]
+        for s, coeffs in _sensed_reactions(el, pk).items():  # a sensed source's multiplier acting here
+            other, j = owner[keys[s]]
+            g = evaluated[other][1]["react"][0][j]
+            for i, c in coeffs.items():
+                eff[i] += float(c) * g * mu[row_of[other][0]]
         port_effort[name] = (keys, pk, flows, eff)
     # sum efforts of every element acting on a port (coupled elements act on others' ports)
     by_key = {}

@@ -88,6 +88,7 @@ class _Template:
     flows: list  # per flow constraint: sympy remainder
     symbols: dict  # value name -> symbol used in the remainders
     reactions: dict = field(default_factory=dict)  # flow constraint -> {port: coefficient (value symbols)}
+    sensed: dict = field(default_factory=dict)  # coupled port -> {port: coefficient}: see Contribution.sensed_reactions
 
 
 def linear_network(net, formulation=None, check=True, skip=()):
@@ -134,6 +135,7 @@ def linear_network(net, formulation=None, check=True, skip=()):
     element_ports_of = {}
     element_stamps = {}
     servo = {}  # constraint row -> {coordinate index: coefficient} of its reaction
+    sensed = []  # (element, sensed port key, its port combinations, {port: coefficient}): Contribution.sensed_reactions
     for name, el in net.elements.items():
         if name in skip:
             keys, _ = element_ports(net, el, port_of)
@@ -171,6 +173,8 @@ def linear_network(net, formulation=None, check=True, skip=()):
             a_rows.append({})
             a_labels.append(name)
         subs = {tpl.symbols[v]: values[v] for v in tpl.symbols}
+        for s, coeffs in tpl.sensed.items():
+            sensed.append((name, keys[s], cs, {i: float(sp.sympify(c).xreplace(subs)) for i, c in coeffs.items()}))
         for k, coeffs in tpl.reactions.items():
             col = servo.setdefault(rows0 + k, {})
             for i, c in coeffs.items():
@@ -185,6 +189,12 @@ def linear_network(net, formulation=None, check=True, skip=()):
         for k, r in enumerate(tpl.flows):
             if r != 0:
                 ba.append((rows0 + k, input_of(_time_function(el, r.xreplace(subs))), 1.0))
+    for name, key, cs, coeffs in sensed:  # a sensed source's multiplier also acts on a controlled source's ports
+        row, g = _sensed_row(net, name, port_of[key], element_stamps)
+        col = servo.setdefault(row, dict(a_rows[row]))
+        for i, c in coeffs.items():
+            for b, cb in cs[i]:
+                col[b] = col.get(b, 0.0) + c * g * cb
     m = len(a_rows)
     nu = len(inputs)
     A = _coo([(r, c, v) for r, row in enumerate(a_rows) for c, v in row.items()], (m, n))
@@ -195,6 +205,19 @@ def linear_network(net, formulation=None, check=True, skip=()):
     return LinearNetwork(list(coords.list), _coo(mats["M"], (n, n)), _coo(mats["D"], (n, n)),
                          _coo(mats["K"], (n, n)), A, _coo(be, (n, nu)), _coo(ba, (m, nu)), inputs, a_labels,
                          forms, element_ports_of, element_stamps, R, tuple(skip))
+
+
+def _sensed_row(net, name, port, element_stamps):
+    """Row of the flow constraint of the element a controlled source senses, and the coefficient of the
+    sensed port's flow in it (the current that port absorbs per unit multiplier)."""
+    other, j = port
+    st = element_stamps.get(other)
+    entries = [(a, v) for which, a, b, v in (st or {}).get("entries", ()) if which == "A" and b == j]
+    if len(entries) != 1:
+        raise NotLinear(f"{name} senses the current of {other}, which is not a voltage source (one flow "
+                        "constraint on its port) here; sense a voltage source (a 0 V one as an ammeter)")
+    a, g = entries[0]
+    return st["rows0"] + a, g
 
 
 def port_effort(lin, name, i, q, f, acc, mu, u):
@@ -321,7 +344,8 @@ def _template(el, kinds, value_names):
         for coeff in coeffs.values():
             if sp.sympify(coeff).free_symbols & state:
                 raise NotLinear(f"{el.name}: the reaction of its constraint {k} depends on its port variables")
-    return _Template(names, fn, layout, efforts, flows, P, dict(getattr(c, "reactions", {})))
+    return _Template(names, fn, layout, efforts, flows, P, dict(getattr(c, "reactions", {})),
+                     dict(getattr(c, "sensed_reactions", {})))
 
 
 def _remainder(el, expr, variables):

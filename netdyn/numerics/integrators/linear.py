@@ -122,6 +122,7 @@ def power_function(lin, dae, I):
     n, nI = lin.n, I.size
     D, Be, Ba = fast(lin.D), fast(lin.B_e), fast(lin.B_a)
     nu = len(lin.inputs)
+    servo = fast(lin.A - lin.R.T) if lin.R is not None else None  # controlled sources' work: μ·(A − R) f
 
     def power(ts, Ys, Yd, inputs=None):
         f = Yd[:n].copy()
@@ -130,6 +131,8 @@ def power_function(lin, dae, I):
         u = (dae.u(ts) if inputs is None else inputs)[:nu]
         pd = np.sum(f * (D @ f), axis=0)
         ps = np.sum(f * (Be @ u), axis=0) + np.sum(mu * (Ba @ u), axis=0) if nu else np.zeros(ts.size)
+        if servo is not None:
+            ps = ps + np.sum(mu * (servo @ f), axis=0)
         return np.vstack([pd, ps])
 
     return power
