@@ -437,7 +437,7 @@ def _evaluate_by_law(info, f, t0):
 
 def _sensed_reactions(el, kinds):
     """``Contribution.sensed_reactions`` of an element (a current-controlled source in flux coordinates)."""
-    if not getattr(el, "couples", ()):
+    if not getattr(el, "couples", ()) or any(k != ACROSS for k in kinds):  # only in flux (node) coordinates
         return {}
     c = el.contribute([PortVariables(k, sp.Dummy(), sp.Dummy()) for k in kinds], dict(el.values))
     return getattr(c, "sensed_reactions", {})
