@@ -132,10 +132,11 @@ def test_diode_rectifier_with_a_capacitor_across_the_supply_on_ida():
 
 # ------------------------------------------------------------------------------------------ random circuits
 
-def symbolic_random(seed, form=None):
+def symbolic_random(seed, form=None, floor=1e-5):
     """One random circuit of ``tests/test_random_circuits.py`` with its first resistor symbolic, against the
-    linear path (itself held against ngspice and an exact MNA solution there); returns the worst error."""
-    from test_random_circuits import TSTOP, random_circuit, worst as peak_worst
+    linear path (itself held against ngspice and an exact MNA solution there); returns the worst error of a
+    waveform relative to its peak, or to ``floor`` times the largest peak of its kind when that is larger."""
+    from test_random_circuits import TSTOP, peak_error, random_circuit
     d = random_circuit(seed)
     te = np.linspace(0.0, TSTOP, 201)
     ref = netdyn.simulate(d.network(), (0.0, TSTOP), t_eval=te, formulation=form)
@@ -149,10 +150,20 @@ def symbolic_random(seed, form=None):
         out = {f"v({n})": s.voltage(n) for n in d.nodes if n != "0"}
         out.update({f"i({it[1]})": s.current(it[1]) for it in d.items})
         return out
-    r = waves(ref)
-    return peak_worst(waves(sol), r, list(r))
+    r, w = waves(ref), waves(sol)
+    floors = {kind: floor * max(np.max(np.abs(v)) for k, v in r.items() if k[0] == kind) for kind in "vi"}
+    return max(peak_error(w[k], r[k], floors[k[0]]) for k in r)
 
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_random_circuits_on_the_symbolic_path(seed):
     assert symbolic_random(seed) < 1e-5
+
+
+def test_random_circuit_with_a_source_across_a_capacitor_on_the_branch_path():
+    """Seed 0 (V ∥ C twice, I in series with L, a PULSE corner): IDA's error test on the charges (1e-17 C
+    after the first pass) failed at t = 0 while the start met the V–C loops to only 3e-10 V. A loop current
+    that is zero (a DC source across a capacitor) comes from IDA's BDF rate, 2e-9 A just after the restart
+    at the PULSE corner (1e-8 of the circuit's largest current; the measured worst is 9.6e-6 of the floor
+    1e-3 of that current)."""
+    assert symbolic_random(0, "branch", floor=1e-3) < 3e-5
