@@ -97,6 +97,8 @@ def structural_check(net, kinds=None):
     faults = _transducer_port_faults(net)
     for domain in [d for d in net.domains if d in DOMAINS]:
         g = net.domain_graph(domain)
+        if any(b in g for b in net.bodies):
+            g = g.copy()  # the shared domain graph is read-only
         for b in net.bodies:  # a body's inertia ties a rotational node that names it to ground
             if b in g:
                 g.add_edge(b, "0", key=f"<body {b}>", element=net.bodies[b], domain=domain)

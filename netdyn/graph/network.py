@@ -19,6 +19,7 @@ import networkx as nx
 
 from netdyn.components.base import port_key
 from netdyn.graph.assemble import assemble, structural_check
+from netdyn.graph.gcpause import paused_gc
 from netdyn.errors import ElementError, ModelError, TopologyError
 
 
@@ -30,10 +31,13 @@ class Network:
         self.graph = nx.MultiDiGraph(name=name)
         self.elements = {}
         self.bodies = {}  # planar/spatial bodies (graph nodes with coordinates of their own)
+        self._version = 0  # bumped by every add/remove: the key of the derived-graph cache
+        self._derived = {}  # (what, version) -> graph derived from self.graph (see domain_graph)
 
     def add(self, *elements):
         """Add elements; returns the last one added (so ``r = net.add(Resistor(...))`` works)."""
         last = None
+        self._version += 1
         for el in elements:
             if getattr(el, "is_body", False):
                 self._add_body(el)
@@ -62,6 +66,7 @@ class Network:
         if body.name in self.elements or body.name in self.bodies:
             raise ElementError(f"duplicate name {body.name!r}: every element needs its own name")
         self.bodies[body.name] = body
+        self._version += 1
         self.graph.add_node(body.name, body=body, domains={getattr(body, "domain", "planar")})
 
     def __getitem__(self, name):
@@ -77,6 +82,7 @@ class Network:
     def remove(self, name):
         """Remove an element by name."""
         el = self.elements.pop(name)
+        self._version += 1
         for k, port in enumerate(el.ports):
             self.graph.remove_edge(port.a, port.b, key=port_key(el, k))
         for n in [n for n in self.graph.nodes if self.graph.degree(n) == 0 and n not in self.bodies]:
@@ -87,11 +93,25 @@ class Network:
         return list(self.graph.nodes)
 
     def domain_graph(self, domain):
-        """The sub-multigraph of one domain's ports (edges keyed by port key)."""
-        g = nx.MultiDiGraph()
-        for u, v, k, d in self.graph.edges(keys=True, data=True):
-            if d["domain"] == domain:
-                g.add_edge(u, v, key=k, **d)
+        """The sub-multigraph of one domain's ports (edges keyed by port key).
+
+        Built once per state of the network (in bulk) and shared: ``add``/``remove`` invalidate it,
+        and callers must not modify it (copy it first).
+
+        >>> from netdyn.components.electrical import Resistor
+        >>> net = Network()
+        >>> _ = net.add(Resistor("R1", "a", "0", 1.0))
+        >>> net.domain_graph("electrical") is net.domain_graph("electrical")
+        True
+        """
+        key = ("domain", domain, self._version, len(self.graph))
+        g = self._derived.get(key)
+        if g is None:
+            g = nx.MultiDiGraph()
+            g.add_edges_from((u, v, k, d) for u, v, k, d in self.graph.edges(keys=True, data=True)
+                             if d["domain"] == domain)
+            self._derived = {k: v for k, v in self._derived.items() if k[2:] == key[2:]}
+            self._derived[key] = g
         return g
 
     @property
@@ -133,9 +153,10 @@ class Network:
         >>> net.model(formulation="branch").coordinate_names
         ['q_V1', 'q_R1', 'q_C1']
         """
-        if cut is None:
-            return assemble(self, formulation=formulation, symbolic=symbolic, check=check)
-        return assemble(self, formulation=formulation, symbolic=symbolic, check=check, cut=cut)
+        with paused_gc():
+            if cut is None:
+                return assemble(self, formulation=formulation, symbolic=symbolic, check=check)
+            return assemble(self, formulation=formulation, symbolic=symbolic, check=check, cut=cut)
 
     def check(self):
         """Run the structural checks; raises a :class:`~netdyn.errors.TopologyError` on the first problem."""

@@ -101,9 +101,7 @@ def fundamental_loops(graph, tree, edges=None, sparse=False):
     col = {k: j for j, (_, _, k) in enumerate(edges)}
     tg = nx.Graph()
     tg.add_nodes_from(graph.nodes)
-    for u, v, k in edges:
-        if k in tree:
-            tg.add_edge(u, v, key=k, tail=u)
+    tg.add_edges_from((u, v, {"key": k, "tail": u}) for u, v, k in edges if k in tree)
     cotree = [k for _, _, k in edges if k not in tree]
     entries = []
     ends = {k: (u, v) for u, v, k in edges}
@@ -147,10 +145,11 @@ def tree_paths(graph, root="0"):
     ``sign`` is +1 when the path goes with the branch orientation (tail to head).
     Used to recover node values from branch (across) values.
     """
-    und = nx.Graph()
+    first = {}  # the first branch between two nodes carries the path (built in bulk below)
     for u, v, k in graph.edges(keys=True):
-        if not und.has_edge(u, v):
-            und.add_edge(u, v, key=k, tail=u)
+        first.setdefault(frozenset((u, v)), (u, v, {"key": k, "tail": u}))
+    und = nx.Graph()
+    und.add_edges_from(first.values())
     out = {}
     if root not in und:
         return out

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from netdyn.graph.gcpause import paused_gc
 from netdyn.errors import ModelError, SingularSystemError
 from netdyn.numerics.integrators.linear import LinearRadau, linear_dae
 from netdyn.numerics.integrators.radau import consistent_rates
@@ -42,9 +43,10 @@ def try_linear(net, formulation=None):
     elif any(getattr(el, "prefers_kind", None) for el in net.elements.values()):
         return None  # a semiconductor device (diode): never linear, the circuit path takes it
     try:
-        lin = LinearNetwork(**form) if hasattr(net, "linear_form") else linear_network(net, formulation)
-        dae, I = linear_dae(lin)
-        consistent_rates(dae)
+        with paused_gc():  # a large build allocates many objects and frees none: no cyclic collection
+            lin = LinearNetwork(**form) if hasattr(net, "linear_form") else linear_network(net, formulation)
+            dae, I = linear_dae(lin)
+            consistent_rates(dae)
     except (NotLinear, SingularSystemError):
         return None
     return lin
