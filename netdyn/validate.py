@@ -143,13 +143,7 @@ def value(x, element=None, parameter=None):
             x = x.real
         if isinstance(x, numbers.Integral):
             return sp.Integer(int(x))
-        try:
-            f = float(x)
-        except (TypeError, ValueError, OverflowError):
-            raise InvalidValueError(f"{who}{x!r} is not a real number") from None
-        if not math.isfinite(f):
-            raise InvalidValueError(f"{who}{f!r} is not a finite number; give a finite real value")
-        return sp.Float(f)
+        return sp.Float(_finite_float(x, who))
     if isinstance(x, (list, tuple, set, dict, np.ndarray)):
         raise InvalidValueError(f"{who}{x!r:.60} is a {type(x).__name__}, not a single number; give one value")
     try:
@@ -168,12 +162,19 @@ def real(x, element=None, parameter=None):
     e = value(x, element, parameter)
     if not e.is_number:
         raise InvalidValueError(f"{_who(element, parameter)}{x!r} is not a number; give a numeric value")
+    return _finite_float(e, _who(element, parameter), shown=x)
+
+
+def _finite_float(x, who, shown=None):
+    """``float(x)``, or an :class:`InvalidValueError` (``who`` names the element and parameter) when it is not a
+    real number or not finite; ``shown`` is the value as the user gave it (default ``x``)."""
+    shown = x if shown is None else shown
     try:
-        f = float(e)
+        f = float(x)
     except (TypeError, ValueError, OverflowError):
-        raise InvalidValueError(f"{_who(element, parameter)}{x!r} is not a real number") from None
+        raise InvalidValueError(f"{who}{shown!r} is not a real number") from None
     if not math.isfinite(f):
-        raise InvalidValueError(f"{_who(element, parameter)}{x!r} is not a finite number")
+        raise InvalidValueError(f"{who}{shown!r} is not a finite number; give a finite real value")
     return f
 
 

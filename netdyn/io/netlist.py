@@ -658,10 +658,8 @@ class _Reader:
                 self._passive(card, letter, params, prefix, portmap)
             elif letter in "vi":
                 self._source(card, letter, params, prefix, portmap)
-            elif letter in "eg":
-                self._voltage_controlled(card, letter, params, prefix, portmap)
-            elif letter in "fh":
-                self._current_controlled(card, letter, params, prefix, portmap)
+            elif letter in "efgh":
+                self._controlled(card, letter, params, prefix, portmap)
             elif letter == "d":
                 self._diode(card, params, prefix, portmap)
             elif letter == "k":
@@ -833,30 +831,28 @@ class _Reader:
         return sources.pwl(list(zip(vals[0::2], vals[1::2])))
 
     # controlled sources, diodes, .model and .ac
-    def _voltage_controlled(self, card, letter, params, prefix, portmap):
-        toks = card.tokens
-        pos, pairs = _keyvals(toks[1:], card.line, toks[0])
-        kind = {"e": "VCVS", "g": "VCCS"}[letter]
-        if pairs or len(pos) != 5:
-            raise ParseError(f"{toks[0]}: a {kind} card is '{toks[0]} n+ n- nc+ nc- "
-                             f"{'gain' if letter == 'e' else 'transconductance'}' (POLY, VALUE= and TABLE "
-                             "forms are not supported)", card.line)
-        name = self.element_name(toks[0], prefix, card.line)
-        nodes = tuple(self.node(x, prefix, portmap) for x in pos[:4])
-        self.element_specs.append((card, letter, name, nodes, self.value(pos[4], params, card.line)))
+    # the four controlled sources: kind, the card's node fields, the name of its value, what is unsupported
+    _CONTROLLED = {"e": ("VCVS", "n+ n- nc+ nc-", "gain", "POLY, VALUE= and TABLE forms"),
+                   "g": ("VCCS", "n+ n- nc+ nc-", "transconductance", "POLY, VALUE= and TABLE forms"),
+                   "f": ("CCCS", "n+ n- Vname", "gain", "POLY forms"),
+                   "h": ("CCVS", "n+ n- Vname", "transresistance", "POLY forms")}
 
-    def _current_controlled(self, card, letter, params, prefix, portmap):
+    def _controlled(self, card, letter, params, prefix, portmap):
+        """An E, G (voltage-controlled: four nodes) or F, H (current-controlled: two nodes and the sensing
+        voltage source) card."""
         toks = card.tokens
         pos, pairs = _keyvals(toks[1:], card.line, toks[0])
-        kind = {"f": "CCCS", "h": "CCVS"}[letter]
-        if pairs or len(pos) != 4:
-            raise ParseError(f"{toks[0]}: a {kind} card is '{toks[0]} n+ n- Vname "
-                             f"{'gain' if letter == 'f' else 'transresistance'}' (POLY forms are not supported)",
-                             card.line)
+        kind, fields, what, unsupported = self._CONTROLLED[letter]
+        nfields = len(fields.split())
+        if pairs or len(pos) != nfields + 1:
+            raise ParseError(f"{toks[0]}: a {kind} card is '{toks[0]} {fields} {what}' ({unsupported} are not "
+                             "supported)", card.line)
         name = self.element_name(toks[0], prefix, card.line)
-        nodes = tuple(self.node(x, prefix, portmap) for x in pos[:2])
-        self.element_specs.append((card, letter, name, nodes + (prefix + pos[2],),
-                                   self.value(pos[3], params, card.line)))
+        nnodes = 4 if letter in "eg" else 2
+        nodes = tuple(self.node(x, prefix, portmap) for x in pos[:nnodes])
+        if letter in "fh":
+            nodes += (prefix + pos[2],)  # the sensing voltage source, by its (expanded) name
+        self.element_specs.append((card, letter, name, nodes, self.value(pos[nfields], params, card.line)))
 
     def _diode(self, card, params, prefix, portmap):
         toks = card.tokens
