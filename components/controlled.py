@@ -26,7 +26,10 @@ element   charge coordinates (branch, loop)      flux coordinates (node)
 ``F``     ``i_o − β i_s = 0``; reaction on the    the sensed source's multiplier (its
           output only                             current) also acts on the output, times
                                                  ``−β`` (``sensed_reactions``)
-``H``     output voltage ``r i_s`` (an effort)    not available
+``H``     output voltage ``r i_s`` (an effort);   the sensed multiplier also drives the
+          the internal port: no current, the      internal node ``<name>#r`` (port 1), loaded
+          same voltage ``r i_s``                  by ``1/r`` (an effort): ``v_r = r i_s``;
+                                                 ``v_o − v_r = 0``, reaction on the output only
 ========  =====================================  ==========================================
 
 >>> import sympy as sp
@@ -112,23 +115,24 @@ class VCCS(_VoltageControlled):
 
 
 class _CurrentControlled(Element):
-    """Output port ``(plus, minus)`` (index 0); the sensed voltage source's own port is index 1."""
+    """Output port ``(plus, minus)`` (index 0), then the element's internal ports (``internal``: the name of an
+    internal node joined to ``minus``); the sensed voltage source's own port comes after them."""
 
     parameter = None
     couples_need_inductance = False
 
-    def __init__(self, name, plus, minus, sense, value):
+    def __init__(self, name, plus, minus, sense, value, internal=None):
         if not isinstance(sense, str) or not sense:
             raise ElementError(f"{name}: sense must name the voltage source whose current controls it")
-        super().__init__(name, [Port(DOMAIN, node_name(plus), node_name(minus))], {self.parameter: value})
+        p, m = node_name(plus), node_name(minus)
+        self.internal_node = f"{name}#{internal}" if internal else None
+        ports = [Port(DOMAIN, p, m)] + ([Port(DOMAIN, self.internal_node, m)] if internal else [])
+        super().__init__(name, ports, {self.parameter: value}, terminals=(p, m))
         self.couples = (sense,)
 
-    def _sensed_current(self, sensed):
-        """The SPICE current of the sensed voltage source (its port runs minus -> plus)."""
-        if sensed.kind != THROUGH:
-            raise ElementError(
-                f"{self.name} is controlled by the current of {self.couples[0]}, which is a multiplier in flux "
-                "(node) coordinates; use formulation 'loop' or 'branch' (the default for circuits)")
+    @staticmethod
+    def _sensed_current(sensed):
+        """The SPICE current of the sensed voltage source in charge coordinates (its port runs minus -> plus)."""
         return -sensed.f
 
 
@@ -158,16 +162,32 @@ class CCCS(_CurrentControlled):
 class CCVS(_CurrentControlled):
     """Current-controlled voltage source (SPICE ``H``): ``v(plus) − v(minus) = r · i(sense)``.
 
-    >>> CCVS("H1", "o", "0", "Vs", r=1e3).values["r"]
-    1000.00000000000
+    Besides its output port (index 0) the source owns an internal port (index 1) from the internal node
+    ``"<name>#r"`` to ``minus``, as the diode owns the node behind its ``RS``: in flux (node) coordinates the
+    sensed current is a multiplier, and the internal node turns it into a voltage (see the module table).
+    In charge coordinates nothing else touches that node, so the internal port carries no current; its voltage
+    is ``r i(sense)`` there too, so ``"<name>#r"`` reads the same in every formulation.
+
+    >>> h = CCVS("H1", "o", "0", "Vs", r=1e3)
+    >>> h.values["r"], h.internal_node, h.terminals
+    (1000.00000000000, 'H1#r', ('o', '0'))
     """
 
     parameter = "r"
 
     def __init__(self, name, plus, minus, sense, r):
-        super().__init__(name, plus, minus, sense, r)
+        _nonzero(name, "r", r)
+        super().__init__(name, plus, minus, sense, r, internal="r")
 
     def contribute(self, ports, values):
-        out, sensed = ports
+        out, inner, sensed = ports
+        r = values["r"]
+        if sensed.kind == ACROSS:
+            # the sensed multiplier drives its current i_s into the internal node, whose only other load is
+            # the effort -v_r / r (a conductance 1/r that is no dissipation: the pair exchanges no power with
+            # the network), so v_r = r i_s; the output servo v_o = v_r pushes on the output only
+            return Contribution(efforts={1: -inner.f / r}, flow_constraints=[out.f - inner.f],
+                                reactions={0: {0: 1}}, sensed_reactions={2: {1: 1}})
         i_s = self._sensed_current(sensed)
-        return Contribution(efforts={0: -values["r"] * i_s})  # absorbed v_o = -effort = r i_s
+        # absorbed v_o = -effort = r i_s; the internal port carries no current and reads the same voltage
+        return Contribution(efforts={0: -r * i_s, 1: -r * i_s})

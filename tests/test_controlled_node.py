@@ -13,7 +13,6 @@ import netdyn
 import netdyn.io
 from netdyn.components.controlled import CCCS, CCVS
 from netdyn.components.electrical import Capacitor, Inductor, Resistor, VoltageSource
-from netdyn.errors import ElementError
 from netdyn.io.spice import run_ngspice, run_ngspice_ac
 from netdyn.lagrange.sources import sine
 
@@ -95,14 +94,6 @@ def test_current_mirror_ac_in_node_formulation():
             for form in ("node", "branch")}
     assert np.max(np.abs(ours["node"] - ours["branch"]) / np.abs(ours["branch"])) < 1e-8
     assert np.max(np.abs(ours["node"] - ng["v(out)"]) / np.abs(ng["v(out)"])) < 1e-4
-
-
-def test_ccvs_in_node_formulation_still_refused_with_the_reason():
-    net = netdyn.Network()
-    net.add(VoltageSource("V1", "in", "0", 1.0), Resistor("R1", "in", "a", 1e3), VoltageSource("Vs", "a", "0", 0.0),
-            CCVS("H1", "out", "0", "Vs", r=1e3), Resistor("R2", "out", "0", 1e3))
-    with pytest.raises(ElementError, match="H1 is controlled by the current of Vs"):
-        netdyn.simulate(net, (0, 1e-6), formulation="node")
 
 
 @pytest.mark.skipif(NGSPICE is None, reason="ngspice is not installed")
