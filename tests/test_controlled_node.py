@@ -106,8 +106,9 @@ def test_current_mirror_into_a_diode_rectifier_agrees_with_ngspice():
     assert rel_err(sol.voltage("k")[1:], ng["v(k)"]) < 1e-4
 
 
-def test_ccvs_written_as_cccs_into_a_resistor_works_in_node_formulation():
-    # the workaround docs/spice.md gives for H in node coordinates: F (gain 1) into r to ground, read by E
+def test_ccvs_in_node_formulation_equals_its_rewrite_as_cccs_into_a_resistor():
+    # H in node coordinates (its internal node) against the same law built from F (gain 1) into r to ground,
+    # read by E (gain 1), and against H in branch charges, where its output voltage is an effort
     from netdyn.components.controlled import VCVS
 
     def amplifier(h):
@@ -123,7 +124,103 @@ def test_ccvs_written_as_cccs_into_a_resistor_works_in_node_formulation():
 
     times = np.linspace(0, TSTOP, 101)
     ref = run(amplifier(True), "branch", times)
-    sol = run(amplifier(False), "node", times)
-    for probe in ("out", "x"):
-        assert rel_err(sol.voltage(probe), ref.voltage(probe)) < 1e-8, probe
-    assert rel_err(sol.voltage("out"), 2e3 * ref.current("Vs")) < 1e-8  # v_out = r i(Vs)
+    for sol in (run(amplifier(False), "node", times), run(amplifier(True), "node", times)):
+        for probe in ("out", "x"):
+            assert rel_err(sol.voltage(probe), ref.voltage(probe)) < 1e-8, probe
+        assert rel_err(sol.voltage("out"), 2e3 * ref.current("Vs")) < 1e-8  # v_out = r i(Vs)
+
+
+# a current-feedback (transresistance) op-amp macro-model in a non-inverting stage of gain 1 + Rf/Rg: a unity
+# buffer E1 drives the inverting input through its output resistance Ri; the error current out of the buffer
+# (through the 0 V ammeter Vs) is turned into a voltage by the transresistance H1, filtered by Rz-Cz (the
+# dominant pole) and buffered by E2 onto a capacitive load
+CFA = """current-feedback amplifier
+V1 in 0 SIN(0 0.1 20k) AC 1
+E1 buf 0 in 0 1
+Ri buf nb 50
+Vs nb inv 0
+Rf out inv 1k
+Rg inv 0 500
+H1 z 0 Vs 10k
+Rz z zc 1k
+Cz zc 0 1n
+E2 out 0 zc 0 1
+RL out 0 1k
+CL out 0 10n
+"""
+CFA_T = 2e-4
+
+
+def cfa(form, times, method="auto", atol=1e-20):
+    # atol: the sensed current is ~30 µA, its charge ~1e-10 C; r = 10 kΩ multiplies its error
+    return netdyn.simulate(netdyn.io.read_netlist(CFA), (0.0, float(times[-1])), t_eval=times, formulation=form,
+                           method=method, rtol=1e-10, atol=atol)
+
+
+def test_transresistance_amplifier_in_node_equals_branch_and_loop():
+    times = np.linspace(0, CFA_T, 201)
+    sols = {form: cfa(form, times) for form in ("branch", "loop", "node")}
+    ref = sols["branch"]
+    for form in ("loop", "node"):
+        assert sols[form].method == "linear"
+        for probe in ("out", "z", "zc", "inv", "H1#r"):
+            assert rel_err(sols[form].voltage(probe), ref.voltage(probe)) < 1e-8, (form, probe)
+        for name in ("H1", "Vs", "E2"):
+            assert rel_err(sols[form].current(name), ref.current(name)) < 1e-8, (form, name)
+    for form, sol in sols.items():
+        assert rel_err(sol.voltage("z"), 1e4 * sol.current("Vs")) < 1e-10, form  # v(z) = r i(Vs)
+        assert rel_err(sol.voltage("H1#r"), sol.voltage("z")) < 1e-10, form  # the internal node reads r i(Vs)
+        # H1's own current (SPICE sign, plus -> minus inside it) is minus what it drives into Rz
+        assert rel_err(sol.current("H1"), -sol.current("Rz")) < 1e-10, form
+        assert sol.power_balance()["relative"] < 1e-6, form
+    # the symbolic path (assembled DAE, IDA) in node coordinates, to IDA's own accuracy
+    ida = cfa("node", times, method="ida", atol=1e-14)
+    for probe in ("out", "z"):
+        assert rel_err(ida.voltage(probe), ref.voltage(probe)) < 1e-6, probe
+    assert ida.power_balance()["relative"] < 1e-6
+
+
+@pytest.mark.skipif(NGSPICE is None, reason="ngspice is not installed")
+def test_transresistance_amplifier_in_node_agrees_with_ngspice():
+    ng = run_ngspice(CFA, ["v(out)", "v(z)", "i(Vs)"], tstop=CFA_T, tstep=CFA_T / 1000, tmax=CFA_T / 20000)
+    times = np.linspace(0, CFA_T, 401)[1:]  # ngspice's 10 ns steps, interpolated onto our samples
+    sol = cfa("node", np.concatenate([[0.0], times]), atol=1e-12)
+    for probe, ours in (("v(out)", sol.voltage("out")), ("v(z)", sol.voltage("z")), ("i(Vs)", sol.current("Vs"))):
+        assert rel_err(ours[1:], np.interp(times, ng["time"], ng[probe])) < 1e-4, probe
+
+
+@pytest.mark.skipif(NGSPICE is None, reason="ngspice is not installed")
+def test_transresistance_amplifier_ac_and_linearization():
+    ng = run_ngspice_ac(CFA, ["v(out)", "v(z)"], "dec", 10, 1e3, 1e8)
+    f = ng["frequency"]
+    for form in ("node", "branch", "loop"):
+        ours = netdyn.ac(netdyn.io.read_netlist(CFA), f, input="V1", outputs=["v(out)", "v(z)"], formulation=form)
+        for probe in ("v(out)", "v(z)"):
+            assert np.max(np.abs(ours[probe] - ng[probe]) / np.abs(ng[probe])) < 1e-4, (form, probe)
+        # the linearization (the controlled sources' reactions act where they push) gives the same response
+        lin = netdyn.linearize(netdyn.io.read_netlist(CFA), inputs=["V1"], outputs=["v(CL)", "i(H1)"],
+                               formulation=form)
+        gi = netdyn.ac(netdyn.io.read_netlist(CFA), f, input="V1", outputs=["i(H1)"], formulation=form)["i(H1)"]
+        assert rel_err(lin.frequency_response(2 * np.pi * f, "v(CL)", "V1"), ours["v(out)"]) < 1e-8, form
+        assert rel_err(lin.frequency_response(2 * np.pi * f, "i(H1)", "V1"), gi) < 1e-8, form
+
+
+@pytest.mark.skipif(NGSPICE is None, reason="ngspice is not installed")
+def test_ccvs_into_a_diode_rectifier_agrees_with_ngspice():
+    # a diode takes the node formulation; before H worked there, this circuit had no formulation at all
+    deck = MIRROR.replace("F1 0 out Vs 2\nR2 out 0 500\nC1 out 0 1u\n",
+                          "H1 h 0 Vs 3k\nD1 h k DX\nR2 k 0 500\nC1 k 0 1u\n.model DX D(IS=1e-14 N=1 RS=2)\n")
+    ng = run_ngspice(deck, ["v(k)", "v(h)", "i(H1)"], tstop=TSTOP, tstep=TSTOP / 1000, tmax=TSTOP / 20000)
+    times = np.concatenate([[0.0], ng["time"]])
+    sol = netdyn.simulate(netdyn.io.read_netlist(deck), (0.0, float(times[-1])), t_eval=times, rtol=1e-9, atol=1e-12)
+    assert sol.method == "circuit"
+    for probe in ("v(k)", "v(h)"):
+        assert rel_err(sol.voltage(probe[2:-1])[1:], ng[probe]) < 1e-4, probe
+    assert rel_err(sol.current("H1")[1:], ng["i(H1)"]) < 1e-4
+    assert rel_err(sol.voltage("h"), 3e3 * sol.current("Vs")) < 1e-8
+    # the symbolic path (assembled DAE with the diode's co-content, IDA): the same waveform, and the energy
+    times = np.linspace(0, TSTOP / 2, 101)
+    ida = netdyn.simulate(netdyn.io.read_netlist(deck), (0.0, TSTOP / 2), t_eval=times, method="ida", rtol=1e-9,
+                          atol=1e-12)
+    assert rel_err(ida.voltage("k"), np.interp(times, sol.t, sol.voltage("k"))) < 1e-4
+    assert ida.power_balance()["relative"] < 1e-6

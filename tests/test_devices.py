@@ -51,6 +51,17 @@ def test_controlled_sources_closed_form_in_every_formulation(kind):
             assert np.max(np.abs(sol.voltage("x") - x)) < 1e-7 * gain, (form, method)
 
 
+@pytest.mark.parametrize("kind", ["E", "G", "F", "H"])
+def test_controlled_sources_linearize_in_every_formulation(kind):
+    # the servo reactions act only where the source pushes: the projection of the linearization follows them
+    net, gain = amplifier(kind)
+    pole = -1e6 if kind in "EH" else -5e5   # Rx C1, or (RL + Rx) C1 behind a current output
+    for form in ("loop", "branch", "node"):
+        lin = netdyn.linearize(net, inputs=["V1"], outputs=["v(RL)", "v(C1)"], formulation=form)
+        assert lin.n == 1 and lin.poles()[0].real == pytest.approx(pole, rel=1e-10), form
+        assert lin.static_gain()[:, 0] == pytest.approx([gain, gain], rel=1e-10), form
+
+
 def test_controlled_sources_keep_the_energy_balance():
     net, _ = amplifier("E")
     sol = netdyn.simulate(net, (0, 5e-6), method="ida")

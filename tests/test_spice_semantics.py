@@ -96,7 +96,7 @@ def test_operating_point_with_controlled_sources_in_any_formulation():
     expected = {"a": 3 * i * 1e3, "b": 500 * i}
     expected["c"] = 4 * (expected["a"] - expected["b"])
     expected["g"] = 1e-3 * expected["c"] * 2e3
-    for form in ("loop", "branch"):
+    for form in ("loop", "branch", "node"):
         op = operating_point(net, formulation=form)
         for node, v in expected.items():
             assert op.voltages[node] == pytest.approx(v, rel=1e-12), (form, node)

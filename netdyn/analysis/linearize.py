@@ -387,13 +387,17 @@ def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, param
     # position-level and velocity-level bases (coordinate partitioning)
     dep_q, ind_q, Nq = _partition(J0["phi_q"], "position constraint", labels)
     dep_f, ind_f, Nf = _partition(C, "velocity constraint", labels)
+    # where the multipliers act: Cᵀ, unless a servo constraint (a controlled source) acts elsewhere; the
+    # dynamic rows are projected on W, the flows that no reaction touches (Nf when every reaction is ideal)
+    Rn = J0["R_nu"]
+    W = Nf if np.array_equal(Rn, C.T) else _reaction_basis(Rn, Nf, J0["R_a"], labels)
     # multipliers and the equilibrium check
     if C.shape[0]:
-        nu0 = np.linalg.lstsq(C.T, -J0["R"], rcond=None)[0]
+        nu0 = np.linalg.lstsq(Rn, -J0["R"], rcond=None)[0]
     else:
         nu0 = np.zeros(0)
     J = jac(q0, f0, zero, nu0, pv, uvec)
-    _check_equilibrium(model, cm, q0, f0, p, J, Nf, tol)
+    _check_equilibrium(model, cm, q0, f0, p, J, W, tol)
     M, Rq, Rf, Ru = J["R_a"], J["R_q"], J["R_f"], J["R_u"]
     Vq, Vu = J["V_q"], J["V_u"]
     ninp = len(uvec)
@@ -412,12 +416,12 @@ def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, param
     nz, nw = Nq.shape[1], Nf.shape[1]
     A1 = np.hstack([Sq @ Gz, Sq @ Nf])
     B1 = Sq @ H
-    E22 = Nf.T @ M @ Nf
-    E21 = Nf.T @ M @ Gz
-    A2 = np.hstack([-(Nf.T @ Rq @ Nq + Nf.T @ Rf @ Gz), -(Nf.T @ Rf @ Nf)])
-    B2 = -(Nf.T @ Ru + Nf.T @ Rf @ H)
+    E22 = W.T @ M @ Nf
+    E21 = W.T @ M @ Gz
+    A2 = np.hstack([-(W.T @ Rq @ Nq + W.T @ Rf @ Gz), -(W.T @ Rf @ Nf)])
+    B2 = -(W.T @ Ru + W.T @ Rf @ H)
     Ym, out_names, y0 = _outputs(model, jac, outputs, q0, f0, nu0, pv, uvec)
-    pieces = dict(M=M, Rq=Rq, Rf=Rf, Ru=Ru, C=C, Nq=Nq, Nf=Nf, Gz=Gz, H=H, ind_q=ind_q, ind_f=ind_f)
+    pieces = dict(M=M, Rq=Rq, Rf=Rf, Ru=Ru, C=Rn.T, Nq=Nq, Nf=Nf, W=W, Gz=Gz, H=H, ind_q=ind_q, ind_f=ind_f)
     regular = _regular_reduction(model, nz, nw, ninp, A1, B1, E21, E22, A2, B2, pieces, Ym)
     if regular is None:  # algebraic relations among the states, or inputs' derivatives: the slow subsystem
         lin, nx_ = _slow_linearization(model, nz, nw, A1, B1, E21, E22, A2, B2, pieces, Ym, out_names,
@@ -433,11 +437,30 @@ def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, param
     return lin
 
 
+def _reaction_basis(Rn, Nf, M, labels):
+    """A basis ``W`` of the flows no reaction touches (``Rnᵀ W = 0``), ordered like the independent flows
+    ``Nf``: ``Wᵀ M Nf`` is the identity on the flows with inertia and zero on the rows of the others, as
+    ``Nfᵀ M Nf`` is when every reaction is ideal (so the regular reduction applies to servo constraints)."""
+    W = _partition(Rn.T, "reaction", labels)[2]
+    E = W.T @ M @ Nf
+    scale = max(np.max(np.abs(E), initial=0.0), 1e-300)
+    dyn = np.flatnonzero(np.max(np.abs(E), axis=0, initial=0.0) > 1e-12 * scale)
+    U = E[:, dyn]
+    if W.shape[1] != Nf.shape[1] or (dyn.size and np.linalg.matrix_rank(U) < dyn.size):
+        return W
+    T = np.zeros((W.shape[1], W.shape[1]))
+    massless = np.setdiff1d(np.arange(W.shape[1]), dyn)
+    T[dyn] = np.linalg.pinv(U)
+    if massless.size:
+        T[massless] = sla.null_space(U.T).T if dyn.size else np.eye(W.shape[1])
+    return W @ T.T
+
+
 def _regular_reduction(model, nz, nw, ninp, A1, B1, E21, E22, A2, B2, pc, Ym):
     """The minimal state space when every independent flow has inertia or is fixed by the others; else None."""
     M, Rq, Rf, Ru, C, Nq, Nf, Gz, H = (pc[k] for k in ("M", "Rq", "Rf", "Ru", "C", "Nq", "Nf", "Gz", "H"))
     ind_f = pc["ind_f"]
-    if ninp and np.max(np.abs(Nf.T @ M @ H), initial=0.0) > 1e-12 * (1 + np.max(np.abs(M))):
+    if ninp and np.max(np.abs(pc["W"].T @ M @ H), initial=0.0) > 1e-12 * (1 + np.max(np.abs(M))):
         return None  # an input drives an inertial flow directly: its derivative enters
     A2 = A2 - E21 @ A1
     B2 = B2 - E21 @ B1
@@ -484,7 +507,7 @@ def _regular_reduction(model, nz, nw, ninp, A1, B1, E21, E22, A2, B2, pc, Ym):
 
 
 def _multipliers(M, Rq, Rf, Ru, C, Pa, Pq, Pf, Qa, Qf, nx_, ninp):
-    """Multiplier deviations: ``Cᵀ δν = −(M δa + Rq δq + Rf δf + Ru u)``."""
+    """Multiplier deviations: ``Cᵀ δν = −(M δa + Rq δq + Rf δf + Ru u)`` (``Cᵀ``: where the multipliers act)."""
     if C.shape[0]:
         pinv = np.linalg.pinv(C.T)
         return -pinv @ (M @ Pa + Rq @ Pq + Rf @ Pf), -pinv @ (M @ Qa + Rf @ Qf + Ru)
@@ -504,7 +527,7 @@ def _slow_linearization(model, nz, nw, A1, B1, E21, E22, A2, B2, pc, Ym, out_nam
     """The linearization of a higher-index point (V–C loops, I–L cut-sets) by the slow subsystem.
 
     The first-order descriptor in ``s = [z; w]`` (independent positions and
-    flows) is ``ż = A1 s + B1 u``, ``E21 ż + E22 ẇ = A2 s + B2 u − Nfᵀ M H u̇``;
+    flows) is ``ż = A1 s + B1 u``, ``E21 ż + E22 ẇ = A2 s + B2 u − Wᵀ M H u̇`` (W: the flows no reaction touches);
     :func:`~netdyn.analysis.slow.slow_subsystem` gives its states and
     ``s = Y x + Σ P_j u⁽ʲ⁾``. Outputs that follow an input's derivative (the
     current of a capacitor across a supply) get ``D_derivatives``.
@@ -516,7 +539,7 @@ def _slow_linearization(model, nz, nw, A1, B1, E21, E22, A2, B2, pc, Ym, out_nam
     E[:nz, :nz] = np.eye(nz)
     E[nz:, :nz], E[nz:, nz:] = E21, E22
     Bd = np.zeros((ns, ninp))
-    Bd[nz:] = -(Nf.T @ M @ H)
+    Bd[nz:] = -(pc["W"].T @ M @ H)
     names = model.coordinate_names
     labels = [f"the equation of {names[i]}" for i in ind_q] + [f"the equation of {names[ind_f[k]]}_dot"
                                                                 for k in range(nw)]
@@ -614,10 +637,10 @@ def _reduction(A, C, nz, names):
     return red, [f"z{k + 1}" for k in range(Rz.shape[1])] + list(names[nz:])
 
 
-def _check_equilibrium(model, cm, q0, f0, p, J, Nf, tol):
+def _check_equilibrium(model, cm, q0, f0, p, J, W, tol):
     scale = 1.0 + np.max(np.abs(J["R_q"]), initial=0.0) * (1 + np.max(np.abs(q0))) \
         + np.max(np.abs(J["R_f"]), initial=0.0) * (1 + np.max(np.abs(f0)))
-    r = Nf.T @ J["R"]  # generalized forces left on the manifold (with a = 0 and the best multipliers)
+    r = W.T @ J["R"]  # generalized forces left on the manifold (with a = 0 and the best multipliers)
     if np.max(np.abs(r), initial=0.0) <= tol * scale:
         return
     names = model.coordinate_names
