@@ -57,7 +57,7 @@ def test_controlled_sources_linearize_in_every_formulation(kind):
     net, gain = amplifier(kind)
     pole = -1e6 if kind in "EH" else -5e5   # Rx C1, or (RL + Rx) C1 behind a current output
     for form in ("loop", "branch", "node"):
-        lin = netdyn.linearize(net, inputs=["V1"], outputs=["v(RL)", "v(C1)"], formulation=form)
+        lin = netdyn.linearize(net, inputs=["V1"], outputs=["v(RL)", "v(C1)"], u={"V1": 0.0}, formulation=form)
         assert lin.n == 1 and lin.poles()[0].real == pytest.approx(pole, rel=1e-10), form
         assert lin.static_gain()[:, 0] == pytest.approx([gain, gain], rel=1e-10), form
 
