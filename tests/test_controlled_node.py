@@ -224,3 +224,22 @@ def test_ccvs_into_a_diode_rectifier_agrees_with_ngspice():
                           atol=1e-12)
     assert rel_err(ida.voltage("k"), np.interp(times, sol.t, sol.voltage("k"))) < 1e-4
     assert ida.power_balance()["relative"] < 1e-6
+
+
+def test_ccvs_biasing_a_diode_operating_point_and_ac_equal_the_equivalent_source():
+    # H1 = 2 kΩ × i(Vs), i(Vs) = V1 / 1 kΩ: the diode sees the source 2 V1 (DC and small signal alike); the
+    # operating point (Newton on the diode, node coordinates) and the small-signal response (the diode's
+    # conductance and junction capacitance there) must equal those of that plain source
+    load = "D1 h k DX\nR2 k 0 1k\nC2 k 0 1u\n.model DX D(IS=1e-14 N=1 RS=2 CJO=10p TT=5n)\n"
+    with_h = netdyn.io.read_netlist("h\nV1 in 0 1 AC 1\nR1 in s 1k\nVs s 0 0\nH1 h 0 Vs 2k\n" + load)
+    plain = netdyn.io.read_netlist("plain\nV1 h 0 2 AC 2\n" + load)
+    op_h, op_p = netdyn.operating_point(with_h), netdyn.operating_point(plain)
+    for node in ("h", "k", "D1#a"):
+        assert op_h.voltages[node] == pytest.approx(op_p.voltages[node], rel=1e-10), node
+    assert op_h.voltages["H1#r"] == pytest.approx(2.0, rel=1e-12)
+    assert op_h.currents["H1"] == pytest.approx(-op_p.currents["D1"], rel=1e-10)   # H1 delivers the diode current
+    f = np.logspace(1, 8, 29)
+    a = netdyn.ac(with_h, f, input="V1", outputs=["v(k)", "i(D1)"])
+    b = netdyn.ac(plain, f, input="V1", outputs=["v(k)", "i(D1)"])
+    for probe in ("v(k)", "i(D1)"):
+        assert np.max(np.abs(a[probe] - b[probe]) / np.abs(b[probe])) < 1e-9, probe
