@@ -390,7 +390,8 @@ def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, param
     # where the multipliers act: Cᵀ, unless a servo constraint (a controlled source) acts elsewhere; the
     # dynamic rows are projected on W, the flows that no reaction touches (Nf when every reaction is ideal)
     Rn = J0["R_nu"]
-    W = Nf if np.array_equal(Rn, C.T) else _reaction_basis(Rn, Nf, J0["R_a"], labels)
+    ideal = np.max(np.abs(Rn - C.T), initial=0.0) <= 1e-13 * max(1.0, np.max(np.abs(C), initial=0.0))
+    W = Nf if ideal else _reaction_basis(Rn, Nf, J0["R_a"], labels)
     # multipliers and the equilibrium check
     if C.shape[0]:
         nu0 = np.linalg.lstsq(Rn, -J0["R"], rcond=None)[0]
