@@ -204,6 +204,32 @@ class Diode(Element):
         return out
 
     @staticmethod
+    def port_table(values, P):
+        """The rows of the compiled circuit step's port table (:data:`netdyn.numerics.circuit_kernel.PORT_FIELDS`,
+        devices × ports, flattened) for diodes of ``P`` ports: the ``RS`` port a conductance, the junction
+        its law, breakdown, limiting and charge parameters.
+
+        >>> t = Diode.port_table({k: np.array([v]) for k, v in Diode("D1", "a", "k", RS=2).numeric_values().items()}, 2)
+        >>> t[:, :2].tolist()       # port 0: a 0.5 S conductance; port 1: a junction
+        [[0.0, 0.5], [1.0, 0.0]]
+        """
+        ne = values["IS"].size
+        t = np.zeros((ne, P, 15))
+        j = t[:, -1]
+        nvt = values["N"] * values["vt"]
+        j[:, 0], j[:, 2], j[:, 3], j[:, 4] = 1.0, values["IS"], nvt, values["gmin"]
+        if "BV" in values:
+            j[:, 5], j[:, 6], j[:, 7] = 1.0, values["BV"], values["NBV"] * values["vt"]
+        j[:, 8] = nvt * np.log(nvt / (np.sqrt(2) * values["IS"]))
+        if "CJO" in values:
+            j[:, 9] = 1.0
+            for col, key in zip(range(10, 15), ("CJO", "VJ", "M", "FC", "TT")):
+                j[:, col] = values[key]
+        if P == 2:
+            t[:, 0, 1] = 1.0 / values["RS"]
+        return t.reshape(ne * P, 15)
+
+    @staticmethod
     def dissipation_batch(values, F):
         """Gradient (diodes × ports) and Hessian (diodes × ports × ports) of the dissipation of many diodes at
         once, in closed form: the derivatives of :meth:`contribute`'s ``D`` (``values`` maps parameter names
