@@ -4,7 +4,7 @@
 numpy calls: the variable-step BDF weights and predictor from the last accepted points, the Newton
 iteration on ``E ẏ − J y − G u(t) + C g(Cᵀ f) = 0`` with every device port evaluated in a loop (a linear
 conductance, or a junction: ngspice's law with ``GMIN``, its breakdown, its charge and ``pnjlim``), the
-Newton matrix written straight into LAPACK band storage (rows and columns renumbered by reverse
+Newton matrix written straight into band storage (LAPACK's, one row per column) (rows and columns renumbered by reverse
 Cuthill–McKee before the first step) and factored by a banded LU with partial pivoting kept across
 iterations and steps while it serves, and the local error estimate of node voltages and junction charges.
 Compiled once per machine (``cache=True``). The Python loop of
@@ -22,7 +22,7 @@ optional breakdown (``has_bv``, knee ``xbv``, ``nbvt``), ``vcrit`` of the limiti
 >>> port_laws(table, np.array([0.6]), g, h, q, c)
 >>> round(float(g[0] / (1e-14 * (np.exp(24.0) - 1))), 12)           # IS (exp(v / N Vt) - 1)
 1.0
->>> ab = np.array([[0.0, 0.0], [0.0, 1.0], [2.0, 4.0], [1.0, 0.0]])  # [[2, 1], [1, 4]], kl = ku = 1
+>>> ab = np.array([[0.0, 0.0, 2.0, 1.0], [0.0, 1.0, 4.0, 0.0]])      # [[2, 1], [1, 4]], kl = ku = 1
 >>> ipiv = np.zeros(2, dtype=np.int64)
 >>> band_lu(ab, 1, 1, ipiv), band_solve(ab, 1, 1, ipiv, np.array([3.0, 5.0])).round(12).tolist()
 (True, [1.0, 1.0])
@@ -108,18 +108,18 @@ def _limited(table, p, vo, vn):
 
 @njit(cache=True)
 def band_lu(ab, kl, ku, ipiv):
-    """LU with partial pivoting of a band matrix in LAPACK storage (``dgbtf2``): ``A[i, j]`` at
-    ``ab[kl + ku + i − j, j]``, ``kl`` rows of fill on top. False on a zero pivot."""
-    N = ab.shape[1]
+    """LU with partial pivoting of a band matrix in LAPACK storage (``dgbtf2``), one row per column:
+    ``A[i, j]`` at ``ab[j, kl + ku + i − j]``, ``kl`` entries of fill first. False on a zero pivot."""
+    N = ab.shape[0]
     kv = kl + ku
     ju = 0
     for j in range(N):
         km = min(kl, N - 1 - j)
         jp = 0
-        big = abs(ab[kv, j])
+        big = abs(ab[j, kv])
         for i in range(1, km + 1):
-            if abs(ab[kv + i, j]) > big:
-                big = abs(ab[kv + i, j])
+            if abs(ab[j, kv + i]) > big:
+                big = abs(ab[j, kv + i])
                 jp = i
         ipiv[j] = j + jp
         if big == 0.0 or not math.isfinite(big):
@@ -128,25 +128,25 @@ def band_lu(ab, kl, ku, ipiv):
         if jp != 0:
             for col in range(j, ju + 1):
                 a, b = kv + jp + j - col, kv + j - col
-                tmp = ab[a, col]
-                ab[a, col] = ab[b, col]
-                ab[b, col] = tmp
+                tmp = ab[col, a]
+                ab[col, a] = ab[col, b]
+                ab[col, b] = tmp
         if km > 0:
-            piv = ab[kv, j]
+            piv = ab[j, kv]
             for i in range(1, km + 1):
-                ab[kv + i, j] /= piv
+                ab[j, kv + i] /= piv
             for col in range(j + 1, ju + 1):
-                tmp = ab[kv + j - col, col]
+                tmp = ab[col, kv + j - col]
                 if tmp != 0.0:
                     for i in range(1, km + 1):
-                        ab[kv + j + i - col, col] -= ab[kv + i, j] * tmp
+                        ab[col, kv + j + i - col] -= ab[j, kv + i] * tmp
     return True
 
 
 @njit(cache=True)
 def band_solve(ab, kl, ku, ipiv, b):
     """Solve ``A x = b`` with the factors of :func:`band_lu` (``dgbtrs``); ``b`` is overwritten and returned."""
-    N = ab.shape[1]
+    N = ab.shape[0]
     kv = kl + ku
     for j in range(N - 1):
         l = ipiv[j]
@@ -157,13 +157,13 @@ def band_solve(ab, kl, ku, ipiv, b):
         bj = b[j]
         if bj != 0.0:
             for i in range(1, min(kl, N - 1 - j) + 1):
-                b[j + i] -= ab[kv + i, j] * bj
+                b[j + i] -= ab[j, kv + i] * bj
     for j in range(N - 1, -1, -1):
-        b[j] /= ab[kv, j]
+        b[j] /= ab[j, kv]
         bj = b[j]
         if bj != 0.0:
             for i in range(max(0, j - kv), j):
-                b[i] -= ab[kv + i - j, j] * bj
+                b[i] -= ab[j, kv + i - j] * bj
     return b
 
 
@@ -382,7 +382,8 @@ def bdf_step(t_new, order, ht, hy, hq, nh, gu,                    # the step and
             for p in range(K):
                 qscale[p] = max(qscale[p], abs(qn[p]))
                 qmax = max(qmax, qscale[p])
-            qfloor = rtol * 1e-3 * max(qmax, 1e-30)  # the voltages' rule: relative to the largest seen
+            # the floor: rtol 1e-3 of the largest charge seen, at least the voltages' floor times the capacitance
+            qfloor = rtol * 1e-3 * qmax
             s, cnt = 0.0, 0
             for p in range(K):
                 if table[p, 9] == 0.0:
@@ -390,7 +391,7 @@ def bdf_step(t_new, order, ht, hy, hq, nh, gu,                    # the step and
                 qprd = 0.0
                 for j in range(npts):
                     qprd += w[j] * hq[nh - 1 - j, p]
-                z = Cerr * (qn[p] - qprd) / (qfloor + rtol * qscale[p])
+                z = Cerr * (qn[p] - qprd) / (max(qfloor, cp[p] * floor) + rtol * qscale[p])
                 s += z * z
                 cnt += 1
             if cnt:

@@ -140,7 +140,7 @@ class NewtonMatrix:
 
 
 class BandLayout:
-    """The Newton matrix of :class:`NewtonMatrix` in LAPACK band storage after a reverse Cuthill–McKee
+    """The Newton matrix of :class:`NewtonMatrix` in band storage (LAPACK's, transposed: one row per column) after a reverse Cuthill–McKee
     renumbering (each state paired with an equation that contains it first): where every constant entry and every device entry lands, for the compiled step
     (:func:`netdyn.numerics.circuit_kernel.bdf_step`). Only for devices whose Hessian is diagonal in their
     ports (a junction and its series resistance); ``None`` from :meth:`of` otherwise or when the band is
@@ -161,8 +161,8 @@ class BandLayout:
     >>> band = BandLayout.of(nm)
     >>> h = np.array([2e-3])
     >>> A = np.zeros(band.shape); A.ravel()[band.base_pos] += 3.0 * band.base_E - band.base_J
-    >>> np.add.at(A.ravel(), band.nw_pos, band.nw_coef * h[band.nw_port])
-    >>> bool(np.allclose(band.dense(A), nm.matrix(3.0, np.array([2e-3])).toarray()))
+    >>> np.add.at(A.ravel(), band.nw_pos, band.nw_coef * h[band.nw_port] * np.where(band.nw_alpha, 3.0, 1.0))
+    >>> bool(np.allclose(band.dense(A), nm.matrix(3.0, h).toarray()))
     True
     """
 
@@ -194,8 +194,8 @@ class BandLayout:
         self = cls()
         N = P.shape[0]
         self.rperm, self.cperm, self.kl, self.ku, self.N = rperm, cperm, kl, ku, N
-        self.shape = (2 * kl + ku + 1, N)
-        pos = (kl + ku + ri - ci) * N + ci  # flat position of every CSC slot
+        self.shape = (N, 2 * kl + ku + 1)  # one row per column: A[i, j] at [j, kl + ku + i − j]
+        pos = ci * (2 * kl + ku + 1) + kl + ku + ri - ci  # flat position of every CSC slot
         self.base_pos = pos
         self.base_E, self.base_J = nm._E.copy(), nm._J.copy()
         diag = nm._pa == nm._pb  # the devices' off-diagonal Hessian entries are zero (port_table devices)
@@ -211,7 +211,7 @@ class BandLayout:
         A = np.zeros((N, N))
         for j in range(N):
             for i in range(max(0, j - self.ku), min(N, j + self.kl + 1)):
-                A[i, j] = ab[kv + i - j, j]
+                A[i, j] = ab[j, kv + i - j]
         out = np.zeros((N, N))
         out[np.ix_(self.rperm, self.cperm)] = A
         return out

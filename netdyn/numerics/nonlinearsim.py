@@ -212,23 +212,26 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
         if hit:
             if target in t_eval_set:
                 out_t.append(tt)
-                out_y.append(y.copy())
-                out_yd.append(yd.copy())
+                out_y.append(y)  # the steppers hand out arrays of their own
+                out_yd.append(yd)
             k += 1
             if progress is not None:
                 progress(tt)
     T = np.array(out_t)
-    Y = np.array(out_y).T
-    YD = np.array(out_yd).T
     keep = np.isin(T, t_eval)
-    T, Y, YD = T[keep], Y[:, keep], YD[:, keep]
-    q = Y[:n]
-    f = YD[:n].copy()
-    f[c.I] = Y[n:n + nI]
-    acc = np.gradient(f, T, axis=1) if T.size > 1 else np.zeros_like(f)
-    acc[c.I] = YD[n:n + nI]
+    T = T[keep]
+    Y = np.array([v for v, k_ in zip(out_y, keep) if k_])  # time x state: contiguous rows, transposed at the end
+    YD = np.array([v for v, k_ in zip(out_yd, keep) if k_])
+    f = YD[:, :n].copy()
+    f[:, c.I] = Y[:, n:n + nI]
+    acc = np.zeros_like(f)
+    free = np.setdiff1d(np.arange(n), c.I)  # flows without inertia: their rates by differences of the output
+    if T.size > 1 and free.size:
+        acc[:, free] = np.gradient(f[:, free], T, axis=0)
+    acc[:, c.I] = YD[:, n:n + nI]
+    q, f, acc, mu = Y[:, :n].T, f.T, acc.T, Y[:, n + nI:].T
     from netdyn.numerics.trajectory import Trajectory
-    sol = CircuitSolution(net, c.lin, Trajectory(T, q, f, acc, np.zeros((0, T.size)), Y[n + nI:], nsteps=nsteps))
+    sol = CircuitSolution(net, c.lin, Trajectory(T, q, f, acc, np.zeros((0, T.size)), mu, nsteps=nsteps))
     sol.circuit_stepper = stepper.name
     return sol
 
@@ -247,12 +250,11 @@ def _forcing(dae):
     return lambda tt: G @ np.array([float(fn(tt)) for fn in fns])
 
 
-def _error(C, new, pred, scale, rtol, atol):
-    """The local error over its tolerance (RMS) of ``C (new − pred)``; ``scale`` (running maxima of |x|) is
-    updated. The absolute floor is ``atol``, else ``rtol · 1e-3`` of the largest value seen."""
+def _error(C, new, pred, scale, rtol, floor):
+    """The local error over its tolerance (RMS) of ``C (new − pred)``, the tolerance ``floor + rtol · scale``
+    with ``scale`` the running maxima of |x| (updated here)."""
     np.maximum(scale, np.abs(new), out=scale)
-    sc = (atol if atol is not None else rtol * 1e-3 * max(scale.max(), 1e-30)) + rtol * scale
-    return float(np.sqrt(np.mean((C * (new - pred) / sc) ** 2)))
+    return float(np.sqrt(np.mean((C * (new - pred) / (floor + rtol * scale)) ** 2)))
 
 
 class _PyStep:
@@ -274,6 +276,13 @@ class _PyStep:
         self.qhist = [self.charge_at(y, yd)]  # the devices' charges at those points
         self.qscale = np.abs(self.qhist[0]) if c.has_charge else None
         self.qmask = _charged_ports(c) if c.has_charge else None
+        if c.has_charge:  # each port's own capacitance in the (device, port, port) layout of the capacitances
+            diag, at = [], 0
+            for (law, C, Ct, values, named, ne, P, *_) in c.groups:
+                e, a = np.divmod(np.arange(ne * P), P)
+                diag.append(at + e * P * P + a * (P + 1))
+                at += ne * P * P
+            self.qcap = np.concatenate(diag)[self.qmask]
 
     def attempt(self, t_new, order):
         c = self.c
@@ -288,16 +297,18 @@ class _PyStep:
         e = 0.0
         err = c.error_rows
         if ok and err.size and C > 0:
-            a_tol = atol if atol is not None else rtol * 1e-3 * max(np.max(np.maximum(self.scale, np.abs(y_new[err]))),
-                                                                    drive, 1e-30)
-            e = _error(C, y_new[err], pred[err], self.scale, rtol, a_tol)
+            floor = atol if atol is not None else \
+                rtol * 1e-3 * max(np.max(np.maximum(self.scale, np.abs(y_new[err]))), drive, 1e-30)
+            e = _error(C, y_new[err], pred[err], self.scale, rtol, floor)
             if c.has_charge and charge_error:
-                q_new = self.charge_at(y_new, yd_new)
+                # junction charges: the floor is rtol 1e-3 of the largest charge seen, at least the voltages'
+                # floor times the junction's capacitance
+                q_new, caps = c.charges(c.flows(y_new, yd_new))
                 q_pred = sum(wj * q for wj, q in zip(w, reversed(self.qhist[-len(w):])))
-                m = self.qmask
-                qs = self.qscale
+                m, qs = self.qmask, self.qscale
                 np.maximum(qs, np.abs(q_new), out=qs)
-                e = max(e, _error(C, q_new[m], q_pred[m], qs[m], rtol, None))
+                qfloor = np.maximum(rtol * 1e-3 * qs.max(), caps[self.qcap] * floor)
+                e = max(e, _error(C, q_new[m], q_pred[m], qs[m], rtol, qfloor))
         return ok, e
 
     def accept(self, restart):
