@@ -243,8 +243,8 @@ def test_zener_clamp_equals_ngspice():
 
 
 def test_parameters_not_modelled_warn_once():
-    deck = ("w\nV1 1 0 1\nR1 1 2 1k\nD1 2 0 da\nD2 2 0 db\n.model da D(IS=1e-14 KF=1e-16 XTI=3)\n"
-            ".model db D(IS=2e-14 KF=1e-15 EG=1.1)\n")
+    deck = ("w\nV1 1 0 1\nR1 1 2 1k\nD1 2 0 da\nD2 2 0 db\n.model da D(IS=1e-14 KF=1e-16 ISR=3e-9)\n"
+            ".model db D(IS=2e-14 KF=1e-15 AF=1.1)\n")
     with pytest.warns(UserWarning) as record:
         net = netdyn.read_netlist(deck)
     texts = [str(w.message) for w in record if "not modelled" in str(w.message)]
