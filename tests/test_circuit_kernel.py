@@ -57,23 +57,49 @@ def test_port_laws_equal_the_diodes_closed_forms():
         assert c[1] == pytest.approx(float(C), rel=1e-12, abs=1e-30)
 
 
-@pytest.mark.parametrize("deck", [ZENER, RECTIFIERS["bridge rectifier with smoothing capacitor"][0], diode_ladder(30)],
-                         ids=["zener", "bridge", "ladder"])
-def test_compiled_step_equals_the_numpy_and_reference_paths(deck):
-    """Breakdown limiting, a bridge (a source between two diodes: pivoting) and a ladder: the compiled step,
-    the numpy chord iteration and the reference path take the same steps, to 1e-9 of the peak."""
+PULSED = ("pulsed clamp\nV1 in 0 PULSE(-2 4 0.2u 50n 80n 0.5u 1.3u)\nV2 b 0 SIN(0.5 1 3Meg 0.1u 2e5 30)\n"
+          "V3 c 0 PWL(0 0 0.4u 2 1u -1 3u 0.5)\nR1 in x 1k\nD1 x b dm\nR2 x c 2k\nC1 x 0 100p\nD2 0 x dm\n"
+          ".model dm D(IS=1e-14 N=1.1 RS=3 CJO=2p TT=2n)\n.tran 10n 3u\n")
+
+
+@pytest.mark.parametrize("deck", [ZENER, RECTIFIERS["bridge rectifier with smoothing capacitor"][0], diode_ladder(30),
+                                  PULSED], ids=["zener", "bridge", "ladder", "pulse-sin-pwl"])
+def test_compiled_loop_equals_the_stepwise_numpy_and_reference_paths(deck):
+    """Breakdown limiting, a bridge (a source between two diodes: pivoting), a ladder, and PULSE, damped
+    delayed SIN and PWL sources (their compiled programs, the corners): the whole loop compiled, one compiled
+    call per step attempt (a progress callback keeps the loop in Python), the numpy chord iteration and the
+    reference path take the same steps and agree to 1e-9 of the peak."""
     net = netdyn.read_netlist(deck)
     t1 = net.tran.tstop / (4 if "ladder" in deck else 20 if "bridge" in deck else 2)
     q0, f0 = spice_initial_state(net, None)
     times = np.linspace(0, t1, 41)
+    seen = []
     sols = [simulate_circuit(net, (0, t1), q0, f0, times, **kw)
-            for kw in ({}, dict(compiled=False), dict(reference=True))]
-    assert [s.circuit_stepper for s in sols] == ["compiled", "numpy", "reference"]
-    assert len({s.trajectory.nsteps for s in sols}) == 1
+            for kw in ({}, dict(progress=seen.append), dict(compiled=False), dict(reference=True))]
+    assert [s.circuit_stepper for s in sols] == ["compiled loop", "compiled", "numpy", "reference"]
+    assert len({s.trajectory.nsteps for s in sols}) == 1 and seen[-1] == pytest.approx(t1)
     nodes = [n for n in net.graph.nodes if n != "0" and "#" not in str(n)]
     V = [np.array([s.voltage(n) for n in nodes]) for s in sols]
-    for a in V[:2]:
-        assert np.max(np.abs(a - V[2])) <= 1e-9 * np.max(np.abs(V[2]))
+    for a in V[:3]:
+        assert np.max(np.abs(a - V[3])) <= 1e-9 * np.max(np.abs(V[3]))
+
+
+def test_source_programs_equal_the_expressions():
+    """Every waveform of the netlist reader, at times on both sides of its corners."""
+    from netdyn.numerics.circuit_kernel import source_values
+    from netdyn.numerics.source_program import compile_sources
+    from netdyn.symbols import t
+    from netdyn.lagrange.sources import pulse, pwl, sine, step
+    exprs = [sine(0.5, 1, 3e6, 1e-7, 2e5, 30), pulse(-2, 4, 2e-7, 5e-8, 8e-8, 5e-7, 1.3e-6),
+             pwl([(0, 0), (4e-7, 2), (1e-6, -1), (3e-6, 0.5)]), step(3, 1e-6), t ** 2 + abs(t - 1e-6)]
+    prog = compile_sources(exprs)
+    u = np.zeros(len(exprs))
+    for x in np.r_[np.linspace(0, 4e-6, 97), 2e-7, 2.5e-7, 3.3e-7, 1e-6, 1.5e-6]:
+        source_values(*prog, float(x), u)
+        ref = [float(e.subs(t, x)) for e in exprs]
+        assert np.allclose(u, ref, rtol=1e-12, atol=1e-15)
+    import sympy as sp
+    assert compile_sources([sp.Function("g")(t)]) is None        # unknown function: the caller's Python
 
 
 def test_compiled_true_on_a_device_without_port_table_is_refused():

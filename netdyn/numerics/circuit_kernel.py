@@ -39,7 +39,7 @@ PORT_FIELDS = ("kind", "G", "IS", "nvt", "gmin", "has_bv", "xbv", "nbvt", "vcrit
                "TT")
 XMAX = 50.0  # netdyn.components.diode.XMAX: the exponent above which a junction's law continues linearly
 
-__all__ = ["PORT_FIELDS", "port_laws", "band_lu", "band_solve", "bdf_step"]
+__all__ = ["PORT_FIELDS", "port_laws", "band_lu", "band_solve", "bdf_step", "bdf_run", "source_values"]
 
 
 @njit(cache=True)
@@ -397,3 +397,157 @@ def bdf_step(t_new, order, ht, hy, hq, nh, gu,                    # the step and
             if cnt:
                 e = max(e, math.sqrt(s / cnt))
     return True, e
+
+
+@njit(cache=True)
+def source_values(ops, args, ptr, t, u):
+    """Run the stack programs of :func:`netdyn.numerics.source_program.compile_sources` at time ``t`` into ``u``."""
+    stack = np.empty(64)
+    for j in range(ptr.size - 1):
+        start, stop = ptr[j], ptr[j + 1]
+        pc = start
+        sp_ = 0
+        while pc < stop:
+            op = ops[pc]
+            arg = args[pc]
+            pc += 1
+            if op == 0:
+                stack[sp_] = arg
+                sp_ += 1
+            elif op == 1:
+                stack[sp_] = t
+                sp_ += 1
+            elif op == 2 or op == 3 or op == 14 or op == 15:  # ADD, MUL, AND, OR over arg operands
+                k = int(arg)
+                acc = stack[sp_ - k]
+                for i in range(sp_ - k + 1, sp_):
+                    if op == 2:
+                        acc += stack[i]
+                    elif op == 3:
+                        acc *= stack[i]
+                    elif op == 14:
+                        acc = 1.0 if (acc != 0.0 and stack[i] != 0.0) else 0.0
+                    else:
+                        acc = 1.0 if (acc != 0.0 or stack[i] != 0.0) else 0.0
+                sp_ -= k
+                stack[sp_] = acc
+                sp_ += 1
+            elif op == 4 or op == 9 or (10 <= op <= 13) or op == 22 or op == 23:  # binary
+                b = stack[sp_ - 1]
+                a = stack[sp_ - 2]
+                sp_ -= 2
+                if op == 4:
+                    r = a ** b
+                elif op == 9:
+                    r = a - b * math.floor(a / b)
+                elif op == 10:
+                    r = 1.0 if a < b else 0.0
+                elif op == 11:
+                    r = 1.0 if a <= b else 0.0
+                elif op == 12:
+                    r = 1.0 if a > b else 0.0
+                elif op == 13:
+                    r = 1.0 if a >= b else 0.0
+                elif op == 22:
+                    r = 1.0 if a == b else 0.0
+                else:
+                    r = 1.0 if a != b else 0.0
+                stack[sp_] = r
+                sp_ += 1
+            elif 5 <= op <= 8 or op == 18 or op == 19 or op == 20:  # unary
+                a = stack[sp_ - 1]
+                if op == 5:
+                    a = math.sin(a)
+                elif op == 6:
+                    a = math.cos(a)
+                elif op == 7:
+                    a = math.exp(a)
+                elif op == 8:
+                    a = math.log(a)
+                elif op == 18:
+                    a = math.floor(a)
+                elif op == 19:
+                    a = abs(a)
+                else:
+                    a = 1.0 if a == 0.0 else 0.0
+                stack[sp_ - 1] = a
+            elif op == 16:  # JZ: pop a condition, jump when false
+                sp_ -= 1
+                if stack[sp_] == 0.0:
+                    pc = start + int(arg)
+            elif op == 17:
+                pc = start + int(arg)
+            else:  # NAN
+                stack[sp_] = np.nan
+                sp_ += 1
+        u[j] = stack[sp_ - 1]
+
+
+@njit(cache=True)
+def bdf_run(t0, t1, h, max_step, targets, is_corner, is_output, ops, args, ptr, G,
+            ht, hy, hq, n, nI, fsrc, finert, e_ptr, e_idx, e_val, j_ptr, j_idx, j_val,
+            ct_ptr, ct_idx, ct_val, table, charges,
+            base_pos, base_E, base_J, nw_port, nw_pos, nw_coef, nw_alpha, kl, ku,
+            rperm, cperm, ab, ipiv, lu_state, drift, rate,
+            err_rows, scale, qscale, rtol, atol, drive, charge_error,
+            out_t, out_y, out_yd, stats):
+    """The whole transient: :func:`bdf_step` attempts under the step-size control of
+    :func:`netdyn.numerics.nonlinearsim.simulate_circuit` (same rules, same numbers), the sources by
+    :func:`source_values`. Returns ``(status, t, outputs, steps)``: status 0 done, 1 Newton failed and 2 the
+    error test kept failing with the step below 1e-14 of the span, at ``t``."""
+    N = hy.shape[1]
+    K = table.shape[0]
+    u = np.zeros(ptr.size - 1)
+    gu = np.zeros(N)
+    y, yd, qn = np.zeros(N), np.zeros(N), np.zeros(K)
+    k, tt, order, nsteps, nout, nh = 0, t0, 1, 0, 0, 1
+    span = t1 - t0
+    while k < targets.size:
+        target = targets[k]
+        hit = tt + h >= target - 1e-12 * span
+        h_try = target - tt if hit else h
+        t_new = tt + h_try
+        source_values(ops, args, ptr, t_new, u)
+        for i in range(N):
+            s = 0.0
+            for j in range(u.size):
+                s += G[i, j] * u[j]
+            gu[i] = s
+        ok, e = bdf_step(t_new, order, ht, hy, hq, nh, gu, n, nI, fsrc, finert, e_ptr, e_idx, e_val,
+                         j_ptr, j_idx, j_val, ct_ptr, ct_idx, ct_val, table, charges,
+                         base_pos, base_E, base_J, nw_port, nw_pos, nw_coef, nw_alpha, kl, ku,
+                         rperm, cperm, ab, ipiv, lu_state, drift, rate,
+                         err_rows, scale, qscale, rtol, atol, drive, charge_error, y, yd, qn, stats)
+        grow = 0.9 * (1.0 / max(e, 1e-10)) ** (1.0 / (order + 1))
+        if not ok or e > 1.0:
+            h = h_try * (0.25 if not ok else max(0.1, min(0.9, grow)))
+            if h < 1e-14 * max(span, 1.0):
+                return (1 if not ok else 2), tt, nout, nsteps
+            continue
+        tt = t_new
+        nsteps += 1
+        restart = hit and is_corner[k]
+        if restart:
+            nh = 0
+        elif nh == 4:
+            for r in range(3):
+                ht[r] = ht[r + 1]
+                hy[r, :] = hy[r + 1, :]
+                hq[r, :] = hq[r + 1, :]
+            nh = 3
+        ht[nh] = tt
+        hy[nh, :] = y
+        hq[nh, :] = qn
+        nh += 1
+        h_next = min(h_try * min(2.0, max(0.2, grow)), max_step)
+        h = max(h, h_next) if hit else h_next
+        h = min(h, max_step)
+        order = 1 if restart else 2
+        if hit:
+            if is_output[k]:
+                out_t[nout] = tt
+                out_y[nout, :] = y
+                out_yd[nout, :] = yd
+                nout += 1
+            k += 1
+    return 0, tt, nout, nsteps

@@ -186,6 +186,33 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
     if stepper is None:
         stepper = _PyStep(c, y, yd, t0, tol, reference)
     h = min((t1 - t0) * 1e-6, max_step)
+    run = getattr(stepper, "run", None) if progress is None else None
+    done = run(t0, t1, h, max_step, targets, corner_set, t_eval_set) if run is not None else None
+    if done is not None:  # the whole loop in one compiled call
+        T, Y, YD, nsteps = done
+    else:
+        T, Y, YD, nsteps = _step_loop(stepper, t0, t1, h, max_step, targets, corner_set, t_eval_set, y, yd, progress)
+    keep = np.isin(T, t_eval)
+    if not keep.all():
+        T, Y, YD = T[keep], Y[keep], YD[keep]  # time x state: contiguous rows, transposed at the end
+    f = YD[:, :n].copy()
+    f[:, c.I] = Y[:, n:n + nI]
+    acc = np.empty_like(f)
+    free = np.setdiff1d(np.arange(n), c.I)  # flows without inertia: their rates by differences of the output
+    if free.size:
+        acc[:, free] = np.gradient(f[:, free], T, axis=0) if T.size > 1 else 0.0
+    acc[:, c.I] = YD[:, n:n + nI]
+    q, f, acc, mu = Y[:, :n].T, f.T, acc.T, Y[:, n + nI:].T
+    from netdyn.numerics.trajectory import Trajectory
+    sol = CircuitSolution(net, c.lin, Trajectory(T, q, f, acc, np.zeros((0, T.size)), mu, nsteps=nsteps))
+    sol.circuit_stepper = stepper.name + ("" if done is None else " loop")
+    return sol
+
+
+def _step_loop(stepper, t0, t1, h, max_step, targets, corner_set, t_eval_set, y, yd, progress):
+    """The step-size control of the circuit path around ``stepper.attempt`` / ``stepper.accept``: steps land
+    on every target (output times, source corners), BDF order 1 after a corner. Returns the times, states
+    and rates at ``t0`` and the output times (time x state) and the number of steps."""
     out_t, out_y, out_yd = [t0], [y.copy()], [yd.copy()]
     k, tt, order, nsteps = 0, t0, 1, 0
     while k < targets.size:
@@ -198,8 +225,7 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
         if not ok or e > 1.0:
             h = h_try * (0.25 if not ok else max(0.1, min(0.9, grow)))
             if h < 1e-14 * max(t1 - t0, 1.0):
-                raise IntegrationError(f"the circuit step became too small near t = {tt:.6g} "
-                                       f"({'Newton did not converge' if not ok else 'the error test keeps failing'})")
+                raise _too_small(tt, ok)
             continue
         tt = t_new
         nsteps += 1
@@ -217,23 +243,12 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
             k += 1
             if progress is not None:
                 progress(tt)
-    T = np.array(out_t)
-    keep = np.isin(T, t_eval)
-    T = T[keep]
-    Y = np.array([v for v, k_ in zip(out_y, keep) if k_])  # time x state: contiguous rows, transposed at the end
-    YD = np.array([v for v, k_ in zip(out_yd, keep) if k_])
-    f = YD[:, :n].copy()
-    f[:, c.I] = Y[:, n:n + nI]
-    acc = np.zeros_like(f)
-    free = np.setdiff1d(np.arange(n), c.I)  # flows without inertia: their rates by differences of the output
-    if T.size > 1 and free.size:
-        acc[:, free] = np.gradient(f[:, free], T, axis=0)
-    acc[:, c.I] = YD[:, n:n + nI]
-    q, f, acc, mu = Y[:, :n].T, f.T, acc.T, Y[:, n + nI:].T
-    from netdyn.numerics.trajectory import Trajectory
-    sol = CircuitSolution(net, c.lin, Trajectory(T, q, f, acc, np.zeros((0, T.size)), mu, nsteps=nsteps))
-    sol.circuit_stepper = stepper.name
-    return sol
+    return np.array(out_t), np.array(out_y), np.array(out_yd), nsteps
+
+
+def _too_small(tt, ok):
+    return IntegrationError(f"the circuit step became too small near t = {tt:.6g} "
+                            f"({'Newton did not converge' if not ok else 'the error test keeps failing'})")
 
 
 def _forcing(dae):
@@ -381,6 +396,7 @@ class _CompiledStep:
         self.scale = np.maximum(np.abs(y[self.err_rows]), 1e-30)
         self.ht, self.hy, self.hq = np.zeros(4), np.zeros((4, N)), np.zeros((4, K))
         self.ht[0], self.hy[0] = t0, y
+        self.yd0 = yd.copy()
         if c.has_charge:
             self.hq[0] = c.charges(c.flows(y, yd))[0]
         self.qscale = np.abs(self.hq[0]).copy()
@@ -394,6 +410,32 @@ class _CompiledStep:
                             self.ab, self.ipiv, self.lu_state, 0.02, 0.2, self.err_rows, self.scale, self.qscale,
                             self.rtol, self.atol, self.drive, self.charge_error, self.y, self.yd, self.qn, self.stats)
         return ok, e
+
+    def run(self, t0, t1, h, max_step, targets, corner_set, t_eval_set):
+        """The whole step loop in one compiled call (:func:`~netdyn.numerics.circuit_kernel.bdf_run`), or
+        ``None`` when a source's waveform has no compiled program."""
+        from netdyn.numerics import circuit_kernel
+        from netdyn.numerics.source_program import compile_sources
+        dae = self.c.dae
+        prog = compile_sources(dae.exprs)
+        if prog is None:
+            return None
+        G = np.ascontiguousarray(dae.G.toarray() if hasattr(dae.G, "toarray") else dae.G, dtype=float)
+        is_corner = np.array([x in corner_set for x in targets.tolist()], dtype=np.bool_)
+        is_output = np.array([x in t_eval_set for x in targets.tolist()], dtype=np.bool_)
+        N = self.hy.shape[1]
+        m = int(is_output.sum()) + 1
+        out_t, out_y, out_yd = np.empty(m), np.empty((m, N)), np.empty((m, N))
+        out_t[0], out_y[0] = t0, self.hy[0]
+        out_yd[0] = self.yd0
+        status, tt, nout, nsteps = circuit_kernel.bdf_run(
+            t0, t1, h, float(max_step), np.ascontiguousarray(targets, dtype=float), is_corner, is_output, *prog, G,
+            self.ht, self.hy, self.hq, *self.static, self.ab, self.ipiv, self.lu_state, 0.02, 0.2, self.err_rows,
+            self.scale, self.qscale, self.rtol, self.atol, self.drive, self.charge_error, out_t[1:], out_y[1:],
+            out_yd[1:], self.stats)
+        if status:
+            raise _too_small(tt, status != 1)
+        return out_t[:nout + 1], out_y[:nout + 1], out_yd[:nout + 1], nsteps
 
     def accept(self, restart):
         if restart:
