@@ -286,16 +286,14 @@ def test_rectifier_with_junction_charge_equals_ngspice_and_the_symbolic_path():
     q0, f0 = spice_initial_state(net, None)
     te = np.linspace(0, 60e-9, 31)
     runs = {(ce, path): simulate_circuit(net, (0, 60e-9), q0, f0, te, charge_error=ce, **kw)
-            for ce in (False, True) for path, kw in (("compiled", {}), ("numpy", dict(compiled=False)),
-                                                      ("reference", dict(reference=True)))}
-    assert {s.circuit_stepper for (ce, path), s in runs.items()} == {"compiled", "numpy", "reference"}
+            for ce in (False, True) for path, kw in (("compiled", {}), ("reference", dict(reference=True)))}
+    assert {s.circuit_stepper for (ce, path), s in runs.items()} == {"compiled loop", "reference"}
     for ce, tol in ((False, 1e-9), (True, 1e-6)):
-        # the voltages' error test: every path takes the same steps, the trajectories agree to Newton's
+        # the voltages' error test: both paths take the same steps, the trajectories agree to Newton's
         # tolerance; with the junction charges in it (exponential in the voltage) the error estimate, and so
         # the step sizes, move with the last digits of Newton's solution: the paths agree to the local error
         b = runs[ce, "reference"].voltage("out")
-        for path in ("compiled", "numpy"):
-            assert np.max(np.abs(runs[ce, path].voltage("out") - b)) <= tol * np.max(np.abs(b))
+        assert np.max(np.abs(runs[ce, "compiled"].voltage("out") - b)) <= tol * np.max(np.abs(b))
     # the charges in the error test take steps of their own where the junction's charge moves
     assert runs[True, "compiled"].trajectory.nsteps > runs[False, "compiled"].trajectory.nsteps
     slow = netdyn.simulate(net, (0, 30e-9), t_eval=te[:16], method="ida", rtol=1e-6)   # the derived DAE
