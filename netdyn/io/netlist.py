@@ -16,12 +16,13 @@ that maps onto netdyn's linear circuit elements:
   ``X`` subcircuit instances;
 * ``.param`` with ``{expr}`` (or ``'expr'``) expressions, ``.subckt`` /
   ``.ends`` (nested definitions and instances, ``params:`` defaults and
-  per-instance overrides), ``.tran``, ``.ic``, ``.end``; ``.options``,
-  ``.control`` blocks, output and other-analysis cards are skipped with a note.
+  per-instance overrides), ``.tran``, ``.ic``, ``.end``; ``.temp T`` and the
+  ``temp=``/``tnom=`` of ``.options`` (°C, the diodes' temperature); the rest of
+  ``.options``, ``.control`` blocks, output and other-analysis cards are skipped with a note.
 
 Controlled sources ``E``/``G`` (``n+ n- nc+ nc- value``) and ``F``/``H``
 (``n+ n- Vname value``), diodes ``D name a k model [area]`` with
-``.model NAME D(IS= N= RS=)``, and ``.op`` / ``.ac DEC|OCT|LIN n f1 f2``
+``.model NAME D(IS= N= RS= ...)``, and ``.op`` / ``.ac DEC|OCT|LIN n f1 f2``
 (``net.analyses``, ``net.ac``; a source's ``AC mag [phase]`` goes to
 ``net.ac_sources``) are read too. Anything else (transistors, other model
 types or diode parameters, ``.include``, unknown dot-cards) raises
