@@ -179,16 +179,20 @@ class BandLayout:
         rowof = np.empty(N, dtype=np.intp)
         rowof[match] = np.arange(N)
         B = P.tocsr()[rowof]  # column j's equation on row j
-        order = np.asarray(reverse_cuthill_mckee((B + B.T).tocsr(), symmetric_mode=True), dtype=np.intp)
-        cperm, rperm = order, rowof[order]
-        inv_c, inv_r = np.empty(N, dtype=np.intp), np.empty(N, dtype=np.intp)
-        inv_c[cperm] = np.arange(N)
-        inv_r[rperm] = np.arange(N)
-        # CSC slot order: the pattern's own (sorted) order
-        cols = np.repeat(np.arange(N), np.diff(P.indptr))
-        ri, ci = inv_r[P.indices], inv_c[cols]
-        kl = int(max(np.max(ri - ci, initial=0), 0))
-        ku = int(max(np.max(ci - ri, initial=0), 0))
+        S = (B + B.T).tocsr()
+        cols = np.repeat(np.arange(N), np.diff(P.indptr))  # CSC slot order: the pattern's own (sorted) order
+        best = None
+        for order in (np.asarray(reverse_cuthill_mckee(S, symmetric_mode=True), dtype=np.intp), _rcm(S)):
+            cperm, rperm = order, rowof[order]
+            inv_c, inv_r = np.empty(N, dtype=np.intp), np.empty(N, dtype=np.intp)
+            inv_c[cperm] = np.arange(N)
+            inv_r[rperm] = np.arange(N)
+            ri, ci = inv_r[P.indices], inv_c[cols]
+            kl = int(max(np.max(ri - ci, initial=0), 0))
+            ku = int(max(np.max(ci - ri, initial=0), 0))
+            if best is None or 2 * kl + ku < 2 * best[0] + best[1]:  # the solve's work per row
+                best = (kl, ku, cperm, rperm, ri, ci)
+        kl, ku, cperm, rperm, ri, ci = best
         if kl + ku > max_width and N > 2 * max_width:
             return None
         self = cls()
@@ -215,3 +219,53 @@ class BandLayout:
         out = np.zeros((N, N))
         out[np.ix_(self.rperm, self.cperm)] = A
         return out
+
+
+def _rcm(S):
+    """Reverse Cuthill–McKee of the symmetric pattern ``S``, each component started at a pseudo-peripheral
+    node (George and Liu: the far end of a breadth-first search, repeated while the search gets deeper).
+    scipy's ordering starts at a node of least degree, which in a ladder may sit in its middle and double
+    the band."""
+    indptr, indices = S.indptr, S.indices
+    n = S.shape[0]
+    deg = np.diff(indptr)
+    seen = np.zeros(n, dtype=bool)
+    order = []
+
+    def levels(root):
+        depth = {root: 0}
+        frontier, last = [root], [root]
+        while frontier:
+            nxt = []
+            for v in frontier:
+                for w in indices[indptr[v]:indptr[v + 1]]:
+                    if w not in depth:
+                        depth[w] = depth[v] + 1
+                        nxt.append(w)
+            if nxt:
+                last = nxt
+            frontier = nxt
+        return max(depth.values()), last
+
+    for seed in np.argsort(deg, kind="stable"):
+        if seen[seed]:
+            continue
+        root, (ecc, last) = seed, levels(seed)
+        for _ in range(8):
+            cand = min(last, key=lambda v: deg[v])
+            e2, last2 = levels(cand)
+            if e2 <= ecc:
+                break
+            root, ecc, last = cand, e2, last2
+        seen[root] = True
+        queue, head = [root], 0
+        while head < len(queue):
+            v = queue[head]
+            head += 1
+            nb = [w for w in indices[indptr[v]:indptr[v + 1]] if not seen[w]]
+            nb.sort(key=lambda w: deg[w])
+            for w in nb:
+                seen[w] = True
+                queue.append(w)
+        order.extend(queue)
+    return np.asarray(order[::-1], dtype=np.intp)
