@@ -692,7 +692,10 @@ class _Reader:
             return
         if key in (".options", ".option", ".opt"):
             pos, pairs = _keyvals(card.tokens[1:], card.line, card.tokens[0])
-            self._temperature(card, [(k.lower(), v) for k, v in pairs if k.lower() in ("temp", "tnom")])
+            temps = [(k.lower(), v) for k, v in pairs if k.lower() in ("temp", "tnom")]
+            self._temperature(card, temps)
+            if temps and len(temps) == len(pairs) + len(pos):
+                return  # nothing else on the card
         if key in SKIPPED_CARDS:
             self.notes.append(f"line {card.line}: {card.tokens[0]} skipped ({SKIPPED_CARDS[key]})")
             return
