@@ -4,7 +4,7 @@ N sections, each a series R = 1 kOhm then a diode and a C = 1 nF from the node t
 (``.model dm D(IS=1e-14 N=1.5 RS=1)``), driven by ``SIN(0 5 100k)``; a 20 us transient from the DC
 operating point, output at 1001 points. ngspice runs the same deck (``.tran 20n 20u 0 20n``, its own
 defaults otherwise); netdyn reads the deck and simulates it on its circuit path (sparse stamp, Newton
-with junction limiting, variable-step BDF). Times are CPU seconds: netdyn's in-process solve after a
+with junction limiting, variable-step BDF; the step loop one compiled call, a banded LU). Times are CPU seconds: netdyn's in-process solve after a
 warm-up (parse + simulate, the netlist read included), ngspice's whole process (user + system from
 rusage, median of up to three runs); the ratio is netdyn / ngspice. Δv is the largest difference of
 v(n1) and v(nN) from ngspice's, over the peak of v(n1).

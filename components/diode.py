@@ -47,26 +47,29 @@ VT = BOLTZMANN * TNOM / CHARGE
 #: the exponent above which the junction law continues linearly
 XMAX = 50.0
 
-__all__ = ["Diode", "DiodeModel", "junction_current", "VT"]
+__all__ = ["Diode", "DiodeModel", "junction_current", "VT", "temperature_adjusted"]
 
 
 class DiodeModel:
     """The parameters of a ``.model NAME D(...)`` card: ``IS`` (A), ``N``, ``RS`` (Ω), and the reverse
     breakdown ``BV`` (V, ``None``: no breakdown), ``IBV`` (A, the current at ``−BV``), ``NBV`` (its emission
-    coefficient, default ``N``).
+    coefficient, default ``N``); the junction charge ``CJO``, ``VJ``, ``M``, ``FC``, ``TT``; the temperature
+    law's band gap ``EG`` (eV), saturation-current exponent ``XTI`` and the temperature ``TNOM`` (°C, ``None``:
+    the circuit's nominal 27 °C) at which the others were measured.
 
     >>> DiodeModel(IS=2e-14, N=1.5).N
     1.5
     """
 
     PARAMETERS = {"IS": 1e-14, "N": 1.0, "RS": 0.0, "BV": None, "IBV": 1e-3, "NBV": None,
-                  "CJO": 0.0, "VJ": 1.0, "M": 0.5, "FC": 0.5, "TT": 0.0}
+                  "CJO": 0.0, "VJ": 1.0, "M": 0.5, "FC": 0.5, "TT": 0.0, "EG": 1.11, "XTI": 3.0, "TNOM": None}
 
     def __init__(self, IS=1e-14, N=1.0, RS=0.0, BV=None, IBV=1e-3, NBV=None, CJO=0.0, VJ=1.0, M=0.5, FC=0.5,
-                 TT=0.0):
+                 TT=0.0, EG=1.11, XTI=3.0, TNOM=None):
         self.IS, self.N, self.RS = float(IS), float(N), float(RS)
         self.BV, self.IBV, self.NBV = BV, float(IBV), NBV
         self.CJO, self.VJ, self.M, self.FC, self.TT = float(CJO), float(VJ), float(M), float(FC), float(TT)
+        self.EG, self.XTI, self.TNOM = float(EG), float(XTI), TNOM  # the temperature law; TNOM in °C
 
     def as_dict(self):
         return {k: getattr(self, k) for k in self.PARAMETERS}
@@ -114,6 +117,55 @@ def _exp_lin(x):
     return np.exp(xm) * (1.0 + (x - xm))
 
 
+#: ngspice's reference temperature (REFTEMP, K) of its band-gap law
+REFTEMP = 300.15
+
+
+def _gap_terms(T):
+    """ngspice's ``pbfact`` of the junction potential at temperature ``T`` (K), and ``T / REFTEMP``."""
+    vt = BOLTZMANN * T / CHARGE
+    egfet = 1.16 - 7.02e-4 * T * T / (T + 1108.0)
+    arg = -egfet / (2 * BOLTZMANN * T) + 1.1150877 / (BOLTZMANN * 2 * REFTEMP)
+    fact = T / REFTEMP
+    return -2 * vt * (1.5 * math.log(fact) + CHARGE * arg), fact
+
+
+def temperature_adjusted(m, temp=27.0, tnom=None):
+    """The model parameters ``m`` (a dict of :attr:`DiodeModel.PARAMETERS`) at ``temp`` °C, measured at
+    ``tnom`` °C (default the model's ``TNOM``, else 27 °C), by ngspice's laws (``DIOtemp``, ``TLEVC = 0``):
+    ``IS(T) = IS exp((T/Tnom − 1) EG/(N Vt) + XTI/N ln(T/Tnom))``, the junction potential ``VJ(T)`` and
+    the zero-bias capacitance ``CJO(T)`` from the silicon band gap ``Eg(T) = 1.16 − 7.02e-4 T²/(T + 1108)``.
+    Returns the adjusted dict and the thermal voltage ``kT/q`` at ``temp``.
+
+    >>> m = dict(DiodeModel().as_dict(), CJO=1e-12, VJ=0.7)
+    >>> hot, vt = temperature_adjusted(m, 75.0)
+    >>> round(hot["IS"] / m["IS"], 1), round(hot["VJ"], 4), round(vt / VT, 4)   # 75 °C against 27 °C
+    (579.3, 0.6067, 1.1599)
+    """
+    tnom = m.get("TNOM") if tnom is None else tnom
+    Tn = TNOM if tnom is None else float(tnom) + 273.15
+    T = float(temp) + 273.15
+    if T <= 0 or Tn <= 0:
+        raise ElementError(f"a diode at {temp:g} °C measured at {Tn - 273.15:g} °C: temperatures must lie above "
+                           "absolute zero")
+    vt = BOLTZMANN * T / CHARGE
+    out = dict(m)
+    if T == Tn:
+        return out, vt
+    vte = m["N"] * vt
+    out["IS"] = m["IS"] * math.exp((T / Tn - 1) * m["EG"] / vte + m["XTI"] / m["N"] * math.log(T / Tn))
+    pbfact, fact2 = _gap_terms(T)
+    pbfact1, fact1 = _gap_terms(Tn)
+    pbo = (m["VJ"] - pbfact1) / fact1
+    gmaold = (m["VJ"] - pbo) / pbo
+    vj = pbfact + fact2 * pbo
+    gmanew = (vj - pbo) / pbo
+    cj = m["CJO"] / (1 + m["M"] * (400e-6 * (Tn - REFTEMP) - gmaold))
+    out["CJO"] = cj * (1 + m["M"] * (400e-6 * (T - REFTEMP) - gmanew))
+    out["VJ"] = min(vj, 1.0 / m["FC"]) if m["FC"] > 0 else vj  # ngspice limits FC VJ to 1
+    return out, vt
+
+
 class Diode(Element):
     """A junction diode from ``anode`` to ``cathode``: ``i = IS (exp(v/(N Vt)) − 1) + GMIN v``, ``RS`` in series.
 
@@ -122,18 +174,25 @@ class Diode(Element):
     ``IBV``, ``NBV`` add the reverse breakdown; ``CJO``, ``VJ``, ``M``, ``FC``
     (depletion) and ``TT`` (transit time) the junction's charge ``Q(v)``, stored
     as the co-energy ``T*(v) = ∫₀^v Q(u) du`` of the junction port (a nonlinear
-    capacitor given by its own energy function).
+    capacitor given by its own energy function). ``temp`` (°C) simulates the
+    diode at another temperature than the model's ``TNOM`` (or ``tnom``, °C;
+    both 27 °C by default): ``IS``, ``VJ``, ``CJO``, the breakdown knee and ``Vt``
+    follow ngspice's laws (:func:`temperature_adjusted`, with ``EG`` and ``XTI``).
 
     >>> Diode("D1", "a", "k", model=DiodeModel(IS=1e-15, RS=2)).terminals
     ('a', 'k')
+    >>> round(Diode("D1", "a", "k", temp=75).numeric_values()["IS"] / 1e-14, 1)   # IS at 75 °C
+    579.3
     """
 
     prefers_kind = ACROSS  # the assembler picks the node formulation for a network that contains one
 
     def __init__(self, name, anode, cathode, IS=None, N=None, RS=None, model=None, gmin=1e-12, vt=VT,
-                 BV=None, IBV=None, NBV=None, CJO=None, VJ=None, M=None, FC=None, TT=None):
+                 BV=None, IBV=None, NBV=None, CJO=None, VJ=None, M=None, FC=None, TT=None, EG=None, XTI=None,
+                 TNOM=None, temp=None, tnom=None):
         m = model.as_dict() if model is not None else dict(DiodeModel.PARAMETERS)
-        given = dict(IS=IS, N=N, RS=RS, BV=BV, IBV=IBV, NBV=NBV, CJO=CJO, VJ=VJ, M=M, FC=FC, TT=TT)
+        given = dict(IS=IS, N=N, RS=RS, BV=BV, IBV=IBV, NBV=NBV, CJO=CJO, VJ=VJ, M=M, FC=FC, TT=TT, EG=EG, XTI=XTI,
+                     TNOM=TNOM)
         for key, val in given.items():
             if val is not None:
                 m[key] = float(val)
@@ -141,15 +200,24 @@ class Diode(Element):
         require_positive(name, "N", m["N"])
         require_positive(name, "RS", m["RS"], allow_zero=True)
         require_positive(name, "gmin", gmin, allow_zero=True)
-        values = {"IS": m["IS"], "N": m["N"], "RS": m["RS"], "gmin": gmin, "vt": vt}
+        require_positive(name, "EG", m["EG"], allow_zero=True)
         self.model_parameters = {k: m[k] for k in ("IS", "N", "RS")}
+        self.temperature = None  # °C when the diode is simulated away from its model's nominal temperature
+        t = m  # the parameters at the simulation's temperature
+        if temp is not None or tnom is not None or m["TNOM"] is not None:
+            try:
+                t, vt = temperature_adjusted(m, 27.0 if temp is None else temp, tnom)
+            except ElementError as exc:
+                raise ElementError(f"{name}: {exc}") from None
+            self.temperature = 27.0 if temp is None else float(temp)
+        values = {"IS": t["IS"], "N": m["N"], "RS": m["RS"], "gmin": gmin, "vt": vt}
         if m["BV"] is not None:
             require_positive(name, "BV", m["BV"])
             require_positive(name, "IBV", m["IBV"])
             nbv = m["NBV"] if m["NBV"] is not None else m["N"]
             require_positive(name, "NBV", nbv)
             # the law's own parameters: the knee xbv and the breakdown's N Vt
-            values["BV"] = breakdown_voltage(m["BV"], m["IBV"], m["IS"], nbv, vt)
+            values["BV"] = breakdown_voltage(m["BV"], m["IBV"], t["IS"], nbv, vt)
             values["NBV"] = float(nbv)
             self.model_parameters.update(BV=float(m["BV"]), IBV=float(m["IBV"]), NBV=float(nbv))
         if m["CJO"] > 0 or m["TT"] > 0:
@@ -161,7 +229,10 @@ class Diode(Element):
             if not 0 <= m["FC"] < 1:
                 raise ElementError(f"{name}: the depletion coefficient FC = {m['FC']:g} must lie in [0, 1)")
             for key in ("CJO", "VJ", "M", "FC", "TT"):
-                values[key] = float(m[key])
+                values[key] = float(t[key])
+                self.model_parameters[key] = float(m[key])
+        for key in ("EG", "XTI", "TNOM"):  # the temperature law, when it is not the default
+            if m[key] is not None and m[key] != DiodeModel.PARAMETERS[key]:
                 self.model_parameters[key] = float(m[key])
         a, k = node_name(anode), node_name(cathode)
         self.internal_node = f"{name}#a" if m["RS"] > 0 else None
@@ -202,6 +273,32 @@ class Diode(Element):
         out = new.copy()
         out[:, -1] = lim
         return out
+
+    @staticmethod
+    def port_table(values, P):
+        """The rows of the compiled circuit step's port table (:data:`netdyn.numerics.circuit_kernel.PORT_FIELDS`,
+        devices × ports, flattened) for diodes of ``P`` ports: the ``RS`` port a conductance, the junction
+        its law, breakdown, limiting and charge parameters.
+
+        >>> t = Diode.port_table({k: np.array([v]) for k, v in Diode("D1", "a", "k", RS=2).numeric_values().items()}, 2)
+        >>> t[:, :2].tolist()       # port 0: a 0.5 S conductance; port 1: a junction
+        [[0.0, 0.5], [1.0, 0.0]]
+        """
+        ne = values["IS"].size
+        t = np.zeros((ne, P, 15))
+        j = t[:, -1]
+        nvt = values["N"] * values["vt"]
+        j[:, 0], j[:, 2], j[:, 3], j[:, 4] = 1.0, values["IS"], nvt, values["gmin"]
+        if "BV" in values:
+            j[:, 5], j[:, 6], j[:, 7] = 1.0, values["BV"], values["NBV"] * values["vt"]
+        j[:, 8] = nvt * np.log(nvt / (np.sqrt(2) * values["IS"]))
+        if "CJO" in values:
+            j[:, 9] = 1.0
+            for col, key in zip(range(10, 15), ("CJO", "VJ", "M", "FC", "TT")):
+                j[:, col] = values[key]
+        if P == 2:
+            t[:, 0, 1] = 1.0 / values["RS"]
+        return t.reshape(ne * P, 15)
 
     @staticmethod
     def dissipation_batch(values, F):

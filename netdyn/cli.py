@@ -490,6 +490,8 @@ def cmd_warmup(args):
     seconds = warm_up()
     print(f"netdyn warmup: the compiled projection loop {'was already' if was else 'is now'} in numba's cache "
           f"({seconds:.1f} s); simulate(..., compiled_loop='auto') or NETDYN_COMPILED_LOOP=auto uses it")
+    from netdyn.numerics.nonlinearsim import warm_up as warm_circuit
+    print(f"netdyn warmup: the circuit path's compiled BDF loop is in numba's cache ({warm_circuit():.1f} s)")
     return 0
 
 

@@ -16,12 +16,13 @@ that maps onto netdyn's linear circuit elements:
   ``X`` subcircuit instances;
 * ``.param`` with ``{expr}`` (or ``'expr'``) expressions, ``.subckt`` /
   ``.ends`` (nested definitions and instances, ``params:`` defaults and
-  per-instance overrides), ``.tran``, ``.ic``, ``.end``; ``.options``,
-  ``.control`` blocks, output and other-analysis cards are skipped with a note.
+  per-instance overrides), ``.tran``, ``.ic``, ``.end``; ``.temp T`` and the
+  ``temp=``/``tnom=`` of ``.options`` (°C, the diodes' temperature); the rest of
+  ``.options``, ``.control`` blocks, output and other-analysis cards are skipped with a note.
 
 Controlled sources ``E``/``G`` (``n+ n- nc+ nc- value``) and ``F``/``H``
 (``n+ n- Vname value``), diodes ``D name a k model [area]`` with
-``.model NAME D(IS= N= RS=)``, and ``.op`` / ``.ac DEC|OCT|LIN n f1 f2``
+``.model NAME D(IS= N= RS= ...)``, and ``.op`` / ``.ac DEC|OCT|LIN n f1 f2``
 (``net.analyses``, ``net.ac``; a source's ``AC mag [phase]`` goes to
 ``net.ac_sources``) are read too. Anything else (transistors, other model
 types or diode parameters, ``.include``, unknown dot-cards) raises
@@ -90,17 +91,17 @@ SKIPPED_CARDS = {
     ".four": "output directive", ".width": "output directive", ".dc": "analysis (netdyn runs transients)",
     ".noise": "analysis (netdyn runs transients)", ".tf": "analysis (netdyn runs transients)",
     ".sens": "analysis (netdyn runs transients)", ".pz": "analysis (netdyn runs transients)",
-    ".disto": "analysis (netdyn runs transients)", ".temp": "temperature (no element here depends on it)",
+    ".disto": "analysis (netdyn runs transients)",
 }
 #: .model parameters netdyn's diode takes
-DIODE_PARAMETERS = ("is", "n", "rs", "bv", "ibv", "nbv", "cjo", "vj", "m", "fc", "tt")
+DIODE_PARAMETERS = ("is", "n", "rs", "bv", "ibv", "nbv", "cjo", "vj", "m", "fc", "tt", "eg", "xti", "tnom")
 #: ngspice's other spellings of them
 DIODE_ALIASES = {"cj0": "cjo", "cj": "cjo", "pb": "vj", "mj": "m"}
 #: ngspice diode parameters netdyn reads but does not model (charge storage, temperature, noise, high
 #: injection, sidewall and tunnel currents): each is reported once per netlist (a note and a warning) and
 #: left out; a name that is no diode parameter at all is refused
 DIODE_NOT_MODELLED = (
-    "eg", "xti", "kf", "af", "tnom", "ikf", "ik", "ikr",
+    "kf", "af", "ikf", "ik", "ikr",
     "isr", "nr", "cjsw", "cjp", "vjsw", "php", "mjsw", "fcs", "jsw", "ns", "trs", "trs1", "trs2", "tt1", "tt2",
     "ttt1", "ttt2", "tm1", "tm2", "tcv", "tlev", "tlevc", "cta", "ctp", "tpb", "tphp", "level", "area", "pj",
     "lm", "lp", "wm", "wp", "xom", "xoi", "xm", "xp", "jtun", "jtunsw", "ntun", "xtitun", "keg", "isw", "rth0",
@@ -477,6 +478,7 @@ class _Reader:
         self.element_ic = {}
         self.initial_voltages = {}
         self.models = {}            # lower-case .model name -> (type, {parameter: value}, line)
+        self.temp = self.tnom = None  # °C: the circuit's temperature (.temp, .options temp=) and nominal one
         self.analyses = []          # ".op", ".ac" in the order given
         self.ac = None              # {"sweep", "points", "fstart", "fstop"}
         self.ac_sources = {}        # source name -> (magnitude, phase in degrees)
@@ -685,6 +687,15 @@ class _Reader:
         if key == ".title":
             self.title = card.text[len(".title"):].strip()
             return
+        if key == ".temp":
+            self._temperature(card, [("temp", t) for t in card.tokens[1:]])
+            return
+        if key in (".options", ".option", ".opt"):
+            pos, pairs = _keyvals(card.tokens[1:], card.line, card.tokens[0])
+            temps = [(k.lower(), v) for k, v in pairs if k.lower() in ("temp", "tnom")]
+            self._temperature(card, temps)
+            if temps and len(temps) == len(pairs) + len(pos):
+                return  # nothing else on the card
         if key in SKIPPED_CARDS:
             self.notes.append(f"line {card.line}: {card.tokens[0]} skipped ({SKIPPED_CARDS[key]})")
             return
@@ -876,6 +887,7 @@ class _Reader:
                   "RS": mparams.get("rs", 0.0) / area}
         if "bv" in mparams:  # ngspice (level 1): the breakdown current IBV is not scaled by the area
             values.update(BV=mparams["bv"], IBV=mparams.get("ibv", 1e-3), NBV=mparams.get("nbv"))
+        values.update({k.upper(): mparams[k] for k in ("eg", "xti", "tnom") if k in mparams})
         if mparams.get("cjo", 0.0) > 0 or mparams.get("tt", 0.0) > 0:  # the depletion capacitance scales with area
             values.update(CJO=mparams.get("cjo", 0.0) * area, VJ=mparams.get("vj", 1.0), M=mparams.get("m", 0.5),
                           FC=mparams.get("fc", 0.5), TT=mparams.get("tt", 0.0))
@@ -917,6 +929,17 @@ class _Reader:
         if name.lower() in self.models:
             raise ParseError(f".model {name} defined twice (first at line {self.models[name.lower()][2]})", card.line)
         self.models[name.lower()] = (mtype, values, card.line)
+
+    def _temperature(self, card, pairs):
+        """``.temp T`` and ``.options temp=T tnom=T`` (°C): the diodes' temperature law takes them."""
+        if card.key == ".temp" and len(pairs) != 1:
+            raise ParseError(".temp takes one temperature in °C (netdyn runs one temperature, not a sweep)",
+                             card.line)
+        for key, tok in pairs:
+            value = self.value(tok, self.params, card.line)
+            if value <= -273.15:
+                raise ParseError(f"{card.tokens[0]}: {key} = {value:g} °C is below absolute zero", card.line)
+            setattr(self, key, float(value))
 
     def _not_modelled(self, key, model, line):
         """Report a diode parameter that is read and not modelled: once per parameter name and netlist."""
@@ -1006,7 +1029,12 @@ class _Reader:
                     element = (ctl.CCCS if letter == "f" else ctl.CCVS)(name, nodes[0], nodes[1],
                                                                         _spelled(self.element_specs, sense), value)
                 elif letter == "d":
-                    element = Diode(name, *nodes, **value[1])
+                    kw = dict(value[1])
+                    if self.temp is not None:
+                        kw["temp"] = self.temp
+                    if self.tnom is not None and "TNOM" not in kw:  # a model's own TNOM comes first
+                        kw["TNOM"] = self.tnom
+                    element = Diode(name, *nodes, **kw)
                     element.spice_model = value[0]
                 else:
                     cls = {"r": el.Resistor, "l": el.Inductor, "c": el.Capacitor,

@@ -35,7 +35,7 @@ from netdyn.numerics.integrators.linear import linear_dae
 from netdyn.numerics.linearsim import LinearSolution, _corners, _values
 from netdyn.numerics.operating_point import port_incidence
 
-__all__ = ["try_circuit", "simulate_circuit", "CircuitSolution"]
+__all__ = ["try_circuit", "simulate_circuit", "CircuitSolution", "warm_up"]
 
 
 class _Circuit:
@@ -146,23 +146,22 @@ def try_circuit(net, formulation=None):
 
 
 def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol=None, max_step=np.inf,
-                     formulation=None, circuit=None, progress=None, reference=False):
+                     formulation=None, circuit=None, progress=None, reference=False, compiled=None,
+                     charge_error=True):
     """Integrate on the circuit path; returns a :class:`CircuitSolution`.
 
-    By default each Newton iteration evaluates the devices in one vectorised call and scatters their
-    Hessians into a fixed sparse pattern (:class:`~netdyn.numerics.newton_matrix.NewtonMatrix`), and the LU
-    factorisation is kept across iterations and steps while Newton converges fast with it (a chord
-    iteration: same solution, fewer factorisations). ``reference=True`` runs the plain path instead: the
-    devices' lambdified laws, sparse products and a fresh factorisation every iteration (the check of the
-    fast one)."""
+    By default (``compiled=None``: when the devices offer a port table and the Newton matrix has a narrow
+    band after renumbering) every step attempt is one compiled call
+    (:func:`netdyn.numerics.circuit_kernel.bdf_step`: predictor, Newton with the devices evaluated in a
+    loop, a banded LU kept across iterations and steps while Newton converges fast with it, the error
+    estimate); ``compiled=False`` runs the same iteration in numpy, each Newton iteration evaluating the
+    devices in one vectorised call and scattering their Hessians into a fixed sparse pattern
+    (:class:`~netdyn.numerics.newton_matrix.NewtonMatrix`) with a kept sparse LU (a chord iteration).
+    ``reference=True`` runs the plain path instead: the devices' lambdified laws, sparse products and a
+    fresh factorisation every iteration (the check of the fast ones). ``charge_error``: the local error
+    test watches the junction charges beside the states (SPICE's charge-based truncation error)."""
     c = circuit or _Circuit(net, formulation, float(t_span[0]))
-    if reference:
-        newton = lambda coeff, pred, t_new, qpast: _newton(c, E, J, coeff, pred, t_new, qpast)
-    else:
-        from netdyn.numerics.newton_matrix import NewtonMatrix
-        fast = _Chord(c, NewtonMatrix(c))
-        newton = fast.solve
-    dae, n, nI, m = c.dae, c.n, c.nI, c.lin.m
+    dae, n, nI = c.dae, c.n, c.nI
     N = dae.size
     t0, t1 = float(t_span[0]), float(t_span[1])
     t_eval = np.linspace(t0, t1, 1001) if t_eval is None else np.asarray(t_eval, dtype=float)
@@ -175,16 +174,45 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
     y[n:n + nI] = f_given[c.I]
     yd = np.zeros(N)
     yd[:n] = f_given  # the rates of the displacements: the given flows
-    E, J = dae.E.tocsc(), dae.J.tocsc()
-    err_rows = c.error_rows
-    scale = np.maximum(np.abs(y[err_rows]), 1e-30)
     # the absolute part of the error test is relative to the largest state seen so far, and at least to the
     # sources' size (a circuit at rest driven by a SIN would otherwise start with no absolute tolerance at all)
     drive = float(np.max(np.abs(dae.forcing(np.linspace(t0, t1, 257))), initial=0.0))
+    tol = (rtol, atol, drive, charge_error)
+    stepper = None
+    if not reference and compiled is not False:
+        stepper = _CompiledStep.of(c, y, yd, t0, tol)
+        if stepper is None and compiled:
+            raise ModelError("compiled=True: the circuit's devices have no port table or its band is too wide")
+    if stepper is None:
+        stepper = _PyStep(c, y, yd, t0, tol, reference)
     h = min((t1 - t0) * 1e-6, max_step)
-    hist = [(t0, y.copy())]  # (t, y) of the last accepted points, newest last
-    charge_at = (lambda yy, yyd: c.charges(c.flows(yy, yyd))[0]) if c.has_charge else (lambda yy, yyd: None)
-    qhist = [charge_at(y, yd)]  # the devices' charges at those points
+    run = getattr(stepper, "run", None) if progress is None else None
+    done = run(t0, t1, h, max_step, targets, corner_set, t_eval_set) if run is not None else None
+    if done is not None:  # the whole loop in one compiled call
+        T, Y, YD, nsteps = done
+    else:
+        T, Y, YD, nsteps = _step_loop(stepper, t0, t1, h, max_step, targets, corner_set, t_eval_set, y, yd, progress)
+    keep = np.isin(T, t_eval)
+    if not keep.all():
+        T, Y, YD = T[keep], Y[keep], YD[keep]  # time x state: contiguous rows, transposed at the end
+    f = YD[:, :n].copy()
+    f[:, c.I] = Y[:, n:n + nI]
+    acc = np.empty_like(f)
+    free = np.setdiff1d(np.arange(n), c.I)  # flows without inertia: their rates by differences of the output
+    if free.size:
+        acc[:, free] = np.gradient(f[:, free], T, axis=0) if T.size > 1 else 0.0
+    acc[:, c.I] = YD[:, n:n + nI]
+    q, f, acc, mu = Y[:, :n].T, f.T, acc.T, Y[:, n + nI:].T
+    from netdyn.numerics.trajectory import Trajectory
+    sol = CircuitSolution(net, c.lin, Trajectory(T, q, f, acc, np.zeros((0, T.size)), mu, nsteps=nsteps))
+    sol.circuit_stepper = stepper.name + ("" if done is None else " loop")
+    return sol
+
+
+def _step_loop(stepper, t0, t1, h, max_step, targets, corner_set, t_eval_set, y, yd, progress):
+    """The step-size control of the circuit path around ``stepper.attempt`` / ``stepper.accept``: steps land
+    on every target (output times, source corners), BDF order 1 after a corner. Returns the times, states
+    and rates at ``t0`` and the output times (time x state) and the number of steps."""
     out_t, out_y, out_yd = [t0], [y.copy()], [yd.copy()]
     k, tt, order, nsteps = 0, t0, 1, 0
     while k < targets.size:
@@ -192,62 +220,239 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
         hit = tt + h >= target - 1e-12 * (t1 - t0)
         h_try = target - tt if hit else h
         t_new = tt + h_try
-        coeff, pred, C = _bdf(hist, t_new, order)
-        qpast = None
-        if c.has_charge:  # the BDF history of the device charges: Σ a_i Q_i over the same points as y's
-            a = coeff[0]
-            qpast = sum(a[i + 1] * q for i, q in enumerate(reversed(qhist[-(len(a) - 1):])))
-        y_new, yd_new, ok = newton(coeff, pred, t_new, qpast)
-        e = 0.0
-        if ok and err_rows.size and C > 0:
-            scale = np.maximum(scale, np.abs(y_new[err_rows]))
-            sc = (atol if atol is not None else rtol * 1e-3 * max(scale.max(), drive, 1e-30)) + rtol * scale
-            e = float(np.sqrt(np.mean((C * (y_new[err_rows] - pred[err_rows]) / sc) ** 2)))
+        ok, e = stepper.attempt(t_new, order)
         grow = 0.9 * (1.0 / max(e, 1e-10)) ** (1 / (order + 1))
         if not ok or e > 1.0:
             h = h_try * (0.25 if not ok else max(0.1, min(0.9, grow)))
             if h < 1e-14 * max(t1 - t0, 1.0):
-                raise IntegrationError(f"the circuit step became too small near t = {tt:.6g} "
-                                       f"({'Newton did not converge' if not ok else 'the error test keeps failing'})")
+                raise _too_small(tt, ok)
             continue
-        tt, y, yd = t_new, y_new, yd_new
+        tt = t_new
         nsteps += 1
-        hist = (hist + [(tt, y.copy())])[-4:]
-        qhist = (qhist + [charge_at(y, yd)])[-4:]
+        restart = hit and target in corner_set  # restart after a source corner: no history across the kink
+        y, yd = stepper.accept(restart)
         h_next = min(h_try * min(2.0, max(0.2, grow)), max_step)
         h = max(h, h_next) if hit else h_next  # a step cut short by a target does not shrink the next one
         h = min(h, max_step)
-        order = 2
+        order = 1 if restart else 2
         if hit:
             if target in t_eval_set:
                 out_t.append(tt)
-                out_y.append(y.copy())
-                out_yd.append(yd.copy())
-            if target in corner_set:
-                order = 1  # restart after a source corner: no history across the kink
-                hist = [(tt, y.copy())]
-                qhist = qhist[-1:]
+                out_y.append(y)  # the steppers hand out arrays of their own
+                out_yd.append(yd)
             k += 1
             if progress is not None:
                 progress(tt)
-    T = np.array(out_t)
-    Y = np.array(out_y).T
-    YD = np.array(out_yd).T
-    keep = np.isin(T, t_eval)
-    T, Y, YD = T[keep], Y[:, keep], YD[:, keep]
-    q = Y[:n]
-    f = YD[:n].copy()
-    f[c.I] = Y[n:n + nI]
-    acc = np.gradient(f, T, axis=1) if T.size > 1 else np.zeros_like(f)
-    acc[c.I] = YD[n:n + nI]
-    from netdyn.numerics.trajectory import Trajectory
-    return CircuitSolution(net, c.lin, Trajectory(T, q, f, acc, np.zeros((0, T.size)), Y[n + nI:], nsteps=nsteps))
+    return np.array(out_t), np.array(out_y), np.array(out_yd), nsteps
+
+
+def _too_small(tt, ok):
+    return IntegrationError(f"the circuit step became too small near t = {tt:.6g} "
+                            f"({'Newton did not converge' if not ok else 'the error test keeps failing'})")
+
+
+def _forcing(dae):
+    """``t ↦ G u(t)`` for one time, without the vectorised path's stacking (it runs once per step attempt)."""
+    G = np.asarray(dae.G.toarray() if hasattr(dae.G, "toarray") else dae.G, dtype=float)
+    fns = list(dae.inputs)
+    if not fns:
+        zero = np.zeros(G.shape[0])
+        return lambda tt: zero
+    cols = [np.ascontiguousarray(G[:, j]) for j in range(len(fns))]
+    if len(fns) == 1:
+        col, fn = cols[0], fns[0]
+        return lambda tt: col * float(fn(tt))
+    return lambda tt: G @ np.array([float(fn(tt)) for fn in fns])
+
+
+def _error(C, new, pred, scale, rtol, floor):
+    """The local error over its tolerance (RMS) of ``C (new − pred)``, the tolerance ``floor + rtol · scale``
+    with ``scale`` the running maxima of |x| (updated here)."""
+    np.maximum(scale, np.abs(new), out=scale)
+    return float(np.sqrt(np.mean((C * (new - pred) / (floor + rtol * scale)) ** 2)))
+
+
+class _PyStep:
+    """A step attempt in numpy (``reference``: :func:`_newton`; else :class:`_Chord`) and its history."""
+
+    def __init__(self, c, y, yd, t0, tol, reference):
+        self.c, self.tol = c, tol
+        self.name = "reference" if reference else "numpy"
+        if reference:
+            E, J = c.dae.E.tocsc(), c.dae.J.tocsc()
+            self.newton = lambda coeff, pred, t_new, qpast: _newton(c, E, J, coeff, pred, t_new, qpast)
+        else:
+            from netdyn.numerics.newton_matrix import NewtonMatrix
+            self.newton = _Chord(c, NewtonMatrix(c)).solve
+        err = c.error_rows
+        self.scale = np.maximum(np.abs(y[err]), 1e-30)
+        self.charge_at = (lambda yy, yyd: c.charges(c.flows(yy, yyd))[0]) if c.has_charge else (lambda yy, yyd: None)
+        self.hist = [(t0, y.copy())]  # (t, y) of the last accepted points, newest last
+        self.qhist = [self.charge_at(y, yd)]  # the devices' charges at those points
+        self.qscale = np.abs(self.qhist[0]) if c.has_charge else None
+        self.qmask = _charged_ports(c) if c.has_charge else None
+        if c.has_charge:  # each port's own capacitance in the (device, port, port) layout of the capacitances
+            diag, at = [], 0
+            for (law, C, Ct, values, named, ne, P, *_) in c.groups:
+                e, a = np.divmod(np.arange(ne * P), P)
+                diag.append(at + e * P * P + a * (P + 1))
+                at += ne * P * P
+            self.qcap = np.concatenate(diag)[self.qmask]
+
+    def attempt(self, t_new, order):
+        c = self.c
+        rtol, atol, drive, charge_error = self.tol
+        coeff, pred, C, w = _bdf(self.hist, t_new, order)
+        qpast = None
+        if c.has_charge:  # the BDF history of the device charges: Σ a_i Q_i over the same points as y's
+            a = coeff[0]
+            qpast = sum(a[i + 1] * q for i, q in enumerate(reversed(self.qhist[-(len(a) - 1):])))
+        y_new, yd_new, ok = self.newton(coeff, pred, t_new, qpast)
+        self.new = (t_new, y_new, yd_new)
+        e = 0.0
+        err = c.error_rows
+        if ok and err.size and C > 0:
+            floor = atol if atol is not None else \
+                rtol * 1e-3 * max(np.max(np.maximum(self.scale, np.abs(y_new[err]))), drive, 1e-30)
+            e = _error(C, y_new[err], pred[err], self.scale, rtol, floor)
+            if c.has_charge and charge_error:
+                # junction charges: the floor is rtol 1e-3 of the largest charge seen, at least the voltages'
+                # floor times the junction's capacitance
+                q_new, caps = c.charges(c.flows(y_new, yd_new))
+                q_pred = sum(wj * q for wj, q in zip(w, reversed(self.qhist[-len(w):])))
+                m, qs = self.qmask, self.qscale
+                np.maximum(qs, np.abs(q_new), out=qs)
+                qfloor = np.maximum(rtol * 1e-3 * qs.max(), caps[self.qcap] * floor)
+                e = max(e, _error(C, q_new[m], q_pred[m], qs[m], rtol, qfloor))
+        return ok, e
+
+    def accept(self, restart):
+        t_new, y, yd = self.new
+        self.hist = (self.hist + [(t_new, y.copy())])[-4:]
+        self.qhist = (self.qhist + [self.charge_at(y, yd)])[-4:]
+        if restart:
+            self.hist, self.qhist = self.hist[-1:], self.qhist[-1:]
+        return y, yd
+
+
+def _charged_ports(c):
+    """Which entries of :meth:`_Circuit.charges` belong to a port that stores charge (a junction with CJO or TT)."""
+    masks = []
+    for (law, C, Ct, values, named, ne, P, *_), fn in zip(c.groups, c.charge_fns):
+        m = np.zeros((ne, P), dtype=bool)
+        if fn is not None:
+            m[:, -1] = True
+        masks.append(m.ravel())
+    return np.concatenate(masks)
+
+
+class _CompiledStep:
+    """A step attempt as one call of :func:`netdyn.numerics.circuit_kernel.bdf_step`, its history in arrays."""
+
+    name = "compiled"
+
+    @classmethod
+    def of(cls, c, y, yd, t0, tol):
+        """The compiled stepper of circuit ``c``, or ``None`` when a device has no port table or the band is
+        too wide."""
+        if not all(hasattr(kind, "port_table") for kind in c.group_types):
+            return None
+        from netdyn.numerics.newton_matrix import BandLayout, NewtonMatrix
+        band = BandLayout.of(NewtonMatrix(c))
+        if band is None:
+            return None
+        return cls(c, band, y, yd, t0, tol)
+
+    def __init__(self, c, band, y, yd, t0, tol):
+        from netdyn.numerics import circuit_kernel
+        self.kernel = circuit_kernel.bdf_step
+        self.c, self.band = c, band
+        n, nI = c.n, c.nI
+        N = c.dae.size
+        self.rtol, atol, self.drive, self.charge_error = tol
+        self.atol = -1.0 if atol is None else float(atol)
+        self.forcing = _forcing(c.dae)
+        fsrc = np.arange(n)
+        fsrc[c.I] = n + np.arange(nI)
+        finert = np.zeros(n, dtype=np.bool_)
+        finert[c.I] = True
+        E, J = sps.csr_array(c.dae.E), sps.csr_array(c.dae.J)
+        Ct = sps.csr_array(c.C_all.T)
+        tables = [kind.port_table(grp[4], grp[6]) for grp, kind in zip(c.groups, c.group_types)]
+        table = np.ascontiguousarray(np.vstack(tables))
+        K = table.shape[0]
+        ints = lambda a: np.ascontiguousarray(a, dtype=np.int64)
+        self.static = (n, nI, ints(fsrc), finert, ints(E.indptr), ints(E.indices), E.data.astype(float),
+                       ints(J.indptr), ints(J.indices), J.data.astype(float),
+                       ints(Ct.indptr), ints(Ct.indices), Ct.data.astype(float), table, bool(c.has_charge),
+                       ints(band.base_pos), band.base_E, band.base_J, ints(band.nw_port), ints(band.nw_pos),
+                       band.nw_coef.astype(float), band.nw_alpha.astype(np.bool_), band.kl, band.ku,
+                       ints(band.rperm), ints(band.cperm))
+        self.ab = np.zeros(band.shape)
+        self.ipiv = np.zeros(N, dtype=np.int64)
+        self.lu_state = np.zeros(2)
+        self.stats = np.zeros(2, dtype=np.int64)
+        self.err_rows = ints(c.error_rows)
+        self.scale = np.maximum(np.abs(y[self.err_rows]), 1e-30)
+        self.ht, self.hy, self.hq = np.zeros(4), np.zeros((4, N)), np.zeros((4, K))
+        self.ht[0], self.hy[0] = t0, y
+        self.yd0 = yd.copy()
+        if c.has_charge:
+            self.hq[0] = c.charges(c.flows(y, yd))[0]
+        self.qscale = np.abs(self.hq[0]).copy()
+        self.nh = 1
+        self.y, self.yd, self.qn = np.zeros(N), np.zeros(N), np.zeros(K)
+        self.t_new = t0
+
+    def attempt(self, t_new, order):
+        self.t_new = t_new
+        ok, e = self.kernel(t_new, order, self.ht, self.hy, self.hq, self.nh, self.forcing(t_new), *self.static,
+                            self.ab, self.ipiv, self.lu_state, 0.02, 0.2, self.err_rows, self.scale, self.qscale,
+                            self.rtol, self.atol, self.drive, self.charge_error, self.y, self.yd, self.qn, self.stats)
+        return ok, e
+
+    def run(self, t0, t1, h, max_step, targets, corner_set, t_eval_set):
+        """The whole step loop in one compiled call (:func:`~netdyn.numerics.circuit_kernel.bdf_run`), or
+        ``None`` when a source's waveform has no compiled program."""
+        from netdyn.numerics import circuit_kernel
+        from netdyn.numerics.source_program import compile_sources
+        dae = self.c.dae
+        prog = compile_sources(dae.exprs)
+        if prog is None:
+            return None
+        G = np.ascontiguousarray(dae.G.toarray() if hasattr(dae.G, "toarray") else dae.G, dtype=float)
+        is_corner = np.array([x in corner_set for x in targets.tolist()], dtype=np.bool_)
+        is_output = np.array([x in t_eval_set for x in targets.tolist()], dtype=np.bool_)
+        N = self.hy.shape[1]
+        m = int(is_output.sum()) + 1
+        out_t, out_y, out_yd = np.empty(m), np.empty((m, N)), np.empty((m, N))
+        out_t[0], out_y[0] = t0, self.hy[0]
+        out_yd[0] = self.yd0
+        status, tt, nout, nsteps = circuit_kernel.bdf_run(
+            t0, t1, h, float(max_step), np.ascontiguousarray(targets, dtype=float), is_corner, is_output, *prog, G,
+            self.ht, self.hy, self.hq, *self.static, self.ab, self.ipiv, self.lu_state, 0.02, 0.2, self.err_rows,
+            self.scale, self.qscale, self.rtol, self.atol, self.drive, self.charge_error, out_t[1:], out_y[1:],
+            out_yd[1:], self.stats)
+        if status:
+            raise _too_small(tt, status != 1)
+        return out_t[:nout + 1], out_y[:nout + 1], out_yd[:nout + 1], nsteps
+
+    def accept(self, restart):
+        if restart:
+            self.nh = 0
+        elif self.nh == 4:
+            self.ht[:3], self.hy[:3], self.hq[:3] = self.ht[1:].copy(), self.hy[1:].copy(), self.hq[1:].copy()
+            self.nh = 3
+        self.ht[self.nh], self.hy[self.nh], self.hq[self.nh] = self.t_new, self.y, self.qn
+        self.nh += 1
+        return self.y.copy(), self.yd.copy()
 
 
 def _bdf(hist, t_new, order):
     """Variable-step BDF weights (``ẏ_new = a0 y_new + Σ a_i y_i``), the predictor (the polynomial through
     the last ``order + 1`` points, extrapolated) and the factor turning corrector − predictor into the local
-    error (``h / (t_new − t_oldest)``; 0 when there is not enough history to tell)."""
+    error (``h / (t_new − t_oldest)``; 0 when there is not enough history to tell) and the predictor's
+    weights (newest point first)."""
     order = min(order, len(hist))
     ts = [t_new] + [p[0] for p in reversed(hist[-order:])]
     ys = [p[1] for p in reversed(hist[-order:])]
@@ -261,11 +466,13 @@ def _bdf(hist, t_new, order):
             a[j] = np.prod([t_new - o for o in others if o != t_new]) / denom
     pts = list(reversed(hist[-(order + 1):]))
     pred = np.zeros_like(ys[0])
+    ws = []
     for j, (tj, yj) in enumerate(pts):
         w = np.prod([(t_new - pts[i][0]) / (tj - pts[i][0]) for i in range(len(pts)) if i != j])
+        ws.append(w)
         pred = pred + w * yj
     C = (t_new - pts[0][0]) / (t_new - pts[-1][0]) if len(pts) == order + 1 else 0.0
-    return (a, ys), pred, C
+    return (a, ys), pred, C, ws
 
 
 def _newton(c, E, J, coeff, pred, t_new, qpast=None, max_iter=30):
@@ -427,3 +634,27 @@ class CircuitSolution(LinearSolution):
         self.net, self.linear = net, lin
         self._model = self._compiled = self._p = None
         self._init_trajectory(trajectory, "circuit")
+
+
+def warm_up():
+    """Compile the circuit path's kernels once (a diode with its charge behind a SIN source, both the whole
+    loop and the per-attempt step) so that numba caches them on disk; returns the seconds it took (~10 s of
+    CPU the first time on a quiet machine, well under one once cached).
+
+    >>> warm_up() >= 0
+    True
+    """
+    import time
+
+    from netdyn.components.diode import Diode
+    from netdyn.components.electrical import Capacitor, Resistor, VoltageSource
+    from netdyn.graph.network import Network
+    from netdyn.lagrange.sources import sine
+    start = time.perf_counter()
+    net = Network()
+    net.add(VoltageSource("V1", "a", "0", sine(0, 1, 1e3)), Resistor("R1", "a", "d", 1e3),
+            Diode("D1", "d", "0", RS=1.0, BV=5.0, CJO=1e-12), Capacitor("C1", "d", "0", 1e-9))
+    times = np.linspace(0, 1e-4, 3)
+    simulate_circuit(net, (0, 1e-4), t_eval=times)
+    simulate_circuit(net, (0, 1e-4), t_eval=times, progress=lambda tt: None)
+    return time.perf_counter() - start

@@ -364,6 +364,11 @@ def _device_groups(info, skip, N):
     return [_DeviceGroup(law, members, N) for law, members in by_law.values()]
 
 
+#: element laws and stamp templates by (type, port kinds, value names, law, coupling), kept across networks:
+#: their symbolic work (sympy differentiation and lambdify) is the same for every network
+_LAWS, _TEMPLATES = {}, {}
+
+
 def _stamped(work, forms, kinds, t0):
     """The network's sparse stamp (nonlinear elements left out) and each element's law, values and ports."""
     from netdyn.graph.assemble import _resolve_values, element_ports
@@ -371,7 +376,10 @@ def _stamped(work, forms, kinds, t0):
     from netdyn.numerics.stamp import NotLinear, _template, linear_network
 
     # which elements the stamp takes, which are solved by their own law
-    skip, templates = [], {}
+    skip, templates = [], _TEMPLATES
+    if len(_TEMPLATES) > 512 or len(_LAWS) > 512:
+        _TEMPLATES.clear()
+        _LAWS.clear()
     port_of = {port_key(el, k): (name, k) for name, el in work.elements.items() for k in range(len(el.ports))}
     for name, el in work.elements.items():
         values = _resolve_values(el, False, {}, work)
@@ -389,7 +397,7 @@ def _stamped(work, forms, kinds, t0):
         lin = linear_network(work, forms, check=False, skip=skip)
     except NotLinear as exc:
         raise ModelError(f"operating point: {exc}") from None
-    laws, info = {}, {}
+    laws, info = _LAWS, {}
     for name, el in work.elements.items():
         values = _resolve_values(el, False, {}, work)
         keys, ports = element_ports(work, el, port_of)
