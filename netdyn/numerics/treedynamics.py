@@ -57,12 +57,21 @@ def tree_dynamics(model, min_bodies=MIN_BODIES):
         return None
 
 
-def _parameters(model, meta):
-    """The model's free symbols, sorted by name (as the symbolic derivation sorts them), without writing
-    the bodies' kinetic terms: those hold the symbols of the poses and of the bodies' values."""
-    exprs = [e for pose in meta.poses.values() for e in pose]
-    exprs += [v for values in meta.body_values.values() for v in values.values()]
-    exprs += list(model.V_terms) + list(model.D_terms) + list(model.efforts.values())
+def _parameters(model, meta, net):
+    """The model's free symbols, sorted by name (as the symbolic derivation sorts them), from the values of
+    the elements (bodies, joints: the poses; gravity; the loads) and the symbols ``symbolic=True`` made,
+    without scanning the model's expressions (n² symbols for a chain)."""
+    from netdyn.numerics.treeloads import is_load, value_expressions
+
+    exprs = [v for values in meta.body_values.values() for v in values.values()]
+    for el in net.elements.values():
+        if getattr(el, "is_joint", False):
+            exprs += [*el.point_a, *el.point_b, *getattr(el, "axis", ()), *el.values.values()]
+        elif is_load(el):
+            exprs += value_expressions(el)
+        else:
+            exprs += list(el.values.values())
+    exprs += list(model.parameters)
     params = set()
     for e in exprs:
         params |= sp.sympify(e).free_symbols
@@ -81,7 +90,7 @@ class TreeDynamics:
         from netdyn.recursive.planar import NotRecursive
 
         self.model, self.net = model, net
-        self.parameters = _parameters(model, model.metadata["planar"])
+        self.parameters = _parameters(model, model.metadata["planar"], net)
         self.names = [str(s) for s in self.parameters]
         self._trees = {}
         try:
