@@ -166,7 +166,9 @@ def test_loaded_simulation_matches_symbolic_and_balances_energy(any_size):
     ref_model._compiled["lambdify"] = CompiledModel(ref_model, equations=ref_model.derive())
     ref = netdyn.simulate(ref_model, (0, 0.3), t_eval=te, rtol=1e-10, atol=1e-12)
     assert np.max(np.abs(sol.q - ref.q)) < 1e-9 and np.max(np.abs(sol.acc - ref.acc)) < 1e-8
+    assert np.max(np.abs(sol.energy() - ref.energy())) < 1e-9 * np.max(np.abs(ref.energy()))  # springs, gravity
     assert abs(sol.power_balance()["relative"]) < 1e-6  # stored + dissipated − supplied energy
+    assert model.kinetic_deferred  # the energy without the symbolic T
 
 
 def test_state_dependent_load_keeps_the_symbolic_path():

@@ -16,7 +16,7 @@ derivation, an export, ``model.T``), identical to those an eager assembly writes
 >>> model.kinetic_deferred
 True
 >>> len(model.T_terms), model.kinetic_deferred
-(1, False)
+(3, False)
 """
 from __future__ import annotations
 
@@ -45,3 +45,7 @@ class DeferredKineticModel(LagrangianModel):
     @T_terms.setter
     def T_terms(self, terms):
         self._rest_T = list(terms)
+
+    def __getstate__(self):  # pickled (a parallel sweep): written first, the writer is a closure
+        self.T_terms
+        return dict(self.__dict__)

@@ -321,7 +321,7 @@ def scaled_atol(trajectory, rtol, groups=None):
     >>> from types import SimpleNamespace
     >>> run = SimpleNamespace(q=np.array([[0.0, 1.0], [0.0, 1e-15]]), f=np.array([[0.0, 2.0], [0.0, 0.0]]),
     ...                       dissipated=None, t=np.array([0.0, 1.0]))
-    >>> bool(scaled_atol(run, 1e-8)[1] < 1e-15), bool(scaled_atol(run, 1e-8, [np.arange(2)])[1] > 1e-13)
+    >>> bool(scaled_atol(run, 1e-8)[1] < 1e-15), bool(scaled_atol(run, 1e-8, [np.arange(2)])[1] > 1e-14)
     (True, True)
     """
     y = np.vstack([trajectory.q, trajectory.f])

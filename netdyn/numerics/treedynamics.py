@@ -142,6 +142,15 @@ class TreeDynamics:
         tree, data = self._tree(vector)
         return self.loads.power(tree, tt, q, f, vector, data)
 
+    def energy(self, tt, q, f, vector):
+        """Stored energy ``T + V`` at one state: the bodies' kinetic and gravitational energy
+        (:func:`netdyn.recursive.energy`, zero height at the ground's origin) and the springs'."""
+        from netdyn.recursive import energy
+
+        tree, data = self._tree(vector)
+        T, V = energy(tree.model, data, q, f)
+        return T + V + (self.loads.potential(tree, tt, vector, data) if self.loads else 0.0)
+
     def time_expressions(self):
         """The load values that are functions of time (for the integrator's breakpoints)."""
         return self.loads.time_expressions()

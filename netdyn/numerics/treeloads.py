@@ -176,6 +176,16 @@ class TreeLoads:
                 self._push(fext, data, ld.bodies[0], xa, -Fb)
         return fext, tau
 
+    def potential(self, tree, tt, vector, data):
+        """The springs' potential energy at the state whose forward kinematics ``data`` holds."""
+        V = 0.0
+        for ld in self.loads:
+            if ld.kind == "Spring":
+                v = ld.values(tt, vector)
+                _, _, d, _, L = self._pair(tree, ld, v, data)
+                V += v[4] * (d @ d if ld.free_length else (L - v[5]) ** 2) / 2
+        return V
+
     def power(self, tree, tt, q, f, vector, data):
         """``(dissipated, supplied)`` power at one state (dampers; actuators, torques, forces)."""
         pd = ps = 0.0
