@@ -142,9 +142,9 @@ class CompiledModel:
         self._dh_df = None
         self._kernel = False  # the fused kernel: not built yet
         if self._tree is not None:
-            self.n, self.m1, self.m2 = self._tree.n, 0, 0
+            self.n, self.m1, self.m2 = self._tree.n, self._tree.m, 0
             self.parameters, self.inputs = list(self._tree.parameters), []
-            self.has_constraints = False
+            self.has_constraints = self.m1 > 0  # cut joints
             self._R_idx = None
             return
         eq = self.eq
@@ -297,9 +297,11 @@ class CompiledModel:
 
     def constraints(self, tt, q, f, p):
         """Constraint values, Jacobians and acceleration-level terms at one state."""
-        if self._tree is not None:
+        if self._tree is not None:  # the cut joints' rows through the tree's kinematics
             z = np.zeros(0)
-            return ConstraintValues(z, np.zeros((0, self.n)), z, z, np.zeros((0, self.n)), z, z)
+            phi, J, gamma = self._tree.constraints(tt, np.asarray(q, dtype=float), np.asarray(f, dtype=float),
+                                                   p.vector)
+            return ConstraintValues(phi, J, np.zeros(self.m1), gamma, np.zeros((0, self.n)), z, z)
         if self.kernel is not None:
             return ConstraintValues(*self.kernel.constraints(tt, q, f, p.vector, p.inputs(tt)))
         vals = self._con(tt, q, f, p.vector, p.inputs(tt))
@@ -405,7 +407,7 @@ class CompiledModel:
 
     def accelerations(self, tt, q, f, p):
         """q̈, λ, μ at one state from the index-1 (KKT) form (an open tree: the articulated-body algorithm)."""
-        if self._tree is not None:
+        if self._tree is not None and not self.has_constraints:
             self._check_state(q, f)
             acc = self._tree.accelerations(tt, np.asarray(q, dtype=float), np.asarray(f, dtype=float), p.vector)
             return acc, np.zeros(0), np.zeros(0)

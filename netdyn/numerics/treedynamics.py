@@ -9,7 +9,10 @@ coordinates are the relative formulation's ``theta_<joint>``/``s_<joint>``, with
 ``M`` by the composite-rigid-body algorithm, ``h`` by recursive Newton–Euler with zero accelerations,
 ``q̈`` by the articulated-body algorithm, compiled once per process (numba), O(n) a call (``M``: O(n²)).
 Actuators, torques, forces, springs and dampers enter as joint efforts and body wrenches
-(:mod:`netdyn.numerics.treeloads`).
+(:mod:`netdyn.numerics.treeloads`). Cut joints (closed loops) give their constraint rows, Jacobian and
+acceleration bias through the tree's kinematics (:mod:`netdyn.recursive.constraints`), checked once
+against the symbolic rows; the KKT system ``[[M, Φ_qᵀ], [Φ_q, 0]]`` is then solved and projected as
+for any constrained model.
 
 :func:`tree_dynamics` returns a :class:`TreeDynamics` for such a model from :data:`MIN_BODIES` bodies on
 (below, the symbolic path is cheap and stays the reference) and None otherwise;
@@ -45,10 +48,12 @@ def tree_dynamics(model, min_bodies=MIN_BODIES):
 
     meta = (model.metadata or {}).get("planar")
     net = (model.metadata or {}).get("network")
-    if not meta or meta.formulation != "relative" or net is None or meta.cuts:
+    if not meta or meta.formulation != "relative" or net is None:
         return None
-    if len(meta.bodies or ()) < min_bodies or model.constraints or model.flow_constraints:
+    if len(meta.bodies or ()) < min_bodies or model.flow_constraints:
         return None
+    if len(model.constraints) != sum(len(meta.constraints.get(j, ())) for j in meta.cuts):
+        return None  # constraints other than the cut joints' (a driver)
     if any(not getattr(el, "planar", False) for el in net.elements.values()):
         return None
     try:
@@ -100,7 +105,38 @@ class TreeDynamics:
         if tree.coordinate_names != list(model.coordinate_names):
             raise ValueError("the tree's coordinates are not the model's")
         self.n = len(tree.coordinate_names)
+        self.m = int(tree.model.m)  # cut-joint constraint rows
+        if self.m != len(model.constraints):
+            raise ValueError("the tree's cut-joint rows are not the model's constraints")
+        if self.m:
+            self._check_rows(model)
         self.loads = TreeLoads(net, tree, self.parameters)  # NotRecursive for a load it does not take
+
+    def _check_rows(self, model):
+        """The cut joints' rows must be the symbolic constraints, row by row up to a sign each (taken
+        over, so that the multipliers and their labels mean the same): compared at a random state."""
+        qs = sp.symbols(f"_q0:{self.n}")
+        sub = dict(zip(model.coordinates, qs))
+        fn = sp.lambdify([qs, self.parameters], [sp.sympify(c).xreplace(sub) for c in model.constraints], "numpy")
+        vector = np.linspace(0.8, 1.3, len(self.parameters))
+        q = np.random.default_rng(3).uniform(-1, 1, self.n)
+        self._sign = np.ones(self.m)
+        phi = self.constraints(0.0, q, np.zeros(self.n), vector)[0]
+        ref = np.asarray(fn(q, vector), dtype=float)
+        tol = 1e-9 * (1 + np.max(np.abs(ref)))
+        flip = np.abs(phi + ref) <= tol  # the assembly writes P_a − P_b where the tree writes P_b − P_a
+        if np.any(np.abs(ref) <= tol) or np.any(~flip & (np.abs(phi - ref) > tol)):
+            raise ValueError("the tree's cut-joint rows differ from the symbolic constraints")
+        self._sign = np.where(flip, -1.0, 1.0)
+
+    def constraints(self, tt, q, f, vector):
+        """``(φ, Φ_q, γ)`` of the cut joints: residuals, Jacobian through the tree's kinematic map and
+        ``γ = φ̈ − Φ_q q̈`` (:func:`netdyn.recursive.constraints.constraint_terms`)."""
+        from netdyn.recursive.constraints import constraint_terms
+
+        tree, data = self._tree(vector)
+        phi, J, gamma = constraint_terms(tree.model, data, q, f)
+        return self._sign * phi, self._sign[:, None] * J, self._sign * gamma
 
     def _tree(self, vector):
         from netdyn.recursive import TreeData
@@ -156,8 +192,9 @@ class TreeDynamics:
         return self.loads.time_expressions()
 
     def kernel(self, p):
-        """What the projection integrator calls in place of the KKT solve (:class:`TreeKernel`)."""
-        return TreeKernel(self, p)
+        """What the projection integrator calls in place of the KKT solve (:class:`TreeKernel`); None for
+        a closed tree (the KKT system of ``M`` and the cut rows, solved and projected as any other)."""
+        return None if self.m else TreeKernel(self, p)
 
 
 class TreeKernel:
