@@ -8,7 +8,7 @@ import sympy as sp
 
 import netdyn
 from netdyn.components.planar import (Actuator, Damper, Driver, Force, Gravity, Prismatic, Revolute, RigidBody,
-                                     Spring, Torque, Weld)
+                                     Slider, Spring, Torque, Weld)
 from netdyn.linkages import pendulum as pendulum_net
 from netdyn.numerics.compiled import CompiledModel, compile_model
 from netdyn.numerics.treedynamics import MIN_BODIES, TreeDynamics, tree_dynamics
@@ -103,8 +103,11 @@ def test_not_applicable_keeps_the_symbolic_path():
     net.add(Driver("drive", "J1", 0.1 * netdyn.t))  # a rheonomic constraint: the symbolic path
     assert tree_dynamics(net.model(formulation="relative")) is None
     net = pendulum_net(np.ones(MIN_BODIES), np.ones(MIN_BODIES))
-    net.add(Revolute("loop", "link3", (0.5, 0), "ground", (2.0, 0)))  # a cut joint closes a loop
+    net.add(Slider("sl", "ground", (0.0, -3.0), "link8", (0.5, 0), axis=(1, 0)))  # not offered recursively
     assert tree_dynamics(net.model(formulation="relative")) is None
+    net = pendulum_net(np.ones(MIN_BODIES), np.ones(MIN_BODIES))
+    net.add(Revolute("loop", "link3", (0.5, 0), "ground", (2.0, 0)))  # a cut joint: its rows on the tree
+    assert tree_dynamics(net.model(formulation="relative")).m == 2
     assert tree_dynamics(pendulum_net(np.ones(MIN_BODIES), np.ones(MIN_BODIES)).model()) is None  # absolute
     assert isinstance(tree_dynamics(pendulum_net(np.ones(MIN_BODIES), np.ones(MIN_BODIES))
                                     .model(formulation="relative")), TreeDynamics)
