@@ -46,6 +46,18 @@ QUICK = {"chain": [2, 5], "rc": [10, 100, 1000], "recursive": [5, 10], "netlist"
 SKIP, NA = "skip", "n/a (not implemented)"
 
 
+CHAIN_SERIES = {  # --series name: (results key, log label, case, stage the cap may cut)
+    "kane": ("kane", "kane", "benchmarks.peers:kane_derive", None),
+    "lagrange": ("lagrange", "lagrange", "benchmarks.peers:lagrange_derive", None),
+    "pinocchio": ("pinocchio", "pinocchio", "benchmarks.peers:pinocchio_chain", "simulate"),
+    "joint": ("nd_joint", "netdyn joint angles", "benchmarks.cases_netdyn:pendulum_joint_angles", "simulate"),
+    "planar": ("nd_planar", "netdyn planar", "benchmarks.cases_netdyn:pendulum_planar", "simulate"),
+    "relative": ("nd_planar_rel", "netdyn planar relative", "benchmarks.cases_netdyn:pendulum_planar_relative",
+                 "simulate"),
+    "recursive": ("nd_chain_recursive", "netdyn recursive", "benchmarks.cases_recursive:recursive_chain", "simulate"),
+}
+
+
 def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
@@ -443,6 +455,9 @@ def main(argv=None):
                              "and four-bar), recursive, safety (default: all)")
     parser.add_argument("--sizes", default=None,
                         help="override the sizes of the groups run, e.g. 10,100,1000")
+    parser.add_argument("--series", default=",".join(CHAIN_SERIES),
+                        help="comma-separated series of the chain group: " + ", ".join(CHAIN_SERIES)
+                             + " (default: all; e.g. pinocchio,relative for the relative formulation beside its peer)")
     parser.add_argument("--output", default=None,
                         help="where to write the Markdown (default benchmarks/results.md; "
                              "benchmarks/results-quick.md with --quick, so a quick run keeps the full results)")
@@ -458,18 +473,14 @@ def main(argv=None):
     if "chain" in groups:
         sizes = plan["chain"]
         log("pendulum derivation, RHS and simulation")
-        results["kane"] = sweep("kane", "benchmarks.peers:kane_derive", sizes, cap)
-        results["lagrange"] = sweep("lagrange", "benchmarks.peers:lagrange_derive", sizes, cap)
-        results["pinocchio"] = sweep("pinocchio", "benchmarks.peers:pinocchio_chain", sizes, cap,
-                                     optional_stage="simulate")
-        results["nd_joint"] = sweep("netdyn joint angles", "benchmarks.cases_netdyn:pendulum_joint_angles", sizes,
-                                    cap, optional_stage="simulate")
-        results["nd_planar"] = sweep("netdyn planar", "benchmarks.cases_netdyn:pendulum_planar", sizes, cap,
-                                     optional_stage="simulate")
-        results["nd_planar_rel"] = sweep("netdyn planar relative", "benchmarks.cases_netdyn:pendulum_planar_relative",
-                                         sizes, cap, optional_stage="simulate")
-        results["nd_chain_recursive"] = sweep("netdyn recursive", "benchmarks.cases_recursive:recursive_chain", sizes,
-                                              cap, optional_stage="simulate")
+        series = {x.strip() for x in args.series.split(",") if x.strip()}
+        unknown = series - set(CHAIN_SERIES)
+        if unknown:
+            parser.error(f"unknown chain series {sorted(unknown)}; choose from {', '.join(CHAIN_SERIES)}")
+        for name in CHAIN_SERIES:
+            key, label, target, stage = CHAIN_SERIES[name]
+            results[key] = sweep(label, target, sizes, cap, optional_stage=stage) if name in series else \
+                {n: {"status": SKIP} for n in sizes}
     if "rc" in groups:
         log("RC ladder")
         results["ngspice"] = sweep("ngspice", "benchmarks.peers:ngspice_rc_ladder", plan["rc"], cap, size_arg="N")

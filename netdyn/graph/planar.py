@@ -167,8 +167,11 @@ def assemble_planar(net, formulation, new_coordinate, values_of, cut=None):
     ctx = _Context(poses, body_values, joint_coords)
     part = BodyPart("planar")
     coordset = set(coords)
-    for b, body in net.bodies.items():
-        part.T.append(body.contribute(poses[b], body_values[b]).T)
+    if formulation == "relative":  # n² symbols for a chain: written when something reads them
+        part.kinetic = lambda: [body.contribute(poses[b], body_values[b]).T for b, body in net.bodies.items()]
+    else:
+        for b, body in net.bodies.items():
+            part.T.append(body.contribute(poses[b], body_values[b]).T)
     constraint_index = {}
     closing_names = {j.name for j in closing}
     for el in planar_elements(net):

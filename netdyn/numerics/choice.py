@@ -62,6 +62,8 @@ def stiffness(cm, t0, t1, q, f, p, max_states=400):
         return None
 
     def rhs(y):
+        if getattr(cm, "_tree", None) is not None and not cm.has_constraints:  # an open tree: O(n) ABA
+            return np.concatenate([y[n:], cm.accelerations(t0, y[:n], y[n:], p)[0]])
         K, r, _ = cm.kkt(t0, y[:n], y[n:], p)
         return np.concatenate([y[n:], np.linalg.lstsq(K, r, rcond=None)[0][:n]])
 

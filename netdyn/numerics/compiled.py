@@ -142,9 +142,9 @@ class CompiledModel:
         self._dh_df = None
         self._kernel = False  # the fused kernel: not built yet
         if self._tree is not None:
-            self.n, self.m1, self.m2 = self._tree.n, 0, 0
+            self.n, self.m1, self.m2 = self._tree.n, self._tree.m, 0
             self.parameters, self.inputs = list(self._tree.parameters), []
-            self.has_constraints = False
+            self.has_constraints = self.m1 > 0  # cut joints
             self._R_idx = None
             return
         eq = self.eq
@@ -180,10 +180,38 @@ class CompiledModel:
             return set(range(self.n))
         return {j for (_, j) in self.eq.M.keys()}
 
+    def tree_kernel(self, p):
+        """For an open tree on the recursive path, what the projection integrator calls in place of the
+        KKT solve (:class:`~netdyn.numerics.treedynamics.TreeKernel`); else None."""
+        return None if self._tree is None else self._tree.kernel(p)
+
+    def coupled_groups(self):
+        """The coordinates whose accelerations one solve couples: connected components of the pattern of
+        ``M`` and the constraint Jacobians (a list of index arrays). Roundoff in one solve is relative to the
+        largest acceleration it yields, so :func:`netdyn.numerics.simulate.scaled_atol` floors the absolute
+        tolerances of each group at the scale of its largest member."""
+        if self._tree is not None:
+            return [np.arange(self.n)]
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        eq = self.eq
+        rows, cols = [], []
+        for i, j in eq.M.keys():
+            rows.append(i); cols.append(j)
+        for offset, block in ((0, eq.Phi_q), (len(eq.phi), eq.A)):  # one constraint couples its columns
+            for (r, j) in block.keys():
+                rows.append(self.n + offset + r); cols.append(j)
+        size = self.n + self.m1 + self.m2
+        graph = coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(size, size))
+        _, label = connected_components(graph, directed=False)
+        label = label[: self.n]
+        return [np.flatnonzero(label == k) for k in np.unique(label)]
+
     def time_expressions(self):
         """The expressions where source waveforms can appear (for their corners): h, φ and a."""
-        if self._tree is not None:  # bodies, joints and gravity: no function of time
-            return []
+        if self._tree is not None:  # bodies, joints and gravity; loads that are functions of time
+            return self._tree.time_expressions()
         eq = self.eq
         return list(eq.h) + list(eq.phi) + list(eq.a0)
 
@@ -257,7 +285,7 @@ class CompiledModel:
     def dynamics(self, tt, q, f, p):
         """Mass matrix M (n×n) and the force vector h (n) at one state."""
         if self._tree is not None:
-            return self._tree.dynamics(np.asarray(q, dtype=float), np.asarray(f, dtype=float), p.vector)
+            return self._tree.dynamics(tt, np.asarray(q, dtype=float), np.asarray(f, dtype=float), p.vector)
         if self.kernel is not None:
             return self.kernel.dynamics(tt, q, f, p.vector, p.inputs(tt))
         vals = self._dyn(tt, q, f, p.vector, p.inputs(tt))
@@ -269,9 +297,11 @@ class CompiledModel:
 
     def constraints(self, tt, q, f, p):
         """Constraint values, Jacobians and acceleration-level terms at one state."""
-        if self._tree is not None:
+        if self._tree is not None:  # the cut joints' rows through the tree's kinematics
             z = np.zeros(0)
-            return ConstraintValues(z, np.zeros((0, self.n)), z, z, np.zeros((0, self.n)), z, z)
+            phi, J, gamma = self._tree.constraints(tt, np.asarray(q, dtype=float), np.asarray(f, dtype=float),
+                                                   p.vector)
+            return ConstraintValues(phi, J, np.zeros(self.m1), gamma, np.zeros((0, self.n)), z, z)
         if self.kernel is not None:
             return ConstraintValues(*self.kernel.constraints(tt, q, f, p.vector, p.inputs(tt)))
         vals = self._con(tt, q, f, p.vector, p.inputs(tt))
@@ -300,8 +330,8 @@ class CompiledModel:
 
     def power(self, tt, q, f, lam, mu, p):
         """Dissipated and supplied power at one state (for the energy quadratures)."""
-        if self._tree is not None:  # ideal joints and gravity: nothing dissipated, nothing supplied
-            return 0.0, 0.0
+        if self._tree is not None:  # dampers dissipate, actuators, torques and forces supply
+            return self._tree.power(tt, np.asarray(q, dtype=float), np.asarray(f, dtype=float), p.vector)
         if self.kernel is not None:
             return self.kernel.power(tt, q, f, lam, mu, p.vector, p.inputs(tt))
         if self._power is None:
@@ -376,7 +406,11 @@ class CompiledModel:
         return kkt.K, kkt.r
 
     def accelerations(self, tt, q, f, p):
-        """q̈, λ, μ at one state from the index-1 (KKT) form."""
+        """q̈, λ, μ at one state from the index-1 (KKT) form (an open tree: the articulated-body algorithm)."""
+        if self._tree is not None and not self.has_constraints:
+            self._check_state(q, f)
+            acc = self._tree.accelerations(tt, np.asarray(q, dtype=float), np.asarray(f, dtype=float), p.vector)
+            return acc, np.zeros(0), np.zeros(0)
         kkt = self.kkt(tt, q, f, p)
         return kkt.split(np.linalg.solve(kkt.K, kkt.r))
 

@@ -356,8 +356,8 @@ class FastKKT:
 def fast_kkt(cm, p, dense_solve):
     """The :class:`FastKKT` of a compiled model, or None where the reference path must serve (servo
     constraints, a compiled function that disagrees with the reference at the check state)."""
-    if getattr(cm, "_tree", None) is not None:  # evaluated by the recursive path: no symbolic terms to compile
-        return None
+    if getattr(cm, "_tree", None) is not None:  # an open tree on the recursive path: the articulated-body algorithm
+        return cm.tree_kernel(p)
     try:
         return FastKKT(cm, p, dense_solve)
     except (ValueError, RuntimeError):

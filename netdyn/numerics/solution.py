@@ -147,6 +147,9 @@ class Solution:
     # ----------------------------------------------------------------- energy
     def energy(self):
         """Total stored energy ``Σ f ∂T*/∂f − T* + V`` along the trajectory."""
+        tree = getattr(self.compiled, "_tree", None)
+        if tree is not None:  # an open tree on the recursive path: no symbolic energy to write
+            return np.array([tree.energy(tt, self.q[:, k], self.f[:, k], self.p.vector) for k, tt in enumerate(self.t)])
         return self.evaluate(self._internal(stored_energy(self.model)))
 
     def power_balance(self):

@@ -73,12 +73,17 @@ class PlanarTree:
         return out
 
 
-def tree_from_network(net, params=None):
-    """The :class:`PlanarTree` of a planar network (bodies, Revolute/Prismatic/Weld joints, Gravity)."""
+def tree_from_network(net, params=None, ignore=()):
+    """The :class:`PlanarTree` of a planar network (bodies, Revolute/Prismatic/Weld joints, Gravity).
+
+    ``ignore``: element classes left out (loads a caller applies itself, as
+    :mod:`netdyn.numerics.treeloads` does)."""
 
     if not net.bodies:
         raise NotRecursive("the network has no planar bodies")
     for el in net.elements.values():
+        if ignore and isinstance(el, ignore):
+            continue
         if not getattr(el, "planar", False):
             raise NotRecursive(f"{el.name} is not a planar element; the recursive path models bodies and joints only")
         kind = type(el).__name__
