@@ -219,7 +219,7 @@ def test_simulate_compiled_loop_gives_the_python_loops_trajectory(monkeypatch):
     monkeypatch.setattr(compiled_projection, "_integrate", loop)
     assert loop_cached()  # compiled in this process by now
     assert simulate_module._projection("auto", None) is CompiledProjection
-    assert simulate_module._projection(True, lambda tt: None) is not CompiledProjection  # progress: Python loop
+    assert simulate_module._projection(True, lambda tt: None) is CompiledProjection  # progress: chunked, compiled
     with pytest.raises(netdyn.IntegrationError, match="compiled_loop must be"):
         netdyn.simulate(four_bar(), (0, 1.0), compiled_loop="fast", **kw)
 

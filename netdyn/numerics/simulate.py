@@ -186,7 +186,7 @@ def _compiled_loop_option(value):
 
 def _projection(compiled_loop, progress):
     """The projection integrator's class: the compiled loop when asked for (``"auto"``: when it is cached)."""
-    if compiled_loop is False or progress is not None:
+    if compiled_loop is False:
         return Projection
     from netdyn.numerics.integrators.compiled_projection import CompiledProjection, loop_cached  # imports numba
     return CompiledProjection if compiled_loop is True or loop_cached() else Projection

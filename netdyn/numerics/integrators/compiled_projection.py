@@ -20,8 +20,9 @@ model.
 :func:`loop_cached` finds the loop already compiled, in this process or in
 numba's on-disk cache; :func:`warm_up` — ``netdyn warmup`` — fills that cache
 once, ~20 s of CPU). It takes over when the kernel exists, the model has no input functions (Python
-callables), the method is DOP853 and no ``progress`` callback is asked for; the
-KKT system is solved by LU with partial pivoting (a lost pivot is the same
+callables) and the method is DOP853. It runs in chunks of steps (~50 ms each), carrying its whole state
+from one call to the next, so that Python reports ``progress`` and honours a Ctrl-C between chunks (the
+outputs reached come back with status ``INTERRUPTED``, as from the Python loop); the KKT system is solved by LU with partial pivoting (a lost pivot is the same
 dead-centre error as :func:`~netdyn.numerics.integrators.projection.solve_kkt`).
 Otherwise :class:`Projection`'s Python loop runs. ``tests/test_mixed.py``
 checks the two loops agree to 1e-9.
@@ -40,6 +41,9 @@ True
 from __future__ import annotations
 
 import ctypes
+import signal
+import threading
+import time
 
 import numpy as np
 from numba import njit
@@ -51,7 +55,7 @@ from netdyn.numerics.integrators.base import split_atol, work_atol
 from netdyn.numerics.fastkkt import singular
 from netdyn.numerics.integrators.projection import SPARSE_KKT, Projection, kkt_solutions
 from netdyn.numerics.structure import SingularityWatch, integration_failure
-from netdyn.numerics.trajectory import SUCCESS, Trajectory
+from netdyn.numerics.trajectory import INTERRUPTED, SUCCESS, Trajectory, interrupted_message
 
 _NS = _dop.N_STAGES
 _A = np.ascontiguousarray(_dop.A, dtype=float)
@@ -61,7 +65,7 @@ _E3 = np.ascontiguousarray(_dop.E3, dtype=float)
 _E5 = np.ascontiguousarray(_dop.E5, dtype=float)
 _D = np.ascontiguousarray(_dop.D, dtype=float)
 _EXPONENT = -1.0 / 8.0  # DOP853's error estimator is of order 7
-OK, TOO_SMALL, SINGULAR_KKT, CHANGE_POINT = 0, 1, 2, 3
+OK, TOO_SMALL, SINGULAR_KKT, CHANGE_POINT, CHUNK = 0, 1, 2, 3, 4
 
 
 # ----------------------------------------------------------------------------- model evaluation
@@ -241,36 +245,36 @@ def _stages(ctx, lay, kk, A, C, K, t, y, h, tmp, first, last):
 
 
 @njit(cache=True)
-def _integrate(ctx, lay, kk, t0, t1, y0, f0, h_abs, rtol, atol, max_step, t_eval, watch, tol, suspect,
-               A, B, C, E3, E5, D, out, tout):
-    """The loop. Returns ``(status, outputs written, accepted steps, t, y)``; ``y`` and ``t`` say where it
-    stopped (the singular configuration for CHANGE_POINT)."""
+def _integrate(ctx, lay, kk, t1, rtol, atol, max_step, t_eval, watch, tol, suspect, A, B, C, E3, E5, D, out, tout,
+               state, max_steps):
+    """The loop, from and into ``state`` (see :func:`_start`), for at most ``max_steps`` accepted steps.
+    Returns ``(status, t, y)``: CHUNK when it stopped for ``max_steps`` (``state`` holds where it is; call
+    again to go on), OK at ``t1``, else a failure at ``(t, y)`` (the singular configuration for
+    CHANGE_POINT). Outputs so far are ``out[:, :state[1][1]]``, accepted steps ``state[1][2]``."""
+    sf, si, hist, hist_F, hist_y = state[0], state[1], state[4], state[5], state[6]
+    y, f = state[2].copy(), state[3].copy()
     n, m1, m2 = ctx[9], ctx[10], ctx[11]
-    ny = y0.size
+    ny = y.size
     constrained = m1 + m2 > 0
     K = np.empty((16, ny))
     F = np.empty((7, ny))
-    hist_t, hist_r = np.zeros(3), np.zeros(3)
-    hist_F = np.zeros((3, 7, ny))
-    hist_y = np.zeros((3, ny))
-    hist_told, hist_h = np.zeros(3), np.zeros(3)
-    nh = 0
-    t, y, f = t0, y0.copy(), f0.copy()
-    i, nout, nsteps = 0, 0, 0
-    if t_eval.size and t_eval[0] <= t0:
-        out[:, 0] = y0
-        tout[0] = t0
-        nout = 1
-        while i < t_eval.size and t_eval[i] <= t0:
-            i += 1
+    hist_t, hist_r, hist_told, hist_h = hist[0], hist[1], hist[2], hist[3]
+    t, h_abs = sf[0], sf[1]
+    i, nout, nsteps, nh = si[0], si[1], si[2], si[3]
     tmp = np.empty(ny)
+    taken = 0
     while t < t1:
+        if taken == max_steps:  # hand back to Python (progress, Ctrl-C); the state says where to go on
+            _keep(state, t, h_abs, i, nout, nsteps, nh, y, f)
+            return CHUNK, t, y
+        taken += 1
         min_step = 10 * abs(np.nextafter(t, np.inf) - t)
         h_abs = min(max(h_abs, min_step), max_step)
         rejected = False
         while True:
             if h_abs < min_step:
-                return TOO_SMALL, nout, nsteps, t, y
+                si[1], si[2] = nout, nsteps
+                return TOO_SMALL, t, y
             h = h_abs
             t_new = t + h
             if t_new > t1:
@@ -280,13 +284,15 @@ def _integrate(ctx, lay, kk, t0, t1, y0, f0, h_abs, rtol, atol, max_step, t_eval
             K[0] = f
             failed = _stages(ctx, lay, kk, A, C, K, t, y, h, tmp, 1, _NS)
             if failed == failed:  # not NaN: the KKT matrix lost rank at that stage time
-                return SINGULAR_KKT, nout, nsteps, failed, y
+                si[1], si[2] = nout, nsteps
+                return SINGULAR_KKT, failed, y
             incr = np.zeros(ny)
             for j in range(_NS):
                 incr += B[j] * K[j]
             y_new = y + h * incr
             if not _rhs(ctx, lay, kk, t_new, y_new, tmp):
-                return SINGULAR_KKT, nout, nsteps, t_new, y_new
+                si[1], si[2] = nout, nsteps
+                return SINGULAR_KKT, t_new, y_new
             f_new = tmp.copy()
             K[_NS] = f_new
             scale = atol + np.maximum(np.abs(y), np.abs(y_new)) * rtol
@@ -314,7 +320,8 @@ def _integrate(ctx, lay, kk, t0, t1, y0, f0, h_abs, rtol, atol, max_step, t_eval
         # dense output of the step (scipy's DOP853 interpolant), from the unprojected end point
         failed = _stages(ctx, lay, kk, A, C, K, t, y, h, tmp, _NS + 1, 16)
         if failed == failed:
-            return SINGULAR_KKT, nout, nsteps, failed, y
+            si[1], si[2] = nout, nsteps
+            return SINGULAR_KKT, failed, y
         delta = y_new - y
         F[0] = delta
         F[1] = h * K[0] - delta
@@ -346,11 +353,11 @@ def _integrate(ctx, lay, kk, t0, t1, y0, f0, h_abs, rtol, atol, max_step, t_eval
                     if val < best_r:
                         best_r, best_t, best_w = val, at, w
                 if best_r < tol:
+                    si[1], si[2] = nout, nsteps
                     if best_w < 0:  # at the step itself: its end point
-                        return CHANGE_POINT, nout, nsteps, best_t, hist_y[2]
+                        return CHANGE_POINT, best_t, hist_y[2]
                     w = best_w
-                    return CHANGE_POINT, nout, nsteps, best_t, _dense(hist_told[w], hist_h[w], hist_y[w],
-                                                                        hist_F[w], best_t)
+                    return CHANGE_POINT, best_t, _dense(hist_told[w], hist_h[w], hist_y[w], hist_F[w], best_t)
         j = i
         while j < t_eval.size and t_eval[j] <= t_new:
             j += 1
@@ -364,11 +371,23 @@ def _integrate(ctx, lay, kk, t0, t1, y0, f0, h_abs, rtol, atol, max_step, t_eval
         if constrained:
             y = _project(ctx, lay, t, y)
             if not _rhs(ctx, lay, kk, t, y, tmp):
-                return SINGULAR_KKT, nout, nsteps, t, y
+                si[1], si[2] = nout, nsteps
+                return SINGULAR_KKT, t, y
             f = tmp.copy()
         else:
             f = f_new
-    return OK, nout, nsteps, t, y
+    _keep(state, t, h_abs, i, nout, nsteps, nh, y, f)
+    return OK, t, y
+
+
+@njit(cache=True)
+def _keep(state, t, h_abs, i, nout, nsteps, nh, y, f):
+    """Store the loop's variables in ``state`` (where the next call goes on)."""
+    sf, si = state[0], state[1]
+    sf[0], sf[1] = t, h_abs
+    si[0], si[1], si[2], si[3] = i, nout, nsteps, nh
+    state[2][:] = y
+    state[3][:] = f
 
 
 # ----------------------------------------------------------------------------- the integrator
@@ -379,16 +398,27 @@ def _address(fn):
 
 
 class CompiledProjection(Projection):
-    """:class:`Projection` with its stepping loop compiled (see the module docstring); same results."""
+    """:class:`Projection` with its stepping loop compiled (see the module docstring); same results.
 
-    def compiled_ok(self, progress):
+    ``chunk_steps``: accepted steps per call into the compiled loop (``None``: adapted so that a call
+    takes ~:data:`CHUNK_SECONDS` of wall time). Between calls Python reports ``progress(t)`` and honours
+    a Ctrl-C; the chunks carry the loop's whole state, so the result does not depend on them.
+    """
+
+    def __init__(self, cm, p, solver="DOP853", max_step=np.inf, watch_singularities=True, fast=True,
+                 chunk_steps=None):
+        super().__init__(cm, p, solver, max_step, watch_singularities, fast)
+        self.chunk_steps = chunk_steps
+        self.chunks = 0  # calls into the compiled loop by the last integrate
+
+    def compiled_ok(self, progress=None):
         """Whether the compiled loop applies (else :meth:`Projection.integrate` runs)."""
         k = self.cm.kernel
-        return (k is not None and not self.cm.inputs and self.solver_cls.__name__ == "DOP853" and progress is None
+        return (k is not None and not self.cm.inputs and self.solver_cls.__name__ == "DOP853"
                 and k.size <= SPARSE_KKT and hasattr(k._fn, "as_ctypes") and hasattr(k._power_fn, "as_ctypes"))
 
     def integrate(self, t0, t1, q0, f0, t_eval, rtol, atol, progress=None):
-        if not self.compiled_ok(progress):
+        if not self.compiled_ok():
             return super().integrate(t0, t1, q0, f0, t_eval, rtol, atol, progress)
         cm, k, n = self.cm, self.cm.kernel, self.cm.n
         kfn, kud = _address(k._fn)
@@ -410,10 +440,12 @@ class CompiledProjection(Projection):
         te = np.ascontiguousarray(t_eval, dtype=float)
         out = np.empty((2 * n + 2, te.size + 1))
         tout = np.empty(te.size + 1)
-        status, nout, nsteps, tt, yy = _integrate(
-            ctx, lay, kk, float(t0), float(t1), y0, f_0, float(h0), float(rtol), at, float(self.max_step), te,
-            watch is not None and watch.active, watch.tol if watch else 0.0, watch.suspect if watch else 0.0,
-            _A, _B, _C, _E3, _E5, _D, out, tout)
+        state = _start(t0, y0, f_0, h0, te, out, tout)
+        args = (ctx, lay, kk, float(t1), float(rtol), at, float(self.max_step), te,
+                watch is not None and watch.active, watch.tol if watch else 0.0, watch.suspect if watch else 0.0,
+                _A, _B, _C, _E3, _E5, _D, out, tout, state)
+        status, tt, yy = self._run(args, state, progress)
+        nsteps, nout = int(state[1][2]), int(state[1][1])
         if status == TOO_SMALL:
             raise integration_failure(cm, tt, yy[:n], self.p, "Required step size is less than spacing between "
                                                             "numbers.")
@@ -428,8 +460,63 @@ class CompiledProjection(Projection):
             raise err
         Y, T = out[:, :nout], tout[:nout].copy()
         acc, lam, mu = kkt_solutions(cm, self.p, T, Y[:n], Y[n:2 * n])
+        interrupted = status == CHUNK  # stopped between chunks by a Ctrl-C
         return Trajectory(T, Y[:n].copy(), Y[n:2 * n].copy(), acc, lam, mu, Y[2 * n].copy(), Y[2 * n + 1].copy(),
-                          nsteps=nsteps, message=SUCCESS, status=0)
+                          nsteps=nsteps, message=interrupted_message(T[-1] if T.size else t0) if interrupted
+                          else SUCCESS, status=INTERRUPTED if interrupted else 0)
+
+    def _run(self, args, state, progress):
+        """Call the compiled loop chunk by chunk until it ends; ``(status, t, y)`` of the last call, status
+        CHUNK if a Ctrl-C stopped it (the outputs and counts in ``state`` are those reached).
+
+        While it runs, Python's default SIGINT handler is replaced by one that only notes the Ctrl-C:
+        the default one raises KeyboardInterrupt from whatever Python code runs next, which can be inside
+        numba's dispatcher on the way into or out of a chunk (a ``SystemError`` there). The loop stops at
+        the end of the chunk in which the Ctrl-C came.
+        """
+        steps = self.chunk_steps or 32
+        status, tt, yy = CHUNK, state[0][0], state[2]
+        self.chunks = 0
+        caught = []
+        previous = None
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            previous = signal.signal(signal.SIGINT, lambda *args: caught.append(True))
+        try:
+            while status == CHUNK and not caught:
+                start = time.perf_counter()
+                status, tt, yy = _integrate(*args, steps)
+                self.chunks += 1
+                if status == CHUNK and progress is not None:
+                    progress(state[0][0])
+                if self.chunk_steps is None:  # ~CHUNK_SECONDS a call: a prompt Ctrl-C, a negligible dispatch
+                    took = time.perf_counter() - start
+                    steps = max(8, steps // 2) if took > 2 * CHUNK_SECONDS else \
+                        min(1 << 20, 2 * steps) if took < CHUNK_SECONDS / 2 else steps
+        except KeyboardInterrupt:  # (another SIGINT handler, or a thread's run): between chunks, the state is whole
+            caught.append(True)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+        return (CHUNK if caught else status), tt, yy
+
+
+CHUNK_SECONDS = 0.05  # wall time of one call into the compiled loop (the latency of progress and Ctrl-C)
+
+
+def _start(t0, y0, f0, h0, t_eval, out, tout):
+    """The compiled loop's state at ``t0`` (the outputs at or before ``t0`` written): ``([t, h], [next
+    output, outputs written, accepted steps, watched steps], y, f, watch history (4×3), its dense output
+    coefficients (3×7×ny), its step starts (3×ny))``."""
+    ny = y0.size
+    si = np.zeros(4, dtype=np.int64)
+    if t_eval.size and t_eval[0] <= t0:
+        out[:, 0] = y0
+        tout[0] = t0
+        si[1] = 1
+        si[0] = int(np.searchsorted(t_eval, t0, side="right"))
+    return (np.array([float(t0), float(h0)]), si, y0.copy(), np.asarray(f0, dtype=float).copy(), np.zeros((4, 3)),
+            np.zeros((3, 7, ny)), np.zeros((3, ny)))
 
 
 # ----------------------------------------------------------------------------- the cache
