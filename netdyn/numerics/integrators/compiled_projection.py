@@ -69,11 +69,15 @@ OK, TOO_SMALL, SINGULAR_KKT, CHANGE_POINT, CHUNK = 0, 1, 2, 3, 4
 
 
 # ----------------------------------------------------------------------------- model evaluation
+# Written as scalar loops, without numpy array expressions, slice assignments, reshapes or np.linalg:
+# numba compiles each of those with its broadcasting and error-message code (a third of the first
+# compilation before, docs/performance.md), and LLVM optimises it again in every caller.
 @njit(cache=True)
-def _lu_solve(K, r):
-    """``K z = r`` by LU with partial pivoting; ok False when a pivot is lost (``|u_ii| ≤ 1e-12 max|u_jj|``)."""
+def _lu_solve(K, r, pivot_tol):
+    """``K z = r`` by LU with partial pivoting (``K`` is overwritten); ok False when a pivot is lost
+    (``|u_ii| ≤ pivot_tol · max|u_jj|``, or exactly zero)."""
     N = r.size
-    U = K.copy()
+    U = K
     z = r.copy()
     for k in range(N):
         p = k
@@ -97,7 +101,7 @@ def _lu_solve(K, r):
     for k in range(N):
         d = abs(U[k, k])
         dmax, dmin = max(dmax, d), min(dmin, d)
-    if N and dmin <= 1e-12 * dmax:
+    if N and dmin <= pivot_tol * dmax:
         return z, False
     for k in range(N - 1, -1, -1):
         s = z[k]
@@ -110,12 +114,13 @@ def _lu_solve(K, r):
 @njit(cache=True)
 def _values(ctx, t, q, f):
     """Run the kernel at ``(t, q, f)``; the buffer holds M, h, φ, Φ_q, … (:class:`StateKernel` layout)."""
-    kfn, kud, pfn, pud, x, buf, xp, pbuf, pvec, n = ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], ctx[6], \
-        ctx[7], ctx[8], ctx[9]
+    kfn, kud, x, buf, pvec, n = ctx[0], ctx[1], ctx[4], ctx[5], ctx[8], ctx[9]
     x[0] = t
-    x[1:1 + n] = q
-    x[1 + n:1 + 2 * n] = f
-    x[1 + 2 * n:] = pvec
+    for c in range(n):
+        x[1 + c] = q[c]
+        x[1 + n + c] = f[c]
+    for c in range(pvec.size):
+        x[1 + 2 * n + c] = pvec[c]
     kfn(buf.ctypes, x.ctypes, kud)
     return buf
 
@@ -123,15 +128,17 @@ def _values(ctx, t, q, f):
 @njit(cache=True)
 def _constraint_matrix(buf, lay, n, m1, m2):
     """``C = [Φ_q; A]`` ((m1+m2)×n) and ``[Φ_t; a]`` from the buffer."""
-    C = np.zeros((m1 + m2) * n)
+    C = np.zeros((m1 + m2, n))
     s0, fl = lay[0], lay[1]
     for k in range(fl.size):
-        C[fl[k]] += buf[s0[k]]
+        C[fl[k] // n, fl[k] % n] += buf[s0[k]]
     vt = np.empty(m1 + m2)
     sl = lay[2]
-    vt[:m1] = buf[sl[0]:sl[0] + m1]          # Φ_t
-    vt[m1:] = buf[sl[1]:sl[1] + m2]          # a
-    return C.reshape(m1 + m2, n), vt
+    for c in range(m1):
+        vt[c] = buf[sl[0] + c]               # Φ_t
+    for c in range(m2):
+        vt[m1 + c] = buf[sl[1] + c]          # a
+    return C, vt
 
 
 @njit(cache=True)
@@ -140,74 +147,157 @@ def _rhs(ctx, lay, kk, t, y, dy):
     n, m1, m2 = ctx[9], ctx[10], ctx[11]
     buf = _values(ctx, t, y[:n], y[n:2 * n])
     N = n + m1 + m2
-    K = np.zeros(N * N)
+    K = np.zeros((N, N))
     src, dst = kk[0], kk[1]
     for k in range(src.size):
-        K[dst[k]] = buf[src[k]]
+        K[dst[k] // N, dst[k] % N] = buf[src[k]]
     sl = lay[2]
     r = np.empty(N)
-    r[:n] = -buf[sl[2]:sl[2] + n]                  # −h
-    r[n:n + m1] = -buf[sl[3]:sl[3] + m1]           # −γ_φ
-    r[n + m1:] = -buf[sl[4]:sl[4] + m2]            # −γ_ψ
-    z, ok = _lu_solve(K.reshape(N, N), r)
-    xp, pbuf = ctx[6], ctx[7]
+    for c in range(n):
+        r[c] = -buf[sl[2] + c]                     # −h
+    for c in range(m1):
+        r[n + c] = -buf[sl[3] + c]                 # −γ_φ
+    for c in range(m2):
+        r[n + m1 + c] = -buf[sl[4] + c]            # −γ_ψ
+    z, ok = _lu_solve(K, r, 1e-12)
+    xp, pbuf, pvec = ctx[6], ctx[7], ctx[8]
     xp[0] = t
-    xp[1:1 + 2 * n] = y[:2 * n]
-    xp[1 + 2 * n:1 + 2 * n + m1 + m2] = z[n:]
-    xp[1 + 2 * n + m1 + m2:] = ctx[8]
+    for c in range(2 * n):
+        xp[1 + c] = y[c]
+    for c in range(m1 + m2):
+        xp[1 + 2 * n + c] = z[n + c]
+    for c in range(pvec.size):
+        xp[1 + 2 * n + m1 + m2 + c] = pvec[c]
     ctx[2](pbuf.ctypes, xp.ctypes, ctx[3])
-    dy[:n] = y[n:2 * n]
-    dy[n:2 * n] = z[:n]
+    for c in range(n):
+        dy[c] = y[n + c]
+        dy[n + c] = z[c]
     dy[2 * n] = pbuf[0]
     dy[2 * n + 1] = pbuf[1]
     return ok
 
 
 @njit(cache=True)
+def _least_change(C, rows, v, x):
+    """``x -= Cᵀ (C Cᵀ)⁻¹ v`` over the first ``rows`` rows of ``C`` (the minimum-norm correction)."""
+    n = x.size
+    G = np.empty((rows, rows))
+    for i in range(rows):
+        for j in range(rows):
+            s = 0.0
+            for c in range(n):
+                s += C[i, c] * C[j, c]
+            G[i, j] = s
+    w, ok = _lu_solve(G, v, 0.0)
+    for c in range(n):
+        s = 0.0
+        for i in range(rows):
+            s += C[i, c] * w[i]
+        x[c] -= s
+    return ok
+
+
+@njit(cache=True)
 def _project(ctx, lay, t, y):
-    """``y`` with q on φ = 0 (Gauss–Newton) and f on the velocity constraints (as ``Projection.project``)."""
+    """``y`` with q on φ = 0 (Gauss–Newton) and f on the velocity constraints (as ``Projection.project``),
+    and False when a Gram matrix ``C Cᵀ`` was exactly singular."""
     n, m1, m2 = ctx[9], ctx[10], ctx[11]
-    q, f = y[:n].copy(), y[n:2 * n].copy()
+    out = y.copy()
+    q, f = out[:n], out[n:2 * n]
+    ok = True
     if m1:
+        phi = np.empty(m1)
         for _ in range(8):
             buf = _values(ctx, t, q, f)
-            phi = buf[lay[2][5]:lay[2][5] + m1].copy()
-            if np.max(np.abs(phi)) < 1e-14 * (1.0 + np.max(np.abs(q))):
+            big, qmax = 0.0, 0.0
+            for c in range(m1):
+                phi[c] = buf[lay[2][5] + c]
+                big = max(big, abs(phi[c]))
+            for c in range(n):
+                qmax = max(qmax, abs(q[c]))
+            if big < 1e-14 * (1.0 + qmax):
                 break
             C, _vt = _constraint_matrix(buf, lay, n, m1, m2)
-            P = np.ascontiguousarray(C[:m1])
-            q -= P.T @ np.linalg.solve(P @ P.T, phi)
+            ok = _least_change(C, m1, phi, q) and ok
     buf = _values(ctx, t, q, f)
     C, vt = _constraint_matrix(buf, lay, n, m1, m2)
-    f -= C.T @ np.linalg.solve(C @ C.T, C @ f + vt)
-    out = y.copy()
-    out[:n] = q
-    out[n:2 * n] = f
-    return out
+    v = vt.copy()
+    for i in range(m1 + m2):
+        for c in range(n):
+            v[i] += C[i, c] * f[c]
+    ok = _least_change(C, m1 + m2, v, f) and ok
+    return out, ok
+
+
+@njit(cache=True)
+def _ratio_of(buf, lay, n, m1, m2):
+    """σ_min/σ_max of Φ_q from a buffer (the singularity watch's measure): one-sided Jacobi (Hestenes) on
+    the rows of Φ_q, or of Φ_qᵀ when it is the shorter way, to full orthogonality."""
+    C, _vt = _constraint_matrix(buf, lay, n, m1, m2)
+    rows, cols = min(m1, n), max(m1, n)
+    W = np.empty((rows, cols))
+    for i in range(m1):
+        for c in range(n):
+            if m1 <= n:
+                W[i, c] = C[i, c]
+            else:
+                W[c, i] = C[i, c]
+    for _sweep in range(60):
+        rotated = False
+        for i in range(rows - 1):
+            for j in range(i + 1, rows):
+                a, b, g = 0.0, 0.0, 0.0
+                for c in range(cols):
+                    a += W[i, c] * W[i, c]
+                    b += W[j, c] * W[j, c]
+                    g += W[i, c] * W[j, c]
+                if g == 0.0 or abs(g) <= 1e-15 * np.sqrt(a * b):
+                    continue
+                rotated = True
+                zeta = (b - a) / (2.0 * g)
+                tn = (1.0 if zeta >= 0 else -1.0) / (abs(zeta) + np.sqrt(1.0 + zeta * zeta))
+                cs = 1.0 / np.sqrt(1.0 + tn * tn)
+                sn = cs * tn
+                for c in range(cols):
+                    wi, wj = W[i, c], W[j, c]
+                    W[i, c] = cs * wi - sn * wj
+                    W[j, c] = sn * wi + cs * wj
+        if not rotated:
+            break
+    smin, smax = np.inf, 0.0
+    for i in range(rows):
+        s = 0.0
+        for c in range(cols):
+            s += W[i, c] * W[i, c]
+        s = np.sqrt(s)
+        smin, smax = min(smin, s), max(smax, s)
+    return smin / smax if rows and smax > 0 else 1.0
 
 
 @njit(cache=True)
 def _ratio(ctx, lay, t, q):
-    """σ_min/σ_max of Φ_q at ``(t, q)`` (the singularity watch's measure)."""
-    n, m1, m2 = ctx[9], ctx[10], ctx[11]
-    buf = _values(ctx, t, q, np.zeros(n))
-    C, _vt = _constraint_matrix(buf, lay, n, m1, m2)
-    s = np.linalg.svd(np.ascontiguousarray(C[:m1]))[1]
-    return s[-1] / s[0] if s.size and s[0] > 0 else 1.0
+    """σ_min/σ_max of Φ_q at ``(t, q)``."""
+    n = ctx[9]
+    return _ratio_of(_values(ctx, t, q, np.zeros(n)), lay, n, ctx[10], ctx[11])
 
 
 # ----------------------------------------------------------------------------- DOP853
 @njit(cache=True)
 def _dense(t_old, h, y_old, F, tt):
     x = (tt - t_old) / h
-    y = np.zeros(y_old.size)
-    for i in range(F.shape[0]):
-        y += F[F.shape[0] - 1 - i]
-        if i % 2 == 0:
-            y *= x
-        else:
-            y *= 1 - x
-    return y + y_old
+    ny = y_old.size
+    y = np.empty(ny)
+    last = F.shape[0] - 1
+    for c in range(ny):
+        v = 0.0
+        for i in range(F.shape[0]):
+            v += F[last - i, c]
+            if i % 2 == 0:
+                v *= x
+            else:
+                v *= 1 - x
+        y[c] = v + y_old[c]
+    return y
 
 
 @njit(cache=True)
@@ -234,13 +324,18 @@ def _golden(ctx, lay, t_old, h, y_old, F, a, b, xatol):
 def _stages(ctx, lay, kk, A, C, K, t, y, h, tmp, first, last):
     """Stages ``K[first:last]`` of the tableau ``A``, ``C`` from the stages before them; NaN, or the stage
     time at which the KKT matrix lost rank."""
+    ny = y.size
+    ys = np.empty(ny)
     for s in range(first, last):
-        dy = np.zeros(y.size)
-        for j in range(s):
-            dy += A[s, j] * K[j]
-        if not _rhs(ctx, lay, kk, t + C[s] * h, y + dy * h, tmp):
+        for c in range(ny):
+            dy = 0.0
+            for j in range(s):
+                dy += A[s, j] * K[j, c]
+            ys[c] = y[c] + dy * h
+        if not _rhs(ctx, lay, kk, t + C[s] * h, ys, tmp):
             return t + C[s] * h
-        K[s] = tmp
+        for c in range(ny):
+            K[s, c] = tmp[c]
     return np.nan
 
 
@@ -262,6 +357,7 @@ def _integrate(ctx, lay, kk, t1, rtol, atol, max_step, t_eval, watch, tol, suspe
     t, h_abs = sf[0], sf[1]
     i, nout, nsteps, nh = si[0], si[1], si[2], si[3]
     tmp = np.empty(ny)
+    y_new = np.empty(ny)
     taken = 0
     while t < t1:
         if taken == max_steps:  # hand back to Python (progress, Ctrl-C); the state says where to go on
@@ -281,29 +377,34 @@ def _integrate(ctx, lay, kk, t1, rtol, atol, max_step, t_eval, watch, tol, suspe
                 t_new = t1
             h = t_new - t
             h_abs = abs(h)
-            K[0] = f
+            for c in range(ny):
+                K[0, c] = f[c]
             failed = _stages(ctx, lay, kk, A, C, K, t, y, h, tmp, 1, _NS)
             if failed == failed:  # not NaN: the KKT matrix lost rank at that stage time
                 si[1], si[2] = nout, nsteps
                 return SINGULAR_KKT, failed, y
-            incr = np.zeros(ny)
-            for j in range(_NS):
-                incr += B[j] * K[j]
-            y_new = y + h * incr
+            y_new = np.empty(ny)
+            for c in range(ny):
+                incr = 0.0
+                for j in range(_NS):
+                    incr += B[j] * K[j, c]
+                y_new[c] = y[c] + h * incr
             if not _rhs(ctx, lay, kk, t_new, y_new, tmp):
                 si[1], si[2] = nout, nsteps
                 return SINGULAR_KKT, t_new, y_new
-            f_new = tmp.copy()
-            K[_NS] = f_new
-            scale = atol + np.maximum(np.abs(y), np.abs(y_new)) * rtol
-            e5 = np.zeros(ny)
-            e3 = np.zeros(ny)
-            for j in range(_NS + 1):
-                e5 += E5[j] * K[j]
-                e3 += E3[j] * K[j]
-            e5 /= scale
-            e3 /= scale
-            n5, n3 = np.sum(e5 * e5), np.sum(e3 * e3)
+            for c in range(ny):
+                K[_NS, c] = tmp[c]
+            n5, n3 = 0.0, 0.0
+            for c in range(ny):
+                scale = atol[c] + max(abs(y[c]), abs(y_new[c])) * rtol
+                e5, e3 = 0.0, 0.0
+                for j in range(_NS + 1):
+                    e5 += E5[j] * K[j, c]
+                    e3 += E3[j] * K[j, c]
+                e5 /= scale
+                e3 /= scale
+                n5 += e5 * e5
+                n3 += e3 * e3
             if n5 == 0 and n3 == 0:
                 err = 0.0
             else:
@@ -322,29 +423,64 @@ def _integrate(ctx, lay, kk, t1, rtol, atol, max_step, t_eval, watch, tol, suspe
         if failed == failed:
             si[1], si[2] = nout, nsteps
             return SINGULAR_KKT, failed, y
-        delta = y_new - y
-        F[0] = delta
-        F[1] = h * K[0] - delta
-        F[2] = 2 * delta - h * (f_new + K[0])
-        for r in range(D.shape[0]):
-            acc = np.zeros(ny)
-            for j in range(16):
-                acc += D[r, j] * K[j]
-            F[3 + r] = h * acc
-        if watch:
+        for c in range(ny):
+            delta = y_new[c] - y[c]
+            F[0, c] = delta
+            F[1, c] = h * K[0, c] - delta
+            F[2, c] = 2 * delta - h * (K[_NS, c] + K[0, c])
+            for r in range(D.shape[0]):
+                acc = 0.0
+                for j in range(16):
+                    acc += D[r, j] * K[j, c]
+                F[3 + r, c] = h * acc
+        j = i
+        while j < t_eval.size and t_eval[j] <= t_new:
+            j += 1
+        for k in range(i, j):
+            yk = _dense(t, h, y, F, t_eval[k])
+            if constrained:
+                yk, _ok = _project(ctx, lay, t_eval[k], yk)
+            for c in range(ny):
+                out[c, nout] = yk[c]
+            tout[nout] = t_eval[k]
+            nout += 1
+        i = j
+        t_old, y_old = t, y
+        t, y = t_new, y_new
+        if constrained:
+            y, ok = _project(ctx, lay, t, y)
+            if not ok or not _rhs(ctx, lay, kk, t, y, tmp):
+                si[1], si[2] = nout, nsteps
+                return SINGULAR_KKT, t, y
+            f = tmp.copy()  # (the kernel's buffer now holds Φ_q at the projected state: the watch's)
+        else:
+            f = K[_NS].copy()
+        if watch:  # σ_min/σ_max of Φ_q at the projected step; at a local minimum below suspect, minimised
             k = nh if nh < 3 else 2
             if nh == 3:  # drop the oldest
                 for w in range(2):
                     hist_t[w], hist_r[w], hist_told[w], hist_h[w] = hist_t[w + 1], hist_r[w + 1], hist_told[w + 1], \
                         hist_h[w + 1]
-                    hist_F[w] = hist_F[w + 1]
-                    hist_y[w] = hist_y[w + 1]
-            hist_t[k], hist_r[k] = t_new, _ratio(ctx, lay, t_new, y_new[:n])
-            hist_told[k], hist_h[k] = t, h
-            hist_F[k] = F
-            hist_y[k] = y
+                    for c in range(ny):
+                        hist_y[w, c] = hist_y[w + 1, c]
+                        for r in range(7):
+                            hist_F[w, r, c] = hist_F[w + 1, r, c]
+            hist_t[k], hist_r[k] = t, _ratio_of(ctx[5], lay, n, m1, m2)
+            hist_told[k], hist_h[k] = t_old, h
+            for c in range(ny):
+                hist_y[k, c] = y_old[c]
+                for r in range(7):
+                    hist_F[k, r, c] = F[r, c]
             nh = min(nh + 1, 3)
-            if nh == 3 and hist_r[1] < suspect and hist_r[1] <= hist_r[0] and hist_r[1] <= hist_r[2]:
+            r1 = hist_r[1]
+            steep = False
+            if nh == 3 and r1 < suspect and r1 <= hist_r[0] and r1 <= hist_r[2]:
+                # SingularityWatch's cheap test: only a minimum steep enough to reach zero between the
+                # steps (lines through the neighbours drop below r1/2 within half a step) is searched
+                d0, d2 = hist_t[1] - hist_t[0], hist_t[2] - hist_t[1]
+                slope = max((hist_r[0] - r1) / d0, (hist_r[2] - r1) / d2)
+                steep = r1 - slope * max(d0, d2) / 2 <= r1 / 2
+            if steep:
                 best_r, best_t, best_w = hist_r[1], hist_t[1], -1
                 for w in range(1, 3):
                     a, b = hist_t[w - 1], hist_t[w]
@@ -354,28 +490,10 @@ def _integrate(ctx, lay, kk, t1, rtol, atol, max_step, t_eval, watch, tol, suspe
                         best_r, best_t, best_w = val, at, w
                 if best_r < tol:
                     si[1], si[2] = nout, nsteps
-                    if best_w < 0:  # at the step itself: its end point
-                        return CHANGE_POINT, best_t, hist_y[2]
+                    if best_w < 0:  # at the middle step itself: its end point
+                        return CHANGE_POINT, best_t, hist_y[2].copy()
                     w = best_w
                     return CHANGE_POINT, best_t, _dense(hist_told[w], hist_h[w], hist_y[w], hist_F[w], best_t)
-        j = i
-        while j < t_eval.size and t_eval[j] <= t_new:
-            j += 1
-        for k in range(i, j):
-            yk = _dense(t, h, y, F, t_eval[k])
-            out[:, nout] = _project(ctx, lay, t_eval[k], yk) if constrained else yk
-            tout[nout] = t_eval[k]
-            nout += 1
-        i = j
-        t, y = t_new, y_new
-        if constrained:
-            y = _project(ctx, lay, t, y)
-            if not _rhs(ctx, lay, kk, t, y, tmp):
-                si[1], si[2] = nout, nsteps
-                return SINGULAR_KKT, t, y
-            f = tmp.copy()
-        else:
-            f = f_new
     _keep(state, t, h_abs, i, nout, nsteps, nh, y, f)
     return OK, t, y
 
@@ -383,11 +501,12 @@ def _integrate(ctx, lay, kk, t1, rtol, atol, max_step, t_eval, watch, tol, suspe
 @njit(cache=True)
 def _keep(state, t, h_abs, i, nout, nsteps, nh, y, f):
     """Store the loop's variables in ``state`` (where the next call goes on)."""
-    sf, si = state[0], state[1]
+    sf, si, ys, fs = state[0], state[1], state[2], state[3]
     sf[0], sf[1] = t, h_abs
     si[0], si[1], si[2], si[3] = i, nout, nsteps, nh
-    state[2][:] = y
-    state[3][:] = f
+    for c in range(ys.size):
+        ys[c] = y[c]
+        fs[c] = f[c]
 
 
 # ----------------------------------------------------------------------------- the integrator
