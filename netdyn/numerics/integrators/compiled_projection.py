@@ -65,14 +65,17 @@ _E3 = np.ascontiguousarray(_dop.E3, dtype=float)
 _E5 = np.ascontiguousarray(_dop.E5, dtype=float)
 _D = np.ascontiguousarray(_dop.D, dtype=float)
 _EXPONENT = -1.0 / 8.0  # DOP853's error estimator is of order 7
-OK, TOO_SMALL, SINGULAR_KKT, CHANGE_POINT, CHUNK = 0, 1, 2, 3, 4
+OK, TOO_SMALL, SINGULAR_KKT, CHANGE_POINT, CHUNK, SEARCH = 0, 1, 2, 3, 4, 5
 
 
 # ----------------------------------------------------------------------------- model evaluation
+# error_model="numpy": a division by zero gives inf or nan as in numpy, no ZeroDivisionError branches to compile
+_jit = njit(cache=True, error_model="numpy")
+
 # Written as scalar loops, without numpy array expressions, slice assignments, reshapes or np.linalg:
 # numba compiles each of those with its broadcasting and error-message code (a third of the first
 # compilation before, docs/performance.md), and LLVM optimises it again in every caller.
-@njit(cache=True)
+@_jit
 def _lu_solve(K, r, pivot_tol):
     """``K z = r`` by LU with partial pivoting (``K`` is overwritten); ok False when a pivot is lost
     (``|u_ii| ≤ pivot_tol · max|u_jj|``, or exactly zero)."""
@@ -111,7 +114,7 @@ def _lu_solve(K, r, pivot_tol):
     return z, True
 
 
-@njit(cache=True)
+@_jit
 def _values(ctx, t, q, f):
     """Run the kernel at ``(t, q, f)``; the buffer holds M, h, φ, Φ_q, … (:class:`StateKernel` layout)."""
     kfn, kud, x, buf, pvec, n = ctx[0], ctx[1], ctx[4], ctx[5], ctx[8], ctx[9]
@@ -125,7 +128,7 @@ def _values(ctx, t, q, f):
     return buf
 
 
-@njit(cache=True)
+@_jit
 def _constraint_matrix(buf, lay, n, m1, m2):
     """``C = [Φ_q; A]`` ((m1+m2)×n) and ``[Φ_t; a]`` from the buffer."""
     C = np.zeros((m1 + m2, n))
@@ -141,7 +144,7 @@ def _constraint_matrix(buf, lay, n, m1, m2):
     return C, vt
 
 
-@njit(cache=True)
+@_jit
 def _rhs(ctx, lay, kk, t, y, dy):
     """The index-1 right-hand side ``[f, q̈, P_d, P_s]``; False when the KKT matrix lost a pivot."""
     n, m1, m2 = ctx[9], ctx[10], ctx[11]
@@ -177,7 +180,7 @@ def _rhs(ctx, lay, kk, t, y, dy):
     return ok
 
 
-@njit(cache=True)
+@_jit
 def _least_change(C, rows, v, x):
     """``x -= Cᵀ (C Cᵀ)⁻¹ v`` over the first ``rows`` rows of ``C`` (the minimum-norm correction)."""
     n = x.size
@@ -197,7 +200,7 @@ def _least_change(C, rows, v, x):
     return ok
 
 
-@njit(cache=True)
+@_jit
 def _project(ctx, lay, t, y):
     """``y`` with q on φ = 0 (Gauss–Newton) and f on the velocity constraints (as ``Projection.project``),
     and False when a Gram matrix ``C Cᵀ`` was exactly singular."""
@@ -229,7 +232,7 @@ def _project(ctx, lay, t, y):
     return out, ok
 
 
-@njit(cache=True)
+@_jit
 def _ratio_of(buf, lay, n, m1, m2):
     """σ_min/σ_max of Φ_q from a buffer (the singularity watch's measure): one-sided Jacobi (Hestenes) on
     the rows of Φ_q, or of Φ_qᵀ when it is the shorter way, to full orthogonality."""
@@ -274,7 +277,7 @@ def _ratio_of(buf, lay, n, m1, m2):
     return smin / smax if rows and smax > 0 else 1.0
 
 
-@njit(cache=True)
+@_jit
 def _ratio(ctx, lay, t, q):
     """σ_min/σ_max of Φ_q at ``(t, q)``."""
     n = ctx[9]
@@ -282,7 +285,7 @@ def _ratio(ctx, lay, t, q):
 
 
 # ----------------------------------------------------------------------------- DOP853
-@njit(cache=True)
+@_jit
 def _dense(t_old, h, y_old, F, tt):
     x = (tt - t_old) / h
     ny = y_old.size
@@ -300,7 +303,7 @@ def _dense(t_old, h, y_old, F, tt):
     return y
 
 
-@njit(cache=True)
+@_jit
 def _golden(ctx, lay, t_old, h, y_old, F, a, b, xatol):
     """min over [a, b] of the watch's ratio along a step's dense output (golden section)."""
     n = ctx[9]
@@ -320,7 +323,7 @@ def _golden(ctx, lay, t_old, h, y_old, F, a, b, xatol):
     return (fc, c) if fc < fd else (fd, d)
 
 
-@njit(cache=True)
+@_jit
 def _stages(ctx, lay, kk, A, C, K, t, y, h, tmp, first, last):
     """Stages ``K[first:last]`` of the tableau ``A``, ``C`` from the stages before them; NaN, or the stage
     time at which the KKT matrix lost rank."""
@@ -339,13 +342,13 @@ def _stages(ctx, lay, kk, A, C, K, t, y, h, tmp, first, last):
     return np.nan
 
 
-@njit(cache=True)
+@_jit
 def _integrate(ctx, lay, kk, t1, rtol, atol, max_step, t_eval, watch, tol, suspect, A, B, C, E3, E5, D, out, tout,
                state, max_steps):
     """The loop, from and into ``state`` (see :func:`_start`), for at most ``max_steps`` accepted steps.
     Returns ``(status, t, y)``: CHUNK when it stopped for ``max_steps`` (``state`` holds where it is; call
-    again to go on), OK at ``t1``, else a failure at ``(t, y)`` (the singular configuration for
-    CHANGE_POINT). Outputs so far are ``out[:, :state[1][1]]``, accepted steps ``state[1][2]``."""
+    again to go on), SEARCH when the watch's cheap test fired (the state is stored too: run :func:`_search`,
+    then go on), OK at ``t1``, else a failure at ``(t, y)``. Outputs so far are ``out[:, :state[1][1]]``, accepted steps ``state[1][2]``."""
     sf, si, hist, hist_F, hist_y = state[0], state[1], state[4], state[5], state[6]
     y, f = state[2].copy(), state[3].copy()
     n, m1, m2 = ctx[9], ctx[10], ctx[11]
@@ -480,25 +483,33 @@ def _integrate(ctx, lay, kk, t1, rtol, atol, max_step, t_eval, watch, tol, suspe
                 d0, d2 = hist_t[1] - hist_t[0], hist_t[2] - hist_t[1]
                 slope = max((hist_r[0] - r1) / d0, (hist_r[2] - r1) / d2)
                 steep = r1 - slope * max(d0, d2) / 2 <= r1 / 2
-            if steep:
-                best_r, best_t, best_w = hist_r[1], hist_t[1], -1
-                for w in range(1, 3):
-                    a, b = hist_t[w - 1], hist_t[w]
-                    val, at = _golden(ctx, lay, hist_told[w], hist_h[w], hist_y[w], hist_F[w], a, b,
-                                      1e-10 * max(1.0, abs(b)))
-                    if val < best_r:
-                        best_r, best_t, best_w = val, at, w
-                if best_r < tol:
-                    si[1], si[2] = nout, nsteps
-                    if best_w < 0:  # at the middle step itself: its end point
-                        return CHANGE_POINT, best_t, hist_y[2].copy()
-                    w = best_w
-                    return CHANGE_POINT, best_t, _dense(hist_told[w], hist_h[w], hist_y[w], hist_F[w], best_t)
+            if steep:  # the expensive test, in its own kernel (:func:`_search`, compiled when first needed)
+                _keep(state, t, h_abs, i, nout, nsteps, nh, y, f)
+                return SEARCH, t, y
     _keep(state, t, h_abs, i, nout, nsteps, nh, y, f)
     return OK, t, y
 
 
-@njit(cache=True)
+@_jit
+def _search(ctx, lay, state):
+    """The watch's expensive test after :func:`_integrate` returned SEARCH: the exact ratio minimised
+    (golden section) along the dense output of the two steps around the suspect minimum. Returns the
+    minimum ratio, its time and the configuration there."""
+    hist, hist_F, hist_y = state[4], state[5], state[6]
+    hist_t, hist_r, hist_told, hist_h = hist[0], hist[1], hist[2], hist[3]
+    best_r, best_t, best_w = hist_r[1], hist_t[1], -1
+    for w in range(1, 3):
+        a, b = hist_t[w - 1], hist_t[w]
+        val, at = _golden(ctx, lay, hist_told[w], hist_h[w], hist_y[w], hist_F[w], a, b, 1e-10 * max(1.0, abs(b)))
+        if val < best_r:
+            best_r, best_t, best_w = val, at, w
+    if best_w < 0:  # at the middle step itself: its end point (the last step's start)
+        return best_r, best_t, hist_y[2].copy()
+    w = best_w
+    return best_r, best_t, _dense(hist_told[w], hist_h[w], hist_y[w], hist_F[w], best_t)
+
+
+@_jit
 def _keep(state, t, h_abs, i, nout, nsteps, nh, y, f):
     """Store the loop's variables in ``state`` (where the next call goes on)."""
     sf, si, ys, fs = state[0], state[1], state[2], state[3]
@@ -539,6 +550,33 @@ class CompiledProjection(Projection):
     def integrate(self, t0, t1, q0, f0, t_eval, rtol, atol, progress=None):
         if not self.compiled_ok():
             return super().integrate(t0, t1, q0, f0, t_eval, rtol, atol, progress)
+        cm, n = self.cm, self.cm.n
+        args, state, watch = self._arguments(t0, t1, q0, f0, t_eval, rtol, atol)
+        out, tout = args[-3], args[-2]
+        status, tt, yy = self._run(args, state, progress)
+        nsteps, nout = int(state[1][2]), int(state[1][1])
+        if status == TOO_SMALL:
+            raise integration_failure(cm, tt, yy[:n], self.p, "Required step size is less than spacing between "
+                                                            "numbers.")
+        if status == SINGULAR_KKT:
+            raise singular(tt)
+        if status == CHANGE_POINT:
+            err = SingularSystemError(
+                f"singular configuration at t = {tt:.6g}: the constraint Jacobian loses rank there (smallest/"
+                f"largest singular value below {watch.tol:.2g}), a change point where assembly branches cross; the "
+                "motion past it is not determined by the model — stop before it or change the geometry")
+            err.time, err.q = tt, dict(zip(cm.model.coordinate_names, yy[:n]))
+            raise err
+        Y, T = out[:, :nout], tout[:nout].copy()
+        acc, lam, mu = kkt_solutions(cm, self.p, T, Y[:n], Y[n:2 * n])
+        interrupted = status == CHUNK  # stopped between chunks by a Ctrl-C
+        return Trajectory(T, Y[:n].copy(), Y[n:2 * n].copy(), acc, lam, mu, Y[2 * n].copy(), Y[2 * n + 1].copy(),
+                          nsteps=nsteps, message=interrupted_message(T[-1] if T.size else t0) if interrupted
+                          else SUCCESS, status=INTERRUPTED if interrupted else 0)
+
+    def _arguments(self, t0, t1, q0, f0, t_eval, rtol, atol):
+        """The compiled loop's arguments (the kernel's addresses and layout, tolerances, output arrays and
+        the state at ``t0``), the state, and the singularity watch (or None)."""
         cm, k, n = self.cm, self.cm.kernel, self.cm.n
         kfn, kud = _address(k._fn)
         pfn, pud = _address(k._power_fn)
@@ -563,26 +601,7 @@ class CompiledProjection(Projection):
         args = (ctx, lay, kk, float(t1), float(rtol), at, float(self.max_step), te,
                 watch is not None and watch.active, watch.tol if watch else 0.0, watch.suspect if watch else 0.0,
                 _A, _B, _C, _E3, _E5, _D, out, tout, state)
-        status, tt, yy = self._run(args, state, progress)
-        nsteps, nout = int(state[1][2]), int(state[1][1])
-        if status == TOO_SMALL:
-            raise integration_failure(cm, tt, yy[:n], self.p, "Required step size is less than spacing between "
-                                                            "numbers.")
-        if status == SINGULAR_KKT:
-            raise singular(tt)
-        if status == CHANGE_POINT:
-            err = SingularSystemError(
-                f"singular configuration at t = {tt:.6g}: the constraint Jacobian loses rank there (smallest/"
-                f"largest singular value below {watch.tol:.2g}), a change point where assembly branches cross; the "
-                "motion past it is not determined by the model — stop before it or change the geometry")
-            err.time, err.q = tt, dict(zip(cm.model.coordinate_names, yy[:n]))
-            raise err
-        Y, T = out[:, :nout], tout[:nout].copy()
-        acc, lam, mu = kkt_solutions(cm, self.p, T, Y[:n], Y[n:2 * n])
-        interrupted = status == CHUNK  # stopped between chunks by a Ctrl-C
-        return Trajectory(T, Y[:n].copy(), Y[n:2 * n].copy(), acc, lam, mu, Y[2 * n].copy(), Y[2 * n + 1].copy(),
-                          nsteps=nsteps, message=interrupted_message(T[-1] if T.size else t0) if interrupted
-                          else SUCCESS, status=INTERRUPTED if interrupted else 0)
+        return args, state, watch
 
     def _run(self, args, state, progress):
         """Call the compiled loop chunk by chunk until it ends; ``(status, t, y)`` of the last call, status
@@ -606,6 +625,9 @@ class CompiledProjection(Projection):
                 start = time.perf_counter()
                 status, tt, yy = _integrate(*args, steps)
                 self.chunks += 1
+                if status == SEARCH:
+                    r, tt, yy = _search(args[0], args[1], state)
+                    status = CHANGE_POINT if r < args[9] else CHUNK
                 if status == CHUNK and progress is not None:
                     progress(state[0][0])
                 if self.chunk_steps is None:  # ~CHUNK_SECONDS a call: a prompt Ctrl-C, a negligible dispatch
@@ -665,8 +687,6 @@ def warm_up():
     >>> warm_up() >= 0 and loop_cached()
     True
     """
-    import time
-
     import sympy as sp
 
     from netdyn.lagrange.model import LagrangianModel
@@ -676,6 +696,11 @@ def warm_up():
     x, y = coordinates("x, y")
     cm = compile_model(LagrangianModel([x, y], T=(x.diff(t) ** 2 + y.diff(t) ** 2) / 2, V=sp.Float(9.81) * y,
                                        constraints=[x ** 2 + y ** 2 - 1]))
-    CompiledProjection(cm, cm.parameter_vector()).integrate(0, 0.1, np.array([0.6, -0.8]), np.zeros(2),
-                                                            np.array([0.1]), 1e-8, 1e-10)
+    loop = CompiledProjection(cm, cm.parameter_vector())
+    run = (0, 0.1, np.array([0.6, -0.8]), np.zeros(2), np.array([0.1]), 1e-8, 1e-10)
+    loop.integrate(*run)
+    args, state, _watch = loop._arguments(*run)
+    state[4][0], state[4][2], state[4][3] = [0.0, 0.05, 0.1], [-0.05, 0.0, 0.05], 0.05  # three steps of 0.05
+    state[6][:] = state[2]
+    _search(args[0], args[1], state)  # the watch's expensive test, compiled only when first needed otherwise
     return time.perf_counter() - start
