@@ -628,7 +628,7 @@ class CompiledProjection(Projection):
                 if status == SEARCH:
                     r, tt, yy = _search(args[0], args[1], state)
                     status = CHANGE_POINT if r < args[9] else CHUNK
-                if status == CHUNK and progress is not None:
+                if status in (CHUNK, OK) and progress is not None:  # (as the Python loop: up to t1)
                     progress(state[0][0])
                 if self.chunk_steps is None:  # ~CHUNK_SECONDS a call: a prompt Ctrl-C, a negligible dispatch
                     took = time.perf_counter() - start
