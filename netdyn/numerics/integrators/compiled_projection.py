@@ -1,4 +1,4 @@
-"""``Projection``'s stepping loop compiled: DOP853, projection, outputs and the singularity watch in one numba loop.
+"""``Projection``'s stepping loop compiled: DOP853, projection, outputs and the singularity watch in numba.
 
 :class:`~netdyn.numerics.integrators.projection.Projection` drives scipy's
 DOP853 from Python: every stage, every projection and every dense output goes
@@ -7,25 +7,30 @@ four-bar turning ever faster took minutes. :class:`CompiledProjection` runs the
 same algorithm — scipy's DOP853 (its coefficients, error norm, step-size
 control and 7th-order dense output), projection of ``q`` onto ``φ = 0`` and of
 ``f`` onto the velocity constraints after every accepted step and at every
-output, and the test of :class:`~netdyn.numerics.structure.SingularityWatch`
-(``σ_min/σ_max`` of ``Φ_q`` at every step; at a local minimum below ``suspect``
-it is minimised over the neighbouring steps, and below ``tol`` the run stops
-with a :class:`~netdyn.errors.SingularSystemError`) — inside one compiled loop.
-The model enters as the machine-code functions of the fused
+output, and :class:`~netdyn.numerics.structure.SingularityWatch`'s test
+(``σ_min/σ_max`` of ``Φ_q`` at every projected step, from the step's own kernel
+call; a local minimum below ``suspect`` steep enough to reach zero between the
+steps is minimised over the neighbouring steps by :func:`_search`, its own
+kernel, and below ``tol`` the run stops with a
+:class:`~netdyn.errors.SingularSystemError`) — in compiled code, about 50 µs a
+step. The model enters as the machine-code functions of the fused
 :class:`~netdyn.numerics.kernel.StateKernel` (symengine LLVM), called through
 their addresses, so the loop is compiled once (and cached on disk) for every
-model.
+model; the KKT system is solved by LU with partial pivoting (a lost pivot is the
+same dead-centre error as :func:`~netdyn.numerics.integrators.projection.solve_kkt`).
 
-``simulate(..., compiled_loop=True)`` uses it (or ``"auto"``: only when
-:func:`loop_cached` finds the loop already compiled, in this process or in
-numba's on-disk cache; :func:`warm_up` — ``netdyn warmup`` — fills that cache
-once, ~20 s of CPU). It takes over when the kernel exists, the model has no input functions (Python
-callables) and the method is DOP853. It runs in chunks of steps (~50 ms each), carrying its whole state
-from one call to the next, so that Python reports ``progress`` and honours a Ctrl-C between chunks (the
-outputs reached come back with status ``INTERRUPTED``, as from the Python loop); the KKT system is solved by LU with partial pivoting (a lost pivot is the same
-dead-centre error as :func:`~netdyn.numerics.integrators.projection.solve_kkt`).
-Otherwise :class:`Projection`'s Python loop runs. ``tests/test_mixed.py``
-checks the two loops agree to 1e-9.
+The loop runs in chunks of accepted steps (~50 ms each) and carries its whole
+state from one call to the next, so a chunked run is the unchunked one to the
+last bit; between chunks Python reports ``progress`` and honours a Ctrl-C (the
+outputs reached come back with status ``INTERRUPTED``, as from the Python loop).
+
+``simulate`` uses it for DOP853 on a model with a kernel and no input functions
+(Python callables) when ``compiled_loop`` says so: ``True``; ``"auto"`` (the
+default without a progress callback, and ``netdyn simulate``'s) only when
+:func:`loop_cached` finds it compiled, in this process or in numba's on-disk
+cache; :func:`warm_up` — ``netdyn warmup`` — fills that cache once, ~12 s of
+CPU. Otherwise :class:`Projection`'s Python loop runs. ``tests/test_mixed.py``
+checks the two loops agree to 1e-9, ``tests/test_compiled_loop.py`` the chunks.
 
 >>> import numpy as np
 >>> from netdyn import LagrangianModel, coordinates, t
@@ -682,7 +687,7 @@ def loop_cached():
 
 def warm_up():
     """Compile the loop once (a constrained pendulum for 0.1 s) so that numba caches it on disk; returns the
-    seconds it took (~20 s of CPU the first time, ~0.3 s once cached).
+    seconds it took (~12 s of CPU the first time, ~0.2 s once cached).
 
     >>> warm_up() >= 0 and loop_cached()
     True
