@@ -55,9 +55,16 @@ def test_simulate_with_progress_runs_the_compiled_loop(monkeypatch):
     assert seen == sorted(seen) and seen[-1] == 2.0
 
 
-def test_a_real_sigint_stops_the_compiled_loop_with_what_it_reached(driven):
-    """SIGINT delivered by the OS while the compiled loop runs: the call in progress finishes its chunk,
-    Python raises KeyboardInterrupt between chunks, and the outputs reached come back with status -2."""
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("handler", ["python's", "the caller's"])
+def test_a_real_sigint_stops_the_compiled_loop_with_what_it_reached(handler):
+    """SIGINT delivered by the OS while the compiled loop runs: the call in progress finishes its chunk and
+    the outputs reached come back with status -2 — under Python's default handler (replaced while the loop
+    runs by one that notes the signal) and under a caller's own handler that raises KeyboardInterrupt
+    (which may surface inside numba's dispatcher as a SystemError caused by it)."""
     armed = []
 
     def progress(tt):  # the first report arms a timer that sends SIGINT 0.5 s later, mid-integration
@@ -67,12 +74,14 @@ def test_a_real_sigint_stops_the_compiled_loop_with_what_it_reached(driven):
 
     te = np.linspace(0, 1000.0, 100001)
     previous = signal.signal(signal.SIGALRM, lambda *args: os.kill(os.getpid(), signal.SIGINT))
+    interrupt = signal.signal(signal.SIGINT, signal.default_int_handler if handler == "python's" else _raise_interrupt)
     try:
         sol = netdyn.simulate(four_bar(tau=1.0), (0, 1000.0), guess=FOUR_BAR_GUESS, t_eval=te, method="projection",
                               atol=1e-9, compiled_loop=True, progress=progress)  # (a given atol: no first pass)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        signal.signal(signal.SIGINT, interrupt)
     assert time.perf_counter() - armed[0] < 5
     assert sol.status == -2 and "Interrupted" in sol.message and 0.5 < sol.t[-1] < 1000.0
     np.testing.assert_array_equal(sol.t, te[:sol.t.size])  # the output times reached, none skipped

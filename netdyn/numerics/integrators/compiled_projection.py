@@ -641,6 +641,10 @@ class CompiledProjection(Projection):
                         min(1 << 20, 2 * steps) if took < CHUNK_SECONDS / 2 else steps
         except KeyboardInterrupt:  # (another SIGINT handler, or a thread's run): between chunks, the state is whole
             caught.append(True)
+        except SystemError as exc:  # such a handler's KeyboardInterrupt raised inside numba's dispatcher
+            if not isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
+                raise
+            caught.append(True)
         finally:
             if previous is not None:
                 signal.signal(signal.SIGINT, previous)
