@@ -573,7 +573,7 @@ class CompiledProjection(Projection):
             err.time, err.q = tt, dict(zip(cm.model.coordinate_names, yy[:n]))
             raise err
         Y, T = out[:, :nout], tout[:nout].copy()
-        acc, lam, mu = kkt_solutions(cm, self.p, T, Y[:n], Y[n:2 * n])
+        acc, lam, mu = kkt_solutions(cm, self.p, T, Y[:n], Y[n:2 * n], self.fast)  # (the fast KKT solve)
         interrupted = status == CHUNK  # stopped between chunks by a Ctrl-C
         return Trajectory(T, Y[:n].copy(), Y[n:2 * n].copy(), acc, lam, mu, Y[2 * n].copy(), Y[2 * n + 1].copy(),
                           nsteps=nsteps, message=interrupted_message(T[-1] if T.size else t0) if interrupted
