@@ -326,7 +326,7 @@ def cmd_simulate(args):
     bar = ProgressBar(0.0, tstop, sys.stderr, mode=args.progress)
     try:
         sol = netdyn.simulate(net, (0.0, tstop), t_eval=t_eval, formulation=_formulation(args.formulation),
-                              progress=bar)
+                              progress=bar, compiled_loop=_compiled_loop())
     finally:
         bar.close()
     tstart = (tran and tran.tstart) or 0.0
@@ -484,6 +484,12 @@ def cmd_demo(args):
     return 0
 
 
+def _compiled_loop():
+    """``netdyn simulate``'s loop: NETDYN_COMPILED_LOOP when set, else the compiled loop when numba's cache
+    holds it (``netdyn warmup``), in chunks that draw the progress bar and honour Ctrl-C."""
+    return None if os.environ.get("NETDYN_COMPILED_LOOP", "").strip() else "auto"
+
+
 def cmd_warmup(args):
     from netdyn.numerics.integrators.compiled_projection import loop_cached, warm_up
     was = loop_cached()
@@ -552,8 +558,8 @@ def build_parser():
     a.add_argument("--csv", metavar="OUT", help="write the table as CSV to OUT instead of printing it")
     a.add_argument("--plot", metavar="OUT.png", help="Bode plot (dB and degrees against Hz) to a PNG file")
     a.add_argument("--formulation", metavar="F", help="loop, branch or node")
-    add("warmup", cmd_warmup, "compile the projection path's stepping loop once (~20 s) into numba's on-disk "
-        "cache, for simulate(..., compiled_loop='auto')")
+    add("warmup", cmd_warmup, "compile the projection path's stepping loop once (~10 s) into numba's on-disk "
+        "cache; simulate then uses it (compiled_loop='auto')")
     i = add("info", cmd_info, "coordinates, constraints, degrees of freedom and structural warnings")
     i.add_argument("file", metavar="FILE", help=files)
     i.add_argument("--formulation", metavar="F", help="loop, branch or node (or per domain); linkages: relative; "

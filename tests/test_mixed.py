@@ -199,11 +199,10 @@ def test_simulate_compiled_loop_gives_the_python_loops_trajectory(monkeypatch):
     """``simulate(compiled_loop=True)`` (and ``NETDYN_COMPILED_LOOP=1``) against the Python loop, the four-bar
     under a torque; ``"auto"`` takes the compiled loop once it is cached, and a bad value is refused."""
     from netdyn.numerics import simulate as simulate_module
-    from netdyn.numerics.integrators import compiled_projection
     from netdyn.numerics.integrators.compiled_projection import CompiledProjection, loop_cached
     loops = []
-    loop = compiled_projection._integrate
-    monkeypatch.setattr(compiled_projection, "_integrate", lambda *a: loops.append(1) or loop(*a))
+    run = CompiledProjection._run  # (one call a run; the loop itself is called once a chunk)
+    monkeypatch.setattr(CompiledProjection, "_run", lambda *a: loops.append(1) or run(*a))
     kw = dict(guess=FOUR_BAR_GUESS, t_eval=np.linspace(0, 1.0, 11), method="projection")
     ref = netdyn.simulate(four_bar(), (0, 1.0), compiled_loop=False, **kw)
     assert not loops
@@ -216,10 +215,12 @@ def test_simulate_compiled_loop_gives_the_python_loops_trajectory(monkeypatch):
         np.testing.assert_allclose(sol.q, ref.q, rtol=0, atol=1e-9)
         np.testing.assert_allclose(sol.f, ref.f, rtol=0, atol=1e-9)
     assert fast.nsteps == ref.nsteps
-    monkeypatch.setattr(compiled_projection, "_integrate", loop)
+    monkeypatch.setattr(CompiledProjection, "_run", run)
     assert loop_cached()  # compiled in this process by now
     assert simulate_module._projection("auto", None) is CompiledProjection
-    assert simulate_module._projection(True, lambda tt: None) is not CompiledProjection  # progress: Python loop
+    assert simulate_module._projection(True, lambda tt: None) is CompiledProjection  # progress: chunked, compiled
+    assert simulate_module._projection(None, None) is CompiledProjection  # the default: "auto" ...
+    assert simulate_module._projection(None, lambda tt: None) is Projection  # ... unless a callback wants every step
     with pytest.raises(netdyn.IntegrationError, match="compiled_loop must be"):
         netdyn.simulate(four_bar(), (0, 1.0), compiled_loop="fast", **kw)
 

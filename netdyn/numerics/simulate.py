@@ -89,12 +89,14 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         minimisation only when it falls steeply); ``False`` skips it for a chain known to stay regular.
 
     compiled_loop : {False, True, "auto"}, optional
-        ``"projection"`` with DOP853 and no ``progress`` runs its whole stepping loop compiled
-        (:mod:`~netdyn.numerics.integrators.compiled_projection`, ~10× faster a step, same trajectory to
-        1e-9). ``True`` uses it, paying numba's first compilation (~20 s of CPU, once per machine: it is
+        ``"projection"`` with DOP853 runs its whole stepping loop compiled, in chunks of ~50 ms that
+        report ``progress`` and honour Ctrl-C in between
+        (:mod:`~netdyn.numerics.integrators.compiled_projection`, ~20× faster a step, same trajectory to
+        1e-9). ``True`` uses it, paying numba's first compilation (~11 s of CPU, once per machine: it is
         cached on disk; ``netdyn warmup`` pays it ahead); ``"auto"`` uses it only when that cache is warm;
         ``False`` never. ``None`` (default) reads the environment variable ``NETDYN_COMPILED_LOOP``
-        (``1``/``auto``/``0``), else ``False``.
+        (``1``/``auto``/``0``); unset, it is ``"auto"`` without a ``progress`` callback and ``False`` with
+        one (the Python loop reports every step; ``netdyn simulate`` passes ``"auto"``).
 
     Returns
     -------
@@ -173,9 +175,11 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
 
 def _compiled_loop_option(value):
     if value is None:
-        value = os.environ.get("NETDYN_COMPILED_LOOP", "0").strip().lower()
-        value = {"1": True, "true": True, "yes": True, "auto": "auto", "0": False, "false": False, "no": False,
-                 "": False}.get(value, value)
+        value = os.environ.get("NETDYN_COMPILED_LOOP", "").strip().lower()
+        if not value:
+            return None  # the default: see _projection
+        value = {"1": True, "true": True, "yes": True, "auto": "auto", "0": False, "false": False, "no": False
+                 }.get(value, value)
     if isinstance(value, str) and value == "auto":
         return value
     if value not in (True, False):
@@ -185,8 +189,11 @@ def _compiled_loop_option(value):
 
 
 def _projection(compiled_loop, progress):
-    """The projection integrator's class: the compiled loop when asked for (``"auto"``: when it is cached)."""
-    if compiled_loop is False or progress is not None:
+    """The projection integrator's class: the compiled loop when asked for (``"auto"``: when it is cached;
+    by default ``"auto"`` unless a progress callback wants the Python loop's every step)."""
+    if compiled_loop is None:
+        compiled_loop = "auto" if progress is None else False
+    if compiled_loop is False:
         return Projection
     from netdyn.numerics.integrators.compiled_projection import CompiledProjection, loop_cached  # imports numba
     return CompiledProjection if compiled_loop is True or loop_cached() else Projection
