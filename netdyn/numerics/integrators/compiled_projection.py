@@ -43,6 +43,10 @@ import ctypes
 
 import numpy as np
 from numba import njit
+
+#: numba caches on disk only under the package name: a cache written by a bare-name import of this file
+#: (``python -m doctest path/to/it.py``) is found by the package import and fails to load there
+CACHE = __name__.startswith("netdyn.")
 from scipy.integrate._ivp import dop853_coefficients as _dop
 from scipy.integrate._ivp.common import select_initial_step
 
@@ -65,7 +69,7 @@ OK, TOO_SMALL, SINGULAR_KKT, CHANGE_POINT = 0, 1, 2, 3
 
 
 # ----------------------------------------------------------------------------- model evaluation
-@njit(cache=True)
+@njit(cache=CACHE)
 def _lu_solve(K, r):
     """``K z = r`` by LU with partial pivoting; ok False when a pivot is lost (``|u_ii| ≤ 1e-12 max|u_jj|``)."""
     N = r.size
@@ -103,7 +107,7 @@ def _lu_solve(K, r):
     return z, True
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _values(ctx, t, q, f):
     """Run the kernel at ``(t, q, f)``; the buffer holds M, h, φ, Φ_q, … (:class:`StateKernel` layout)."""
     kfn, kud, pfn, pud, x, buf, xp, pbuf, pvec, n = ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], ctx[6], \
@@ -116,7 +120,7 @@ def _values(ctx, t, q, f):
     return buf
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _constraint_matrix(buf, lay, n, m1, m2):
     """``C = [Φ_q; A]`` ((m1+m2)×n) and ``[Φ_t; a]`` from the buffer."""
     C = np.zeros((m1 + m2) * n)
@@ -130,7 +134,7 @@ def _constraint_matrix(buf, lay, n, m1, m2):
     return C.reshape(m1 + m2, n), vt
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _rhs(ctx, lay, kk, t, y, dy):
     """The index-1 right-hand side ``[f, q̈, P_d, P_s]``; False when the KKT matrix lost a pivot."""
     n, m1, m2 = ctx[9], ctx[10], ctx[11]
@@ -159,7 +163,7 @@ def _rhs(ctx, lay, kk, t, y, dy):
     return ok
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _project(ctx, lay, t, y):
     """``y`` with q on φ = 0 (Gauss–Newton) and f on the velocity constraints (as ``Projection.project``)."""
     n, m1, m2 = ctx[9], ctx[10], ctx[11]
@@ -182,7 +186,7 @@ def _project(ctx, lay, t, y):
     return out
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _ratio(ctx, lay, t, q):
     """σ_min/σ_max of Φ_q at ``(t, q)`` (the singularity watch's measure)."""
     n, m1, m2 = ctx[9], ctx[10], ctx[11]
@@ -193,7 +197,7 @@ def _ratio(ctx, lay, t, q):
 
 
 # ----------------------------------------------------------------------------- DOP853
-@njit(cache=True)
+@njit(cache=CACHE)
 def _dense(t_old, h, y_old, F, tt):
     x = (tt - t_old) / h
     y = np.zeros(y_old.size)
@@ -206,7 +210,7 @@ def _dense(t_old, h, y_old, F, tt):
     return y + y_old
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _golden(ctx, lay, t_old, h, y_old, F, a, b, xatol):
     """min over [a, b] of the watch's ratio along a step's dense output (golden section)."""
     n = ctx[9]
@@ -226,7 +230,7 @@ def _golden(ctx, lay, t_old, h, y_old, F, a, b, xatol):
     return (fc, c) if fc < fd else (fd, d)
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _stages(ctx, lay, kk, A, C, K, t, y, h, tmp, first, last):
     """Stages ``K[first:last]`` of the tableau ``A``, ``C`` from the stages before them; NaN, or the stage
     time at which the KKT matrix lost rank."""
@@ -240,7 +244,7 @@ def _stages(ctx, lay, kk, A, C, K, t, y, h, tmp, first, last):
     return np.nan
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _integrate(ctx, lay, kk, t0, t1, y0, f0, h_abs, rtol, atol, max_step, t_eval, watch, tol, suspect,
                A, B, C, E3, E5, D, out, tout):
     """The loop. Returns ``(status, outputs written, accepted steps, t, y)``; ``y`` and ``t`` say where it
