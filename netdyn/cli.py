@@ -324,8 +324,7 @@ def cmd_simulate(args):
     t_eval = np.linspace(0.0, tstop, max(points, 1) + 1)
     bar = ProgressBar(0.0, tstop, sys.stderr, mode=args.progress)
     try:
-        sol = simulate(net, (0.0, tstop), t_eval=t_eval, formulation=_formulation(args.formulation),
-                              progress=bar)
+        sol = simulate(net, (0.0, tstop), t_eval=t_eval, formulation=_formulation(args.formulation), progress=bar)
     finally:
         bar.close()
     tstart = (tran and tran.tstart) or 0.0

@@ -167,3 +167,24 @@ def test_ac_refuses_a_model_and_bad_frequencies():
     for bad in ([np.nan], [-1.0], []):
         with pytest.raises(netdyn.ModelError, match="frequencies must be finite"):
             netdyn.ac(rc(), bad, input="V1")
+
+
+# ------------------------------------------------------------------------------------ values no path can use
+
+@pytest.mark.parametrize("system", [rc, oscillator], ids=["linear path", "projection path"])
+@pytest.mark.parametrize("kw, match", [({"rtol": float("nan")}, "rtol must be a finite number > 0"),
+                                       ({"rtol": -1e-6}, "rtol must be a finite number > 0"),
+                                       ({"max_step": -1.0}, "max_step must be a number > 0"),
+                                       ({"progress": 3}, "progress must be a function")])
+def test_arguments_no_integrator_can_use(system, kw, match):
+    """A NaN rtol looped forever on the projection path; a negative one passed unnoticed on the linear path."""
+    with pytest.raises(netdyn.InvalidValueError, match=match):
+        netdyn.simulate(system(), (0, 1), **kw)
+
+
+def test_recursive_refuses_an_unknown_parameter():
+    """The symbolic path refuses a params name no value uses; the recursive path ignored it."""
+    with pytest.raises(netdyn.ParameterError, match="unknown parameter 'bogus'"):
+        netdyn.simulate(pendulum(), (0, 0.1), params={"bogus": 1.0}, method="recursive")
+    with pytest.raises(netdyn.ParameterError, match="unknown parameter 'bogus'"):
+        netdyn.simulate(oscillator(), (0, 0.1), params={"bogus": 1.0}, method="projection")

@@ -32,9 +32,12 @@ solver='RK45' was given, but method='ida' integrates with IDA (BDF); solver= pic
 """
 from __future__ import annotations
 
+import math
 import warnings
 
-from netdyn.errors import OptionError, OptionWarning
+import sympy as sp
+
+from netdyn.errors import InvalidValueError, OptionError, OptionWarning, ParameterError
 
 #: what each path integrates with (the messages' "instead")
 INTEGRATES_WITH = {"projection": "a Runge–Kutta method with projection onto the constraints",
@@ -122,3 +125,66 @@ def check_compiled_loop(compiled_loop, integrator, progress):
               else "the model has time-dependent inputs or a KKT system too large for it")
     warnings.warn(f"compiled_loop=True was given, but the compiled loop does not apply ({reason}); the Python "
                   "loop ran instead (the same trajectory, slower)", OptionWarning, stacklevel=3)
+
+
+def check_arguments(rtol, max_step, progress):
+    """An :class:`~netdyn.errors.InvalidValueError` for a tolerance or step bound no integrator can use (a NaN
+    ``rtol`` looped forever, a negative one passed unnoticed on the linear path) or a ``progress`` that
+    cannot be called.
+
+    >>> check_arguments(1e-8, float("inf"), None)
+    >>> check_arguments(float("nan"), 1.0, None)
+    Traceback (most recent call last):
+    ...
+    netdyn.errors.InvalidValueError: rtol must be a finite number > 0 (a relative tolerance such as 1e-8), got nan
+    """
+    for name, value, what in (("rtol", rtol, "a relative tolerance such as 1e-8"),
+                              ("max_step", max_step, "a step bound in seconds, or inf for none")):
+        try:
+            ok = float(value) > 0 and (name == "max_step" or math.isfinite(float(value)))
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise InvalidValueError(f"{name} must be a{' finite' if name == 'rtol' else ''} number > 0 ({what}), "
+                                    f"got {value!r}")
+    if progress is not None and not callable(progress):
+        raise InvalidValueError(f"progress must be a function of the time reached (or None), got {progress!r}")
+
+
+def check_recursive_params(net, params):
+    """A :class:`~netdyn.errors.ParameterError` for a ``params`` name that no value of the network's bodies
+    and elements uses: the recursive path substitutes only the symbols it meets, and the symbolic path
+    refuses unknown names the same way.
+
+    >>> import sympy as sp
+    >>> from types import SimpleNamespace as Item
+    >>> net = Item(bodies={"b": Item(values={"m": sp.Symbol("m_b"), "I": 1.0})}, elements={})
+    >>> check_recursive_params(net, {"m_b": 2.0})
+    >>> check_recursive_params(net, {"mb": 2.0})
+    Traceback (most recent call last):
+    ...
+    netdyn.errors.ParameterError: unknown parameter 'mb'; the network's parameters are ['m_b']
+    """
+    if not params:
+        return
+    known = set()
+    todo = [v for item in [*getattr(net, "bodies", {}).values(), *getattr(net, "elements", {}).values()]
+            for v in getattr(item, "values", {}).values()]
+    while todo:  # numbers, expressions, and lists or matrices of them (a spatial body's inertia)
+        value = todo.pop()
+        if isinstance(value, (list, tuple)):
+            todo.extend(value)
+            continue
+        try:
+            e = sp.sympify(value)
+        except (sp.SympifyError, TypeError, ValueError):
+            continue
+        if isinstance(e, (list, tuple)):
+            todo.extend(e)
+        elif hasattr(e, "free_symbols") and hasattr(e, "atoms"):
+            known |= {str(s) for s in e.free_symbols}
+            known |= {str(f.func) for f in e.atoms(sp.core.function.AppliedUndef)}
+    unknown = sorted(str(k) for k in params if str(k) not in known)
+    if unknown:
+        raise ParameterError(f"unknown parameter {unknown[0]!r}; the network's parameters are "
+                             f"{sorted(known) or 'none'}")

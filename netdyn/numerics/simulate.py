@@ -29,7 +29,8 @@ from netdyn.numerics.integrators import IDA, Projection
 from netdyn.numerics.integrators.sparse_ida import ida_for
 from netdyn.numerics.integrators.projection import SOLVERS
 from netdyn.numerics.linearsim import explain_not_linear, simulate_linear, try_linear
-from netdyn.numerics.options import check_compiled_loop, check_formulation, check_path
+from netdyn.numerics.options import (check_arguments, check_compiled_loop, check_formulation, check_path,
+                                     check_recursive_params)
 from netdyn.numerics.solution import Solution
 from netdyn.numerics.structure import prepare
 from netdyn.numerics.trajectory import INTERRUPTED, Trajectory
@@ -114,8 +115,10 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         raise IntegrationError(f"unknown solver {solver!r}; use one of {sorted(SOLVERS)}")
     t_span = _span(system, t_span, formulation)
     check_formulation(system, formulation, method)
+    check_arguments(rtol, max_step, progress)
     if method == "recursive":
         check_path("recursive", method, **asked)
+        check_recursive_params(getattr(system, "metadata", {}).get("network", system), params)
         from netdyn.numerics.integrators.recursive import simulate_recursive
         return simulate_recursive(system, t_span, q0, f0, params, _output_times(t_span, t_eval), rtol, atol, guess,
                                   max_step, progress)
