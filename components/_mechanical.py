@@ -23,53 +23,14 @@ def make_domain(domain, names):
         law = "through_storage"
 
         def __init__(self, name, node, value=None, reference="0", **kw):
-            value = kw.pop(inertia_param, value)
-            _no_extra(name, kw)
-            if value is None:
-                raise ElementError(f"{name}: give {inertia_param}")
-            require_positive(name, inertia_param, value)
+            value = _value(name, kw, inertia_param, value)
             super().__init__(name, node, reference, {inertia_param: value}, domain=domain)
 
         def coefficient(self, values):
             return values[inertia_param]
 
-    class Spring(LinearLaw):
-        law = "across_storage"
-
-        def __new__(cls, name, a, b, value=None, energy=None, **kw):
-            if energy is not None:
-                return EnergyLaw(name, a, b, "V", energy, ACROSS, domain=domain)
-            return super().__new__(cls)
-
-        def __init__(self, name, a, b, value=None, energy=None, **kw):
-            value = kw.pop(spring_param, value)
-            _no_extra(name, kw)
-            if value is None:
-                raise ElementError(f"{name}: give {spring_param} or an energy function")
-            require_positive(name, spring_param, value)
-            super().__init__(name, a, b, {spring_param: value}, domain=domain)
-
-        def coefficient(self, values):
-            return 1 / values[spring_param]
-
-    class Damper(LinearLaw):
-        law = "dissipator"
-
-        def __new__(cls, name, a, b, value=None, dissipation=None, **kw):
-            if dissipation is not None:
-                return EnergyLaw(name, a, b, "D", dissipation, ACROSS, domain=domain)
-            return super().__new__(cls)
-
-        def __init__(self, name, a, b, value=None, dissipation=None, **kw):
-            value = kw.pop(damper_param, value)
-            _no_extra(name, kw)
-            if value is None:
-                raise ElementError(f"{name}: give {damper_param} or a dissipation function")
-            require_positive(name, damper_param, value)
-            super().__init__(name, a, b, {damper_param: value}, domain=domain)
-
-        def coefficient(self, values):
-            return 1 / values[damper_param]
+    Spring = _across_law(domain, "across_storage", spring_param, "V", "energy", "an energy function")
+    Damper = _across_law(domain, "dissipator", damper_param, "D", "dissipation", "a dissipation function")
 
     class EffortSource(ThroughSource):
         def __init__(self, name, node, value, reference="0"):
@@ -100,6 +61,41 @@ def make_domain(domain, names):
     for role, cls in classes.items():
         cls.domain = domain
     return classes
+
+
+def _across_law(domain, law_name, param, kind, keyword, what):
+    """The spring (``kind="V"``, ``energy=``) or damper (``"D"``, ``dissipation=``) class of a domain:
+    linear in ``param`` (the law's coefficient is ``1/param``), or an :class:`EnergyLaw` of the function
+    given as ``keyword`` (by that name or as the fifth argument)."""
+
+    class AcrossLaw(LinearLaw):
+        law = law_name
+
+        def __new__(cls, name, a, b, value=None, function=None, **kw):
+            function = kw.pop(keyword, function)
+            if function is not None:
+                return EnergyLaw(name, a, b, kind, function, ACROSS, domain=domain)
+            return super().__new__(cls)
+
+        def __init__(self, name, a, b, value=None, function=None, **kw):
+            kw.pop(keyword, None)
+            value = _value(name, kw, param, value, f" or {what}")
+            super().__init__(name, a, b, {param: value}, domain=domain)
+
+        def coefficient(self, values):
+            return 1 / values[param]
+
+    return AcrossLaw
+
+
+def _value(name, kw, param, value, alternative=""):
+    """The element's ``param`` (positional ``value`` or by its name), checked positive; no other keyword."""
+    value = kw.pop(param, value)
+    _no_extra(name, kw)
+    if value is None:
+        raise ElementError(f"{name}: give {param}{alternative}")
+    require_positive(name, param, value)
+    return value
 
 
 def _no_extra(name, kw):

@@ -31,7 +31,8 @@ import importlib
 
 from netdyn.errors import (ElementError, ExportError, InitialConditionError, IntegrationError,  # noqa: F401
                            InvalidValueError, LockedMechanismError, LoopClosureError, ModelError, NetdynError,
-                           OperatingPointError, ParameterError, ParseError, SingularSystemError, TopologyError)
+                           OperatingPointError, OptionError, OptionWarning, ParameterError, ParseError,
+                           SingularSystemError, TopologyError)
 from netdyn.symbols import coordinates, symbols, t  # noqa: F401
 
 __version__ = "0.2.0"
@@ -79,7 +80,7 @@ _SUBPACKAGES = ("components", "export", "io", "linkages", "models", "lagrange", 
 
 __all__ = ["NetdynError", "ModelError", "ElementError", "TopologyError", "ParameterError", "InitialConditionError",
            "SingularSystemError", "IntegrationError", "ParseError", "ExportError", "OperatingPointError",
-           "InvalidValueError", "LoopClosureError", "LockedMechanismError",
+           "InvalidValueError", "LoopClosureError", "LockedMechanismError", "OptionError", "OptionWarning",
            "coordinates", "symbols", "t", *_LAZY]
 
 

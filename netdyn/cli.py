@@ -16,20 +16,30 @@ line on stderr.
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import os
 import re
 import sys
 import time
+
+import numpy as np
+
 from netdyn import __version__
 from netdyn.io.modelfile import load_model
-from netdyn.io.netlist import read_netlist
+from netdyn.io.netlist import parse_value, read_netlist
 from netdyn.export import export
 from netdyn.graph.assemble import structural_check
-from netdyn.errors import NetdynError
+from netdyn.errors import NetdynError, ParseError
 from netdyn.numerics.compiled import compile_model
 from netdyn.numerics.choice import method_for
 from netdyn.numerics.quantities import quantity
 from netdyn.numerics.initial import consistent_initial_conditions
+from netdyn.numerics.operating_point import operating_point
+from netdyn.numerics.simulate import simulate
+from netdyn.analysis.ac import ac, frequencies_of
+from netdyn.bondgraph.fileformat import FORMAT, load_bond_graph
+from netdyn.lagrange.equations import internalize
 
 NETLIST_EXTENSIONS = (".cir", ".sp", ".net", ".spice", ".ckt")
 MODEL_EXTENSIONS = (".json", ".yaml", ".yml")
@@ -58,7 +68,6 @@ def load_network(path):
         return read_netlist(path)
     if ext in MODEL_EXTENSIONS:
         if _is_bond_graph_file(path):
-            from netdyn.bondgraph.fileformat import load_bond_graph
             return load_bond_graph(path)
         return load_model(path)
     raise UsageError(f"{path}: unknown file type {ext or '(none)'!r}; give a SPICE netlist "
@@ -67,7 +76,6 @@ def load_network(path):
 
 def _is_bond_graph_file(path):
     """Whether a JSON/YAML file holds a bond graph (``format: netdyn-bondgraph``), by its content."""
-    from netdyn.bondgraph.fileformat import FORMAT
     with open(path, encoding="utf-8", errors="replace") as fh:
         head = fh.read(1 << 16)
     return re.search(r"""["']?format["']?\s*:\s*["']?""" + FORMAT + r"""\b""", head) is not None
@@ -168,7 +176,6 @@ def _columns(net, sol):
 def _bond_graph_columns(bg, sol):
     """``[(header, values)]`` of a bond graph: the energy variables q(C), p(I), then e(X) and f(X) of each
     one-port element (sources, storage, resistors)."""
-    from netdyn.lagrange.equations import internalize
     signal = sol.model.metadata["signal"]
     specs = [f"{'q' if bg.kind(n) == 'C' else 'p'}({n})" for n in bg.of_kind("C", "I")]
     for n in bg.elements:
@@ -234,8 +241,6 @@ def spice_number(text):
     >>> spice_number("5m"), spice_number("2.2meg")
     (0.005, 2200000.0)
     """
-    from netdyn.errors import ParseError
-    from netdyn.io.netlist import parse_value
     try:
         return parse_value(text.strip())
     except ParseError as exc:
@@ -249,7 +254,6 @@ def _warn_notes(net):
 
 
 def cmd_op(args):
-    from netdyn.numerics.operating_point import operating_point
     net = load_network(args.file)
     _warn_notes(net)
     print(operating_point(net, formulation=_formulation(args.formulation)).table())
@@ -257,7 +261,6 @@ def cmd_op(args):
 
 
 def cmd_ac(args, net=None, header=False):
-    from netdyn.analysis.ac import ac, frequencies_of
     quiet = net is not None
     net = net or load_network(args.file)
     if not quiet:
@@ -292,16 +295,12 @@ def cmd_ac(args, net=None, header=False):
 
 
 def cmd_simulate(args):
-    import numpy as np
-
-    import netdyn
     net = load_network(args.file)
     _warn_notes(net)
     tran = getattr(net, "tran", None)
     analyses = list(getattr(net, "analyses", None) or [])
     several = bool(analyses) and (bool(tran) or args.tstop is not None or len(analyses) > 1)
     if ".op" in analyses:
-        from netdyn.numerics.operating_point import operating_point
         if several:
             print("# operating point")
         print(operating_point(net, formulation=_formulation(args.formulation)).table())
@@ -325,8 +324,8 @@ def cmd_simulate(args):
     t_eval = np.linspace(0.0, tstop, max(points, 1) + 1)
     bar = ProgressBar(0.0, tstop, sys.stderr, mode=args.progress)
     try:
-        sol = netdyn.simulate(net, (0.0, tstop), t_eval=t_eval, formulation=_formulation(args.formulation),
-                              progress=bar, compiled_loop=_compiled_loop())
+        sol = simulate(net, (0.0, tstop), t_eval=t_eval, formulation=_formulation(args.formulation),
+                       progress=bar, compiled_loop=_compiled_loop())
     finally:
         bar.close()
     tstart = (tran and tran.tstart) or 0.0
@@ -401,8 +400,6 @@ def _bond_graph_info(bg, path, warnings, p=print):
 
 
 def cmd_info(args):
-    import numpy as np
-
     net = load_network(args.file)
     warnings = list(getattr(net, "netlist_notes", None) or [])
     p = print
@@ -474,8 +471,6 @@ def cmd_info(args):
 
 
 def cmd_demo(args):
-    import importlib
-    import importlib.util
     if importlib.util.find_spec("netdyn.demo") is None:
         raise UsageError("the demo is not part of this installation (netdyn.demo is missing)")
     demo = importlib.import_module("netdyn.demo")

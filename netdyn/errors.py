@@ -99,3 +99,15 @@ class ExportError(NetdynError):
 
 class OperatingPointError(NetdynError):
     """An operating point is not an equilibrium (or violates the constraints); the message says by how much."""
+
+
+class OptionError(NetdynError):
+    """A keyword option was given that the chosen path cannot honour (``solver="RK45"`` with
+    ``method="ida"``, ``formulation=`` with a model already formulated); the message names the option,
+    says what the path does instead and which call honours it."""
+
+
+class OptionWarning(UserWarning):
+    """A keyword option the path netdyn chose (``method="auto"``) does not use; the answer is unaffected
+    (it is within the tolerance asked for), the option had no effect. The message names the option and
+    the call that honours it."""

@@ -26,8 +26,9 @@ def netlist(name):
 # ------------------------------------------------------------------------------------------ registry
 
 # (method, solver) — every integration path netdyn offers
-METHODS = [("auto", "DOP853"), ("projection", "DOP853"), ("projection", "RK45"), ("projection", "Radau"),
-           ("ida", "DOP853"), ("linear", "DOP853"), ("recursive", "DOP853")]
+# (solver=None: the path's own integrator; a Runge–Kutta solver named for IDA or the linear path is an OptionError)
+METHODS = [("auto", None), ("projection", "DOP853"), ("projection", "RK45"), ("projection", "Radau"),
+           ("ida", None), ("linear", None), ("recursive", "DOP853")]
 TOLERANCES = (1e-5, 1e-8)
 K = 100  # global error of an rtol-controlled integrator over these short spans: within K · rtol of the scale
 
@@ -172,7 +173,7 @@ def _run(case, form, method, solver, rtol, progress=None, points=11):
     system = _system(case, form)
     kw = dict(q0=case.q0, f0=case.f0, guess=case.guess, t_eval=_grid(case, points), rtol=rtol, method=method,
               solver=solver, progress=progress)
-    if hasattr(system, "elements"):
+    if hasattr(system, "elements") and method != "recursive":  # the recursive path has joint coordinates only
         kw["formulation"] = form
     return netdyn.simulate(system, (0, case.span), **kw)
 
@@ -180,7 +181,7 @@ def _run(case, form, method, solver, rtol, progress=None, points=11):
 def _reference(case, form):
     key = (case.name, form)
     if key not in _REFS:
-        _REFS[key] = _run(case, form, "auto", "DOP853", 1e-10, points=201)  # dense: the scales
+        _REFS[key] = _run(case, form, "auto", None, 1e-10, points=201)  # dense: the scales
     return _REFS[key]
 
 

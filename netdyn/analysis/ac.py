@@ -149,7 +149,12 @@ def ac(net, frequencies, input=None, outputs=None, formulation=None, t0=0.0):
     [(-4+0j)]
     """
 
+    if not hasattr(net, "elements"):
+        raise ModelError(f"ac needs a Network (its sources are driven), got {type(net).__name__}; build the network, "
+                         "or linearize a model with netdyn.linearize and take its transfer function")
     frequencies = np.atleast_1d(np.asarray(frequencies, dtype=float))
+    if frequencies.size == 0 or not np.all(np.isfinite(frequencies) & (frequencies >= 0)):
+        raise ModelError(f"ac: frequencies must be finite numbers >= 0 (Hz), got {frequencies.tolist()[:5]}")
     sources = [n for n, el in net.elements.items() if getattr(el, "is_source", False)]
     ac_sources = dict(getattr(net, "ac_sources", None) or {})
     if input is None:

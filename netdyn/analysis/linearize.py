@@ -34,10 +34,11 @@ import sympy as sp
 from scipy.optimize import least_squares
 
 from netdyn.lagrange.equations import internalize
-from netdyn.errors import ModelError, OperatingPointError, SingularSystemError
+from netdyn.errors import ModelError, OperatingPointError, OptionError, SingularSystemError
 from netdyn.analysis.linear import Descriptor, StateSpace
 from netdyn.analysis.slow import slow_subsystem
 from netdyn.numerics.compiled import compile_model
+from netdyn.numerics.options import check_formulation
 from netdyn.symbols import t
 from netdyn.graph.network import Network
 from netdyn.numerics.initial import consistent_initial_conditions
@@ -73,6 +74,7 @@ def with_inputs(system, inputs, formulation=None):
     if hasattr(system, "with_inputs"):  # another front end (a BondGraph) follows the same protocol
         return system.with_inputs(inputs, formulation)
     if hasattr(system, "derive"):
+        check_formulation(system, formulation)  # a model's coordinates are fixed: formulation= cannot act
         known = [str(s) for s in system.derive().inputs]
         for name in inputs:
             if name not in known:
@@ -371,6 +373,9 @@ def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, param
         system, q_op = None, system
     if isinstance(q_op, OperatingPoint):
         op = q_op
+        if f_op is not None:
+            raise OptionError("f_op= was given with an OperatingPoint, whose flows are its own and would replace "
+                              "it: drop f_op=, or pass q_op and f_op as dicts by coordinate name")
         system, u = op.model, {**op.u, **(u or {})}
         q_op = dict(zip(op.model.coordinate_names, op.q))
         f_op = dict(zip(op.model.coordinate_names, op.f))

@@ -36,12 +36,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import networkx as nx
 import sympy as sp
 from sympy.physics.mechanics import dynamicsymbols
+from sympy.polys.matrices import DomainMatrix
 
 from netdyn.bondgraph.causality import assign_causality
 from netdyn.bondgraph.kinds import FUNCTION_VARIABLE, F, Q, X, field_function
 from netdyn.bondgraph.system import signal_function
+from netdyn.components.base import PortVariables
 from netdyn.errors import ModelError
 from netdyn.lagrange.model import LagrangianModel
 from netdyn.symbols import t
@@ -190,7 +193,6 @@ def _user_field(n, kind, vals, bl, s, q, f, T, V, D):
 
 def _field(bg, n, vals, bl, s, q, f, T, V, D, efforts, flow_constraints, labels, parameters, symbolic):
     """A wrapped network element (or a group of them): its own contribution in its bonds' variables."""
-    from netdyn.components.base import PortVariables
     group = vals["element"]
     kinds = vals["kinds"]
     port_of = {}  # (element name, port index) -> bond
@@ -244,7 +246,6 @@ def _reduce(bg, bonds, q, T, V, D, efforts, flow_constraints, labels, reducible)
         rows.append(row)
     sub, free = {}, list(cols)
     if rows:
-        from sympy.polys.matrices import DomainMatrix
         dm = DomainMatrix.from_Matrix(sp.Matrix(rows))
         if dm.domain.is_Field is False and dm.domain.has_assoc_Field:
             dm = dm.to_field()
@@ -339,7 +340,6 @@ def state_equations(bg, symbolic=False):
 
     known = {}
     sig = caus.signals
-    import networkx as nx
     cond = nx.condensation(sig)
     for c in nx.topological_sort(cond):
         members = [v for v in cond.nodes[c]["members"] if v[0] in ("e", "f")]

@@ -44,6 +44,7 @@ from __future__ import annotations
 import re
 
 import networkx as nx
+import numpy as np
 import sympy as sp
 
 from netdyn.errors import ElementError, NetdynError, ParameterError, TopologyError
@@ -51,6 +52,11 @@ from netdyn.symbols import as_expr
 
 from netdyn.bondgraph.kinds import (FIELDS, FUNCTION_VARIABLE, JUNCTIONS, KINDS, SOURCES, STORAGE,  # noqa: F401
                                     TWO_PORTS, F, Q, X, ALIASES as _ALIASES, field_variables)
+from netdyn.bondgraph.causality import assign_causality
+from netdyn.bondgraph.convert import state_equations, to_model
+from netdyn.bondgraph.draw import draw
+from netdyn.bondgraph.linear import linear_form
+from netdyn.bondgraph.system import storage_names, with_inputs
 
 
 def _function_expr(name, pname, value, var):
@@ -87,7 +93,6 @@ def _field_parameter(name, kind, p, v, n):
         raise ElementError(f"{name}: the {p} matrix is not symmetric; a field that stores or dissipates energy "
                            "from one function has a symmetric matrix")
     if all(x.is_number for x in mat):
-        import numpy as np
         if np.min(np.linalg.eigvalsh(np.array(mat, dtype=float))) <= 0:
             raise ElementError(f"{name}: the {p} matrix is not positive definite; give a physical (positive "
                                "definite) matrix")
@@ -358,17 +363,14 @@ class BondGraph:
     # ----------------------------------------------------------------- downstream
     def causality(self):
         """Sequential causality assignment (:func:`netdyn.bondgraph.causality.assign_causality`)."""
-        from netdyn.bondgraph.causality import assign_causality
         return assign_causality(self)
 
     def model(self, formulation=None, symbolic=False, check=True):
         """The :class:`~netdyn.model.LagrangianModel` (:func:`netdyn.bondgraph.convert.to_model`)."""
-        from netdyn.bondgraph.convert import to_model
         return to_model(self, formulation=formulation, symbolic=symbolic)
 
     def state_equations(self, symbolic=False):
         """Explicit ẋ = f(x, u) in the energy variables (:func:`netdyn.bondgraph.convert.state_equations`)."""
-        from netdyn.bondgraph.convert import state_equations
         return state_equations(self, symbolic=symbolic)
 
     def copy(self):
@@ -384,7 +386,6 @@ class BondGraph:
     # the system protocol of the analysis tools (netdyn.linearize, equilibrium, compare): see bondgraph/system.py
     def with_inputs(self, inputs, formulation=None):
         """``(model, nominal)`` with the named sources as input functions (:func:`netdyn.bondgraph.system.with_inputs`)."""
-        from netdyn.bondgraph.system import with_inputs
         return with_inputs(self, inputs, formulation)
 
     def source_names(self):
@@ -393,17 +394,14 @@ class BondGraph:
 
     def storage_names(self):
         """The energy-storing elements (``C``, ``I``, storage fields)."""
-        from netdyn.bondgraph.system import storage_names
         return storage_names(self)
 
     def linear_form(self, formulation=None):
         """``(matrices, None)`` of the linear fast path, or ``(None, why)`` (:func:`netdyn.bondgraph.linear.linear_form`)."""
-        from netdyn.bondgraph.linear import linear_form
         return linear_form(self, formulation)
 
     def draw(self, path=None, ax=None, causality=True, layout=None):
         """Draw the bond graph (:func:`netdyn.bondgraph.draw.draw`)."""
-        from netdyn.bondgraph.draw import draw
         return draw(self, path=path, ax=ax, causality=causality, layout=layout)
 
     def __repr__(self):

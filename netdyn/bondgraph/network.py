@@ -30,8 +30,13 @@ from __future__ import annotations
 import sympy as sp
 
 from netdyn.bondgraph.graph import BondGraph
-from netdyn.bondgraph.kinds import JUNCTIONS
+from netdyn.bondgraph.kinds import JUNCTIONS, F, Q
+from netdyn.components import electrical, rotational, translational
+from netdyn.components.base import (ACROSS, THROUGH, AcrossSource, DisplacementSource, EnergyLaw, LinearLaw, Port,
+                                    ThroughSource, TwoPort)
 from netdyn.errors import ModelError, TopologyError
+from netdyn.graph.network import Network
+from netdyn.symbols import t
 
 #: per domain: (effort is the across variable?, bond-flow port kind of the netdyn element protocol)
 _EFFORT_ACROSS = {"electrical": True, "translational": False, "rotational": False}
@@ -46,7 +51,6 @@ def _domain_info(domain):
 
 
 def _flow_kind(domain):
-    from netdyn.components.base import ACROSS, THROUGH
     return THROUGH if _EFFORT_ACROSS[domain] else ACROSS
 
 
@@ -58,8 +62,6 @@ def to_bond_graph(net, simplify=True):
     ``0_<node>`` (electrical) or ``1_<node>`` (mechanical), port junctions
     ``1_<element>`` / ``0_<element>``; each junction records its ``domain``.
     """
-    from netdyn.components.base import (AcrossSource, DisplacementSource, EnergyLaw, LinearLaw, ThroughSource,
-                                        TwoPort)
     if getattr(net, "bodies", None):
         raise ModelError(f"{net.name}: planar bodies have no bond-graph form here; convert electrical and 1-D "
                          "mechanical networks")
@@ -168,7 +170,6 @@ def _add_element(bg, el, ports, port_junction, AcrossSource, ThroughSource, Disp
         across = _EFFORT_ACROSS[p.domain]
         if isinstance(el, DisplacementSource):
             # an Sf of the motion's rate; exact when the motion starts at 0 (the attached storage starts unstretched)
-            from netdyn.symbols import t
             x = el.values["value"]
             if sp.sympify(x).subs(t, 0) != 0:
                 raise ModelError(f"{el.name}: a prescribed displacement becomes a flow source of its rate, which "
@@ -329,11 +330,6 @@ def to_network(bg, domain=None):
     why there is no network (a branch joining three nodes, a field or modulated
     two-port, bonded junctions without a node between them).
     """
-    from netdyn.graph.network import Network
-    from netdyn.components import electrical as el
-    from netdyn.components import rotational as rot
-    from netdyn.components import translational as tr
-    from netdyn.components.base import TwoPort, Port
     bg.check()
     for n in bg.elements:
         if bg.kind(n) in ("field", "MTF", "MGY", "port"):
@@ -420,17 +416,17 @@ def to_network(bg, domain=None):
         d, a, bb = placement[(n, b)]
         across = _EFFORT_ACROSS[d]
         s = bg.sign(n, b)
-        lib = {"electrical": el, "translational": tr, "rotational": rot}[d]
+        lib = {"electrical": electrical, "translational": translational, "rotational": rotational}[d]
         if kind == "Se":
             v = p["effort"]
             if across:
-                net.add(el.VoltageSource(n, a, bb, v))
+                net.add(electrical.VoltageSource(n, a, bb, v))
             else:
                 net.add(lib.Force(n, bb, v, reference=a) if d == "translational" else lib.Torque(n, bb, v, reference=a))
         elif kind == "Sf":
             v = s * p["flow"]
             if across:
-                net.add(el.CurrentSource(n, a, bb, v))
+                net.add(electrical.CurrentSource(n, a, bb, v))
             else:
                 cls = lib.VelocitySource if d == "translational" else lib.AngularVelocitySource
                 net.add(cls(n, a, v, reference=bb))
@@ -447,8 +443,6 @@ def _orient(bg, j, e, b, domain, a, bb):
 
 
 def _one_port(n, kind, p, d, a, b, lib):
-    from netdyn.components.base import ACROSS, THROUGH, EnergyLaw
-    from netdyn.bondgraph.kinds import Q, F
     across = _EFFORT_ACROSS[d]
     if d == "electrical":
         if kind == "C":

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from netdyn.errors import ModelError, TopologyError
+from netdyn.errors import ModelError, SingularSystemError, TopologyError
 
 
 def joint_graph(bodies, joints):
@@ -173,3 +173,39 @@ class BodyPart:
     angles: dict = field(default_factory=dict)
     metadata: MechanismMetadata = None
     kinetic: object = None  # the bodies' kinetic terms written on first use (netdyn.graph.deferred)
+
+    def add_energies(self, c):
+        """Take an element's contribution ``c`` (its ``T``, ``V``, ``D``) into the part's energies."""
+        self.T.append(c.T)
+        self.V.append(c.V)
+        self.D.append(c.D)
+
+
+def joint_multipliers(model, joint, labels, formulation):
+    """The multipliers of ``joint``'s constraint rows ``labels`` in ``model`` (planar or spatial).
+
+    A tree joint of the relative formulation has no rows (a :class:`~netdyn.errors.ModelError`); a joint
+    some of whose rows were left out as redundant is statically indeterminate (a
+    :class:`~netdyn.errors.SingularSystemError`).
+
+    >>> from types import SimpleNamespace as Model
+    >>> m = Model(constraint_labels=["J1 x", "J1 y", "J2 x"], lambdas=["l0", "l1", "l2"])
+    >>> joint_multipliers(m, "J1", ["J1 x", "J1 y"], "absolute")
+    ['l0', 'l1']
+    >>> joint_multipliers(m, "J2", ["J2 x", "J2 y"], "absolute")
+    Traceback (most recent call last):
+    ...
+    netdyn.errors.SingularSystemError: the reaction of J2 is statically indeterminate: its constraint(s) ['J2 y'] are redundant and were left out of the solve
+    >>> joint_multipliers(m, "J3", ["J3 x"], "relative")
+    Traceback (most recent call last):
+    ...
+    netdyn.errors.ModelError: J3 is a tree joint of the relative formulation: it has no multipliers; use reaction(solution, joint), which solves for them in absolute coordinates
+    """
+    missing = [lab for lab in labels if lab not in model.constraint_labels]
+    if missing and len(missing) == len(labels) and formulation == "relative":
+        raise ModelError(f"{joint} is a tree joint of the relative formulation: it has no multipliers; "
+                         "use reaction(solution, joint), which solves for them in absolute coordinates")
+    if missing:
+        raise SingularSystemError(f"the reaction of {joint} is statically indeterminate: its constraint(s) "
+                                  f"{missing} are redundant and were left out of the solve")
+    return [model.lambdas[model.constraint_labels.index(lab)] for lab in labels]

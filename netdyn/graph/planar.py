@@ -178,9 +178,7 @@ def assemble_planar(net, formulation, new_coordinate, values_of, cut=None):
         if getattr(el, "is_joint", False) and el.name not in closing_names:
             continue
         c = el.planar_contribution(ctx, values[el.name])
-        part.T.append(c.T)
-        part.V.append(c.V)
-        part.D.append(c.D)
+        part.add_energies(c)
         for disp, effort in c.work:
             distribute(part.efforts, coordset, sp.sympify(disp), effort)
         constraint_index[el.name] = list(range(len(part.constraints), len(part.constraints) + len(c.constraints)))

@@ -30,10 +30,10 @@ from __future__ import annotations
 import sympy as sp
 
 from netdyn.graph import mechanism
-from netdyn.graph.mechanism import BodyPart
+from netdyn.graph.mechanism import BodyPart, joint_multipliers
 from netdyn.components.spatial import (AXES, COMPONENTS, FREE, GROUND, PRESCRIBED, Pose, body_omega, quat_conj,
                                        quat_matrix, quat_mul)
-from netdyn.errors import ElementError, ModelError, SingularSystemError, TopologyError
+from netdyn.errors import ElementError, ModelError, TopologyError
 from netdyn.symbols import as_expr, identifier, t
 
 FORMULATIONS = ("absolute", "relative")
@@ -280,9 +280,7 @@ def assemble_spatial(net, formulation, new_coordinate, values_of, cut=None):
         if getattr(el, "is_joint", False) or getattr(el, "is_driver", False):
             continue
         c = el.spatial_contribution(ctx, values[el.name])
-        part.T.append(c.T)
-        part.V.append(c.V)
-        part.D.append(c.D)
+        part.add_energies(c)
         for vel, effort in c.power:
             distribute_power(part.efforts, coordset, vel, effort)
         add_rows(el.name, c.constraints, c.labels)
@@ -359,14 +357,7 @@ def reaction_expressions(model, joint):
     spec, labels = driven_spec(j, drivers_here)
     if len(labels) != len(j.constraint_equations(GROUND, GROUND, spec)):
         labels = j.constraint_labels(spec)
-    missing = [lab for lab in labels if lab not in model.constraint_labels]
-    if missing and len(missing) == len(labels) and md.formulation == "relative":
-        raise ModelError(f"{joint} is a tree joint of the relative formulation: it has no multipliers; "
-                         "use reaction(solution, joint), which solves for them in absolute coordinates")
-    if missing:
-        raise SingularSystemError(f"the reaction of {joint} is statically indeterminate: its constraint(s) "
-                                  f"{missing} are redundant and were left out of the solve")
-    lam = [model.lambdas[model.constraint_labels.index(lab)] for lab in labels]
+    lam = joint_multipliers(model, joint, labels, md.formulation)
     # symbolic poses of the two bodies, differentiated with respect to body b's coordinates
     rs = [sp.symbols(f"r{a}_{k}") for k in range(2) for a in AXES]
     es = [sp.symbols(f"q{i}_{k}") for k in range(2) for i in range(4)]

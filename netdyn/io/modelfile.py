@@ -54,6 +54,7 @@ elements, the same values and the same derived equations.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import inspect
 import json
 import numbers
@@ -225,7 +226,6 @@ def _lookup_class(name, where):
                          "netdyn.components.electrical.Resistor)")
     cls = REGISTRY.get(name)
     if cls is None and name.startswith("netdyn.") and "." in name:
-        import importlib
         try:
             importlib.import_module(name.rsplit(".", 1)[0])
         except ImportError:

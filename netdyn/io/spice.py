@@ -40,7 +40,9 @@ import sympy as sp
 from netdyn.errors import NetdynError
 from netdyn.io.cards import TranCard
 from netdyn.symbols import t
+from netdyn.components import controlled as ctl
 from netdyn.components import electrical as el
+from netdyn.components.diode import Diode
 from netdyn.lagrange.sources import spice_form
 
 __all__ = ["write_netlist", "spice_names", "run_ngspice", "ngspice_expression"]
@@ -146,9 +148,6 @@ def ngspice_expression(expr):
 # --- names ------------------------------------------------------------------------------------
 
 def _element_kind(element):
-    from netdyn.components import controlled as ctl
-    from netdyn.components.diode import Diode
-
     for cls, letter in ((ctl.VCVS, "E"), (ctl.VCCS, "G"), (ctl.CCCS, "F"), (ctl.CCVS, "H"), (Diode, "D"),
                         (el.Resistor, "R"), (el.Inductor, "L"), (el.Capacitor, "C"),
                         (el.VoltageSource, "V"), (el.CurrentSource, "I"), (el.MutualInductance, "K"),
@@ -242,7 +241,6 @@ def _fmt(x):
 
 
 def _source_text(expr, what, params):
-
     expr = sp.sympify(expr)
     if params:
         by_name = {str(k): v for k, v in params.items()}

@@ -34,6 +34,10 @@ import math
 import numpy as np
 from numba import njit
 
+#: numba caches on disk only under the package name: a cache written by a bare-name import of this file
+#: (``python -m doctest path/to/it.py``) is found by the package import and fails to load there
+CACHE = __name__.startswith("netdyn.")
+
 #: the columns of a port table row
 PORT_FIELDS = ("kind", "G", "IS", "nvt", "gmin", "has_bv", "xbv", "nbvt", "vcrit", "has_q", "CJO", "VJ", "M", "FC",
                "TT")
@@ -42,7 +46,7 @@ XMAX = 50.0  # netdyn.components.diode.XMAX: the exponent above which a junction
 __all__ = ["PORT_FIELDS", "port_laws", "band_lu", "band_solve", "bdf_step", "bdf_run", "source_values"]
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def port_laws(table, F, g, h, q, c):
     """Current ``g``, conductance ``h``, charge ``q`` and capacitance ``c`` of every port at port voltage ``F``."""
     for p in range(F.size):
@@ -85,7 +89,7 @@ def port_laws(table, F, g, h, q, c):
         c[p] = TT * di + cd
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _pnjlim(vn, vo, nvt, vcrit):
     if vn > vcrit and abs(vn - vo) > 2.0 * nvt:
         if vo > 0.0:
@@ -95,7 +99,7 @@ def _pnjlim(vn, vo, nvt, vcrit):
     return vn
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _limited(table, p, vo, vn):
     """SPICE's limiting of a junction's new voltage (``pnjlim``; in breakdown, of the distance past the knee)."""
     nvt, vcrit = table[p, 3], table[p, 8]
@@ -106,7 +110,7 @@ def _limited(table, p, vo, vn):
     return _pnjlim(vn, vo, nvt, vcrit)
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def band_lu(ab, kl, ku, ipiv):
     """LU with partial pivoting of a band matrix in LAPACK storage (``dgbtf2``), one row per column:
     ``A[i, j]`` at ``ab[j, kl + ku + i − j]``, ``kl`` entries of fill first. False on a zero pivot."""
@@ -143,7 +147,7 @@ def band_lu(ab, kl, ku, ipiv):
     return True
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def band_solve(ab, kl, ku, ipiv, b):
     """Solve ``A x = b`` with the factors of :func:`band_lu` (``dgbtrs``); ``b`` is overwritten and returned."""
     N = ab.shape[0]
@@ -167,7 +171,7 @@ def band_solve(ab, kl, ku, ipiv, b):
     return b
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _bdf_weights(ht, nh, t_new, order, a, w):
     """BDF weights ``a`` (``ẏ = a0 y_new + Σ a_i y_i``, newest history point first) and predictor weights ``w``
     over the last ``order + 1`` points; returns the error factor ``(t_new − t_last) / (t_new − t_oldest)``."""
@@ -203,7 +207,7 @@ def _bdf_weights(ht, nh, t_new, order, a, w):
     return order, npts, 0.0
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _ports(ct_ptr, ct_idx, ct_val, f, F):
     for p in range(F.size):
         s = 0.0
@@ -212,13 +216,13 @@ def _ports(ct_ptr, ct_idx, ct_val, f, F):
         F[p] = s
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _flows(y, yd, fsrc, finert, f):
     for i in range(f.size):
         f[i] = y[fsrc[i]] if finert[i] else yd[i]
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def bdf_step(t_new, order, ht, hy, hq, nh, gu,                    # the step and the accepted history
              n, nI, fsrc, finert, e_ptr, e_idx, e_val, j_ptr, j_idx, j_val,
              ct_ptr, ct_idx, ct_val, table, charges,
@@ -399,7 +403,7 @@ def bdf_step(t_new, order, ht, hy, hq, nh, gu,                    # the step and
     return True, e
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def source_values(ops, args, ptr, t, u):
     """Run the stack programs of :func:`netdyn.numerics.source_program.compile_sources` at time ``t`` into ``u``."""
     stack = np.empty(64)
@@ -483,7 +487,7 @@ def source_values(ops, args, ptr, t, u):
         u[j] = stack[sp_ - 1]
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def bdf_run(t0, t1, h, max_step, targets, is_corner, is_output, ops, args, ptr, G,
             ht, hy, hq, n, nI, fsrc, finert, e_ptr, e_idx, e_val, j_ptr, j_idx, j_val,
             ct_ptr, ct_idx, ct_val, table, charges,

@@ -20,7 +20,8 @@ import numpy as np
 import sympy as sp
 
 from netdyn.components.planar import GROUND_POSE, point
-from netdyn.errors import ModelError, SingularSystemError
+from netdyn.errors import ModelError
+from netdyn.graph.mechanism import joint_multipliers
 from netdyn.numerics.compiled import compile_model
 from netdyn.numerics.structure import redundant_constraints, without_constraints
 from netdyn.numerics.trajectory import Trajectory
@@ -42,14 +43,7 @@ def reaction_expressions(model, joint):
         raise ModelError(f"no planar joint named {joint!r}; the joints are {sorted(planar.joints if planar else {})}")
     j = planar.joints[joint]
     labels = j.constraint_labels()
-    missing = [lab for lab in labels if lab not in model.constraint_labels]
-    if missing and len(missing) == len(labels) and planar.formulation == "relative":
-        raise ModelError(f"{joint} is a tree joint of the relative formulation: it has no multipliers; "
-                         "use reaction(solution, joint), which solves for them in absolute coordinates")
-    if missing:
-        raise SingularSystemError(f"the reaction of {joint} is statically indeterminate: its constraint(s) "
-                                  f"{missing} are redundant and were left out of the solve")
-    lam = [model.lambdas[model.constraint_labels.index(lab)] for lab in labels]
+    lam = joint_multipliers(model, joint, labels, planar.formulation)
     pa_s, pb_s = sp.symbols("xa ya tha"), sp.symbols("xb yb thb")
     values = {k: v for k, v in j.values.items()}
     phi = j.constraint_equations(pa_s, pb_s, values)

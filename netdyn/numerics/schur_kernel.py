@@ -18,8 +18,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+#: numba caches on disk only under the package name: a cache written by a bare-name import of this file
+#: (``python -m doctest path/to/it.py``) is found by the package import and fails to load there
+CACHE = __name__.startswith("netdyn.")
 
-@njit(cache=True)
+
+@njit(cache=CACHE)
 def schur_solve(dm, h, cv, gamma, rows, cols, k1, k2, band_i, band_j, kd, band, acc, lam):
     """Fill ``acc`` (n) and ``lam`` (m); False when ``M`` has a non-positive entry or ``S`` lost rank.
 

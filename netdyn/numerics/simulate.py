@@ -29,6 +29,8 @@ from netdyn.numerics.integrators import IDA, Projection
 from netdyn.numerics.integrators.sparse_ida import ida_for
 from netdyn.numerics.integrators.projection import SOLVERS
 from netdyn.numerics.linearsim import explain_not_linear, simulate_linear, try_linear
+from netdyn.numerics.options import (check_arguments, check_compiled_loop, check_formulation, check_path,
+                                     check_recursive_params)
 from netdyn.numerics.solution import Solution
 from netdyn.numerics.structure import prepare
 from netdyn.numerics.trajectory import INTERRUPTED, Trajectory
@@ -39,8 +41,8 @@ METHODS = ("auto", "linear", "circuit", "projection", "ida", "recursive")
 
 
 def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e-8, atol=None,
-             method="auto", solver="DOP853", guess=None, max_step=np.inf, formulation=None, progress=None,
-             watch_singularities=True, compiled_loop=None):
+             method="auto", solver=None, guess=None, max_step=np.inf, formulation=None, progress=None,
+             watch_singularities=None, compiled_loop=None):
     """Integrate a model or a network over ``t_span``.
 
     Parameters
@@ -70,8 +72,11 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         planar network of bodies, Revolute/Prismatic/Weld joints and Gravity in joint coordinates with the
         O(n) right-hand side of :mod:`netdyn.recursive` and returns a
         :class:`~netdyn.recursive.joint_space.JointSpaceSolution`.
-    solver : {"DOP853", "RK45", "Radau"}
-        The Runge–Kutta method of ``"projection"``.
+    solver : {"DOP853", "RK45", "Radau"}, optional
+        The Runge–Kutta method of ``"projection"`` (default DOP853). Options a path cannot honour
+        (``solver`` on IDA, ``formulation`` on the recursive path or a model, ...) are an
+        :class:`~netdyn.errors.OptionError` when the method is named, an
+        :class:`~netdyn.errors.OptionWarning` when ``"auto"`` chose the path (:mod:`netdyn.numerics.options`).
     guess : dict, optional
         Starting values for the position solve (which assembly branch a linkage starts on). ``q0``,
         ``f0`` and ``guess`` also take planar joint coordinates (``"J3"``, ``"theta_J3"``) in any
@@ -83,9 +88,9 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         ``"absolute"``/``"relative"``, or a dict by domain.
     progress : callable(t), optional
         Called with the time reached as the integration advances (``netdyn simulate`` draws a bar).
-    watch_singularities : bool
-        ``"projection"`` on a planar linkage watches the constraint Jacobian for a change point stepped
-        over (:class:`~netdyn.numerics.structure.SingularityWatch`: a cheap estimate each step, an SVD
+    watch_singularities : bool, optional
+        ``"projection"`` (default ``True`` there) on a planar linkage watches the constraint Jacobian for
+        a change point stepped over (:class:`~netdyn.numerics.structure.SingularityWatch`: a cheap estimate each step, an SVD
         minimisation only when it falls steeply); ``False`` skips it for a chain known to stay regular.
 
     compiled_loop : {False, True, "auto"}, optional
@@ -104,13 +109,18 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         ``t``, ``q``, ``f``, ``acc``, ``lam``, ``mu`` and named access ``sol["x"]``; see
         :class:`~netdyn.numerics.solution.Solution`.
     """
+    asked = dict(solver=solver, watch_singularities=watch_singularities, compiled_loop=compiled_loop, guess=guess)
     compiled_loop = _compiled_loop_option(compiled_loop)
     if method not in METHODS:
         raise IntegrationError(f"unknown method {method!r}; use one of {', '.join(map(repr, METHODS))}")
-    if solver not in SOLVERS:
+    if solver is not None and solver not in SOLVERS:
         raise IntegrationError(f"unknown solver {solver!r}; use one of {sorted(SOLVERS)}")
     t_span = _span(system, t_span, formulation)
+    check_formulation(system, formulation, method)
+    check_arguments(rtol, max_step, progress)
     if method == "recursive":
+        check_path("recursive", method, **asked)
+        check_recursive_params(getattr(system, "metadata", {}).get("network", system), params)
         from netdyn.numerics.integrators.recursive import simulate_recursive
         return simulate_recursive(system, t_span, q0, f0, params, _output_times(t_span, t_eval), rtol, atol, guess,
                                   max_step, progress)
@@ -120,6 +130,7 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     if method in ("auto", "linear") and not params:
         lin = try_linear(system, formulation)
         if lin is not None:
+            check_path("linear", method, **asked)
             return _explained(simulate_linear, system, system, t_span, q0, f0, _output_times(t_span, t_eval), rtol,
                               atol, max_step, formulation, lin, progress)
     if method == "circuit" and params:
@@ -129,6 +140,7 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         from netdyn.numerics.nonlinearsim import simulate_circuit, try_circuit  # linear + diodes: Newton, BDF
         circuit = try_circuit(system, formulation)
         if circuit is not None:
+            check_path("circuit", method, **asked)
             return simulate_circuit(system, t_span, q0, f0, _output_times(t_span, t_eval), rtol=max(rtol, 1e-6),
                                     atol=atol, max_step=max_step, circuit=circuit, progress=progress)
         if method == "circuit":
@@ -136,6 +148,8 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
                                    "dissipators (diodes), with numeric values")
     if method == "linear":
         explain_not_linear(system, formulation, params)
+    if method != "auto":
+        check_path(method, method, **asked)  # before any work: an option the named method cannot honour
     model = as_model(system, formulation)
     cm = compile_model(model)
     parameter_values(params, requirements(model))  # params= overrides get the constructors' sign checks
@@ -146,12 +160,16 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     model, cm, p = prepare(model, cm, t0, q, p, params)  # redundant constraints out, reported in metadata
     if method == "auto":
         method = choose_method(cm, t0, t1, q, f, p).name
+        check_path(method, "auto", **asked)
     elif method == "projection" and not kkt_regular(cm, t0, q, f, p):
         refuse_projection(cm)  # before integrating: name the flows without inertia
     if not np.isfinite(max_step):  # steps of a whole number of a sine's periods would see it as constant
         max_step = source_period(cm) / 8
-    integrator = _projection(compiled_loop, progress)(cm, p, solver, max_step, watch_singularities) \
+    integrator = _projection(compiled_loop, progress)(cm, p, solver or "DOP853", max_step,
+                                                      watch_singularities is not False) \
         if method == "projection" else ida_for(cm, p, max_step)
+    if method == "projection":
+        check_compiled_loop(asked["compiled_loop"], integrator, progress)
     _check_atol(atol, cm.n)
     corners = source_breakpoints(cm, t0, t1)
     t_eval = requested.copy()

@@ -12,12 +12,16 @@ import math
 import numpy as np
 from numba import njit
 
+#: numba caches on disk only under the package name: a cache written by a bare-name import of this file
+#: (``python -m doctest path/to/it.py``) is found by the package import and fails to load there
+CACHE = __name__.startswith("netdyn.")
+
 from netdyn.recursive.kernels import FIX, REV, world_kinematics
 
 CUT_REVOLUTE, CUT_PRISMATIC, CUT_WELD, CUT_SPHERICAL = 0, 1, 2, 3
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _pt(R, pos, omega, vel, alpha, acc, body, s, out):
     """out[0:3] position, [3:6] velocity, [6:9] bias acceleration of body point s (world)."""
     if body < 0:
@@ -39,7 +43,7 @@ def _pt(R, pos, omega, vel, alpha, acc, body, s, out):
     out[8] = acc[body, 2] + ax * r1 - ay * r0 + wx * c1 - wy * c0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _jac_add(ints, geom, anc, R, pos, body, P, sign, nvec, rowJ, kind):
     """rowJ += sign * (n · Jv(P)) (kind 0) or sign * (Jw)_z... (kind 1: n · Jw) for the joints moving body."""
     if body < 0:
@@ -70,7 +74,7 @@ def _jac_add(ints, geom, anc, R, pos, body, P, sign, nvec, rowJ, kind):
         rowJ[k] += sign * (nvec[0] * cx + nvec[1] * cy + nvec[2] * cz)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _rotate(R, body, v, out):
     """out = R_body v (the ground: v)."""
     if body < 0:
@@ -80,7 +84,7 @@ def _rotate(R, body, v, out):
         out[a] = R[body, a, 0] * v[0] + R[body, a, 1] * v[1] + R[body, a, 2] * v[2]
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _dot_row(ints, geom, anc, R, pos, omega, alpha, ba, bb, xloc, yloc, k, phi, J, b, scratch):
     """Row k: φ = x·y with x = R_a xloc, y = R_b yloc (body-fixed unit vectors held at right angles)."""
     x, y, v, P = scratch[0], scratch[1], scratch[2], scratch[3]
@@ -114,7 +118,7 @@ def _dot_row(ints, geom, anc, R, pos, omega, alpha, ba, bb, xloc, yloc, k, phi, 
     _jac_add(ints, geom, anc, R, pos, ba, P, -1.0, v, J[k], 1)
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def cut_terms(ints, geom, anc, q, qd, w, R, pos, omega, vel, alpha, acc, cint, cgeom, phi, J, b):
     """φ, J = ∂φ/∂q and b = φ̈ − J q̈ of the cut joints (see :func:`netdyn.recursive.closed.constraint_terms`).
 

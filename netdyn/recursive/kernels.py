@@ -14,10 +14,14 @@ import math
 import numpy as np
 from numba import njit
 
+#: numba caches on disk only under the package name: a cache written by a bare-name import of this file
+#: (``python -m doctest path/to/it.py``) is found by the package import and fails to load there
+CACHE = __name__.startswith("netdyn.")
+
 REV, PRI, FIX = 0, 1, 2
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _joint(ints, geom, q, i, w):
     """Orientation E (body i in parent) and position r of body i's origin in the parent frame."""
     jt = ints[i, 1]
@@ -49,7 +53,7 @@ def _joint(ints, geom, q, i, w):
             w[i, 9], w[i, 10], w[i, 11] = g[9], g[10], g[11]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _motion_to_child(w, i, src, dst_row, dst_col, out_base):
     """dst = X_i src: src a parent motion vector (6), E and r of body i in w."""
     ox, oy, oz, vx, vy, vz = src[0], src[1], src[2], src[3], src[4], src[5]
@@ -63,7 +67,7 @@ def _motion_to_child(w, i, src, dst_row, dst_col, out_base):
         dst_row[dst_col + 3 + a] = w[i, a] * ux + w[i, 3 + a] * uy + w[i, 6 + a] * uz
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _force_to_parent_add(w, i, f, dst, col):
     """dst[col:col+6] += X_i^T f (a child wrench expressed in the parent frame about its origin)."""
     nx, ny, nz, fx, fy, fz = f[0], f[1], f[2], f[3], f[4], f[5]
@@ -82,7 +86,7 @@ def _force_to_parent_add(w, i, f, dst, col):
     dst[col + 5] += Ef2
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _forward_pass(ints, geom, gravity, q, qd, qdd, w, with_acc):
     """Poses, twists (w[:,12:18]), bias c (w[:,24:30]) and, if with_acc, accelerations (w[:,18:24])."""
     n = ints.shape[0]
@@ -149,7 +153,7 @@ def _forward_pass(ints, geom, gravity, q, qd, qdd, w, with_acc):
                 w[i, 23] += az * qdd[k]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _inertia_times(g, x, out, col):
     """out[col:col+6] = I6 x (I6 stored row-major in g[15:51])."""
     for a in range(6):
@@ -159,7 +163,7 @@ def _inertia_times(g, x, out, col):
         out[col + a] = s
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _cross_force_add(v, h, out, col):
     """out[col:col+6] += v ×* h."""
     ox, oy, oz, vx, vy, vz = v[0], v[1], v[2], v[3], v[4], v[5]
@@ -172,7 +176,7 @@ def _cross_force_add(v, h, out, col):
     out[col + 5] += ox * hf1 - oy * hf0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _add_bias_wrench(w, i, g, fext, h, col):
     """w[i, col:col+6] += v ×* (I v) − fext_i, v body i's twist (w[i, 12:18]); h: 6 of scratch."""
     _inertia_times(g, w[i, 12:18], h, 0)
@@ -181,7 +185,7 @@ def _add_bias_wrench(w, i, g, fext, h, col):
         w[i, col + a] -= fext[i, a]
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def rnea(ints, geom, gravity, q, qd, qdd, fext, w, tau):
     """Inverse dynamics: ``tau = M(q) qdd + h(q, qd) − Jᵀ fext``; the joint wrenches stay in w[:, 30:36]."""
     n = ints.shape[0]
@@ -205,7 +209,7 @@ def rnea(ints, geom, gravity, q, qd, qdd, fext, w, tau):
     return tau
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _transform_inertia_add(w, i, Ia, dst, col, X, T):
     """dst[col:col+36] += X_i^T Ia X_i (Ia row-major 6×6, X_i the motion transform parent → child);
     X and T are 6×6 scratch arrays (X must hold zeros in its upper-right block)."""
@@ -234,7 +238,7 @@ def _transform_inertia_add(w, i, Ia, dst, col, X, T):
             dst[col + 6 * a + b] += s
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def aba(ints, geom, gravity, q, qd, tau, fext, w, qdd):
     """Forward dynamics by the articulated-body algorithm: ``qdd`` from ``tau`` and ``fext``."""
     n = ints.shape[0]
@@ -310,7 +314,7 @@ def aba(ints, geom, gravity, q, qd, tau, fext, w, qdd):
     return qdd
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def crba(ints, geom, q, w, M):
     """The joint-space mass matrix by the composite-rigid-body algorithm (composites in w[:, 36:72])."""
     n = ints.shape[0]
@@ -353,7 +357,7 @@ def crba(ints, geom, q, w, M):
     return M
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def world_kinematics(ints, geom, q, qd, qdd, w, R, pos, omega, vel, alpha, acc):
     """World-frame pose (R, pos), angular velocity and acceleration, and classical velocity and
     acceleration of every body-frame origin (no gravity)."""

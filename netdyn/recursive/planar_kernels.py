@@ -18,6 +18,10 @@ import math
 import numpy as np
 from numba import njit
 
+#: numba caches on disk only under the package name: a cache written by a bare-name import of this file
+#: (``python -m doctest path/to/it.py``) is found by the package import and fails to load there
+CACHE = __name__.startswith("netdyn.")
+
 from netdyn.recursive.kernels import FIX, PRI, REV, aba
 
 PWORK = 30
@@ -41,7 +45,7 @@ def pack(model):
     return np.ascontiguousarray(out)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _to_child(w, i, src0, src1, src2, dst, col):
     """dst[col:col+3] = X_i src (a parent motion vector in the child frame)."""
     c, s, rx, ry = w[i, 0], w[i, 1], w[i, 2], w[i, 3]
@@ -52,7 +56,7 @@ def _to_child(w, i, src0, src1, src2, dst, col):
     dst[col + 2] = -s * vx + c * vy
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def aba_planar(ints, pgeom, gravity, q, qd, tau, fext, w, qdd):
     """Joint accelerations of a planar tree (fext: the same (n, 6) body wrenches as the spatial kernel)."""
     n = ints.shape[0]
@@ -156,7 +160,7 @@ def aba_planar(ints, pgeom, gravity, q, qd, tau, fext, w, qdd):
     return qdd
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def chain_rhs(ints, geom, gravity, y, tau, fext, w, out, planar):
     """``dy/dt`` of ``y = [q, qd]`` for a tree, one compiled call: this module's ABA on a planar tree
     (``geom`` from :func:`pack`, ``w`` the planar workspace), the 6-D one of

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from netdyn.viz.plotting import body_metadata, coordinate_vector
+from netdyn.viz.plotting import attachment_points, body_metadata, coordinate_vector
 from netdyn.lagrange.equations import internalize
 from netdyn.numerics.compiled import compile_model
 from netdyn.symbols import t as T
@@ -53,18 +53,7 @@ def pose_function(model):
 
 
 def _attachments(model):
-    md = _spatial(model)
-    net = model.metadata.get("network")
-    pts = {b: [] for b in md.bodies}
-    items = []
-    for el in (net.elements.values() if net is not None else []):
-        if not hasattr(el, "point_a"):
-            continue
-        for body, s in ((el.bodies[0], el.point_a), (el.bodies[1], el.point_b)):
-            if body in pts:
-                pts[body].append(np.array([float(v) for v in s]))
-        items.append(el)
-    return pts, items
+    return attachment_points(model, _spatial(model).bodies, np.array)
 
 
 def _global(pose, s):

@@ -69,17 +69,18 @@ def _global(pose, s):
     return np.array([pose[0] + c * s[0] - si * s[1], pose[1] + si * s[0] + c * s[1]])
 
 
-def _attachments(model):
-    """Per body the body-frame points where something attaches, and the joints as drawing items."""
+def attachment_points(model, bodies, as_point=tuple):
+    """Per body of ``bodies`` the body-frame points where something attaches (each ``as_point`` of its
+    floats), and the elements with attachment points (joints, springs) as drawing items; planar or spatial."""
     net = model.metadata.get("network")
-    pts = {b: [] for b in _planar(model).bodies}
+    pts = {b: [] for b in bodies}
     items = []
     for el in (net.elements.values() if net is not None else []):
         if not hasattr(el, "point_a"):
             continue
         for body, s in ((el.bodies[0], el.point_a), (el.bodies[1], el.point_b)):
             if body in pts:
-                pts[body].append(tuple(float(v) for v in s))
+                pts[body].append(as_point([float(v) for v in s]))
         items.append(el)
     return pts, items
 
@@ -150,7 +151,7 @@ def plot_mechanism(model, q, ax=None, path=None, title=None):
 
     poses_fn = pose_function(model)
     qv = coordinate_vector(model, q)
-    attachments, items = _attachments(model)
+    attachments, items = attachment_points(model, _planar(model).bodies)
     lo, hi = _extent(model, [qv], poses_fn, attachments)
     own = ax is None
     if own:
@@ -174,7 +175,7 @@ def animate_mechanism(solution, path, fps=25, frames=100, dpi=80):
     poses_fn = pose_function(model)
     idx = np.unique(np.linspace(0, solution.t.size - 1, min(frames, solution.t.size)).astype(int))
     Q = [solution.q[:, k] for k in idx]
-    attachments, items = _attachments(model)
+    attachments, items = attachment_points(model, _planar(model).bodies)
     lo, hi = _extent(model, Q, poses_fn, attachments)
     fig, ax = plt.subplots(figsize=_figure_size(lo, hi))
     writer = PillowWriter(fps=fps)

@@ -75,7 +75,10 @@ OK, TOO_SMALL, SINGULAR_KKT, CHANGE_POINT, CHUNK, SEARCH = 0, 1, 2, 3, 4, 5
 
 # ----------------------------------------------------------------------------- model evaluation
 # error_model="numpy": a division by zero gives inf or nan as in numpy, no ZeroDivisionError branches to compile
-_jit = njit(cache=True, error_model="numpy")
+#: numba caches on disk only under the package name: a cache written by a bare-name import of this file
+#: (``python -m doctest path/to/it.py``) is found by the package import and fails to load there
+CACHE = __name__.startswith("netdyn.")
+_jit = njit(cache=CACHE, error_model="numpy")
 
 # Written as scalar loops, without numpy array expressions, slice assignments, reshapes or np.linalg:
 # numba compiles each of those with its broadcasting and error-message code (a third of the first
