@@ -113,15 +113,13 @@ def check_formulation(system, formulation, path=None):
 
 def check_compiled_loop(compiled_loop, integrator, progress):
     """An :class:`~netdyn.errors.OptionWarning` when ``compiled_loop=True`` was asked for and the projection
-    integrator runs its Python loop instead (another solver, a progress callback, time-dependent inputs, a
-    large KKT system): the trajectory is the same, only slower."""
+    integrator runs its Python loop instead (another solver, time-dependent inputs, a large KKT system): the trajectory is the same, only slower."""
     if compiled_loop is not True:
         return
     ok = getattr(integrator, "compiled_ok", None)
     if ok is not None and ok(progress):
         return
-    reason = ("a progress callback is given" if progress is not None else
-              f"solver={integrator.solver_cls.__name__!r} is not DOP853" if integrator.solver_cls.__name__ != "DOP853"
+    reason = (f"solver={integrator.solver_cls.__name__!r} is not DOP853" if integrator.solver_cls.__name__ != "DOP853"
               else "the model has time-dependent inputs or a KKT system too large for it")
     warnings.warn(f"compiled_loop=True was given, but the compiled loop does not apply ({reason}); the Python "
                   "loop ran instead (the same trajectory, slower)", OptionWarning, stacklevel=3)
