@@ -50,11 +50,13 @@ from netdyn.numerics.assembly import TermAssembly
 from netdyn.numerics.hidden import consistent_start
 from netdyn.numerics.integrators.base import Integrator, split_atol, work_atol
 from netdyn.numerics.integrators.ida import IDA, algebraic_at_output, ida_grid, out_at, run_ida
+from netdyn.numerics.integrators.sparse_lsq import AugmentedLeastSquares
 from netdyn.numerics.trajectory import Trajectory
 
 __all__ = ["SparseIDA", "assembly", "ida_for", "DENSE_UNKNOWNS"]
 
 DENSE_UNKNOWNS = 60  # up to this many IDA unknowns a model with a fused LLVM kernel keeps the dense IDA
+WORK_ROW_SCALE = 1e-10  # the work rows as IDA sees them (see SparseIDA.ida_residual)
 _COND = 1e12  # a scaled ∂F/∂[y_A, ẏ_D] beyond this condition number is treated as singular (hidden constraints)
 
 
@@ -155,6 +157,7 @@ class SparseIDA(Integrator):
         self._prod_sign = sign[pe]
         self._c_one, self._c_cj = c_one, c_cj
         self._nnz = pattern.nnz
+        self._work_entries = pattern.indices >= N - 2
 
     # ------------------------------------------------------------------ F and its Jacobian
     def _unpack(self, tt, y, yp):
@@ -208,7 +211,18 @@ class SparseIDA(Integrator):
         return J
 
     def jacfn(self, tt, y, yp, res, cj, JJ):
+        """scikit-sundae's sparse ``jacfn``: the Jacobian of :meth:`ida_residual` (work rows scaled)."""
         JJ[:] = self.jacobian_data(tt, y, yp, cj)
+        JJ[self._work_entries] *= WORK_ROW_SCALE
+
+    def ida_residual(self, tt, y, yp, res):
+        """The residual handed to IDA: :meth:`residual` with the two work rows scaled by
+        :data:`WORK_ROW_SCALE`. Scaling equations changes neither their solution nor IDA's Newton updates
+        (its tests are on the variables); it keeps the dissipated power's row — dense: it involves every
+        flow — from winning SuperLU's partial pivoting and filling the factors (SuperLU_MT ran out of memory
+        on a 1,000-section ladder driven by a current source)."""
+        self.residual(tt, y, yp, res)
+        res[self.N - 2:] *= WORK_ROW_SCALE
 
     # ------------------------------------------------------------------ consistent start
     def consistent_start(self, t0, y0, yp0, tol=1e-12, max_iter=20):
@@ -277,7 +291,7 @@ class SparseIDA(Integrator):
         self._o_shape = (n + m2 + m1, nR + m1 + m2)
         weight = np.ones(n + m2 + m1)
         weight[self.inertial] = 1e-6  # as algebraic_at_output: accelerations come from derivatives
-        self._o_weight = weight
+        self._ls = AugmentedLeastSquares(self._o_rows, self._o_cols, self._o_shape, weight)
 
     def algebraic_at(self, tt, q, f, a, z, iterations=2):
         """Flows without inertia and the multipliers from the Lagrange rows and the velocity-level constraints
@@ -286,14 +300,12 @@ class SparseIDA(Integrator):
         n, m1, m2, asm, p = self.n, self.m1, self.m2, self.asm, self.p
         R, nR = self.rest, self.rest.size
         f, z = f.copy(), z.copy()
-        w = self._o_weight
         u = p.inputs(tt)
         for _ in range(iterations):
             E, _, _ = asm.evaluate(tt, q, f, a, p.vector, u, z)
-            r0 = w * np.concatenate([E[:n], E[n + m1:n + m1 + m2], E[n + m1 + m2:n + 2 * m1 + m2]])
+            r0 = np.concatenate([E[:n], E[n + m1:n + m1 + m2], E[n + m1 + m2:n + 2 * m1 + m2]])
             vals = asm.jacobian_values(tt, q, f, a, p.vector, u, z)[self._o_sel]
-            J = sps.csc_matrix((w[self._o_rows] * vals, (self._o_rows, self._o_cols)), shape=self._o_shape)
-            dx = _least_squares(J, -r0)
+            dx = self._ls.solve(vals, -r0)
             if dx is None:
                 return algebraic_at_output(self.cm, p, tt, q, f, a, R)
             f[R] += dx[:nR]
@@ -327,7 +339,7 @@ class SparseIDA(Integrator):
         te = ida_grid(t0, t1, t_eval)
         with warnings.catch_warnings():  # sksundae notes that jacfn replaces its own sparse differencing
             warnings.simplefilter("ignore", UserWarning)
-            solver = SundialsIDA(self.residual, rtol=rtol / 10, atol=at / 10, linsolver="sparse",
+            solver = SundialsIDA(self.ida_residual, rtol=rtol / 10, atol=at / 10, linsolver="sparse",
                                  sparsity=self.sparsity, jacfn=self.jacfn, calc_initcond=None,
                                  algebraic_idx=self.algebraic or None, max_num_steps=200000,
                                  max_step=0 if not np.isfinite(self.max_step) else self.max_step)
@@ -382,20 +394,3 @@ def lu_next(J):
         return splu(sps.csc_matrix(J))
     except RuntimeError:
         return None
-
-
-def _least_squares(J, b, eps=1e-20):
-    """``argmin ‖J x − b‖`` (full column rank; columns that are empty get 0) through the quasi-definite
-    augmented system ``[[I, J S], [(J S)ᵀ, −ε I]]`` with columns scaled to unit size, or None when
-    SuperLU fails or the answer is not finite."""
-    m, k = J.shape
-    cs = np.asarray(abs(J).max(axis=0).todense()).ravel()
-    cs[cs == 0] = 1.0
-    JS = J @ sps.diags(1.0 / cs)
-    K = sps.bmat([[sps.identity(m), JS], [JS.T, -eps * sps.identity(k)]], format="csc")
-    try:
-        sol = splu(K).solve(np.concatenate([b, np.zeros(k)]))
-    except RuntimeError:
-        return None
-    x = sol[m:] / cs
-    return x if np.all(np.isfinite(x)) else None
