@@ -283,10 +283,10 @@ class TermAssembly:
         self.inertial = np.unique(self.cols[self.kinds == 2])
 
     # ------------------------------------------------------------------ evaluation
-    def _evaluate(self, which, tt, q, f, a, p, inputs, z, eta):
+    def _evaluate(self, which, tt, q, f, a, p, inputs, z, eta, templates=None):
         g = [tt, *p, *inputs]
         out = []
-        for tp in self.templates:
+        for tp in self.templates if templates is None else templates:
             c, m = tp.coords, len(tp.coords)
             mult = (z[tp.mult], eta[tp.mult] if tp.role == "phi" else 0.0) if tp.role in ("phi", "psi") \
                 else (0.0, 0.0)
@@ -312,6 +312,18 @@ class TermAssembly:
             ps += float(np.sum(vs[-1]))
         E = np.bincount(self._res_rows, np.concatenate(res), minlength=self.size) if res else np.zeros(self.size)
         return E, pd, ps
+
+    def ggl(self, tt, q, eta, p, inputs):
+        """``Φ_qᵀη`` (length n) from the displacement constraints' templates alone."""
+        phi = [tp for tp in self.templates if tp.role == "phi"]
+        zero = np.zeros(self.n)
+        G = np.zeros(self.n)
+        for tp, vs in zip(phi, self._evaluate("res", tt, q, zero, zero, p, inputs,
+                                              np.zeros(self.m1 + self.m2), eta, phi)):
+            for (space, i), v in zip(tp.outs, vs):
+                if space == "G":
+                    np.add.at(G, tp.coords[:, i], v)
+        return G
 
     def power(self, tt, q, f, p, inputs, z=None):
         """Dissipated and supplied power."""

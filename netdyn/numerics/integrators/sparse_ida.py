@@ -178,10 +178,7 @@ class SparseIDA(Integrator):
 
     def ggl_term(self, tt, q, eta):
         """``Φ_qᵀη`` (length n)."""
-        p = self.p
-        E, _, _ = self.asm.evaluate(tt, q, np.zeros(self.n), np.zeros(self.n), p.vector, p.inputs(tt),
-                                    np.zeros(self.m1 + self.m2), eta)
-        return E[self.asm.size - self.n:]
+        return self.asm.ggl(tt, q, eta, self.p.vector, self.p.inputs(tt))
 
     def residual(self, tt, y, yp, res):
         n, nI, p, I = self.n, self.inertial.size, self.p, self.inertial
