@@ -75,8 +75,9 @@ class AugmentedLeastSquares:
         ac = np.concatenate([np.arange(m), m + jc, self._jr, m + np.arange(k)])
         self.K = FixedPattern(ar, ac, (m + k, m + k))
 
-    def solve(self, values, b):
-        """``x`` (length ``k``), or None when SuperLU fails or the answer is not finite."""
+    def factor(self, values):
+        """A solver ``x = solver(b)`` for ``J`` with these values (one SuperLU factorisation, reusable for
+        several right-hand sides), or None when SuperLU fails."""
         d = self.J.data(values) * self.weight[self._jr]
         cs = np.zeros(self.k)
         np.maximum.at(cs, self._jc, np.abs(d))
@@ -84,8 +85,17 @@ class AugmentedLeastSquares:
         d = d / cs[self._jc]
         K = self.K.matrix(np.concatenate([np.ones(self.m), d, d, np.full(self.k, -self.eps)]))
         try:
-            sol = splu(K).solve(np.concatenate([self.weight * b, np.zeros(self.k)]))
+            lu = splu(K)
         except RuntimeError:
             return None
-        x = sol[self.m:] / cs
-        return x if np.all(np.isfinite(x)) else None
+        m, k, w = self.m, self.k, self.weight
+
+        def solver(b):
+            x = lu.solve(np.concatenate([w * b, np.zeros(k)]))[m:] / cs
+            return x if np.all(np.isfinite(x)) else None
+        return solver
+
+    def solve(self, values, b):
+        """``x`` (length ``k``), or None when SuperLU fails or the answer is not finite."""
+        solver = self.factor(values)
+        return None if solver is None else solver(b)
