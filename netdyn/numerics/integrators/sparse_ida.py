@@ -70,9 +70,10 @@ def assembly(cm):
 
 def ida_for(cm, p, max_step=np.inf):
     """The IDA a model gets: :class:`SparseIDA`, except for constrained models of at most
-    :data:`DENSE_UNKNOWNS` IDA unknowns, which keep the dense :class:`IDA` (measured: a random circuit of
-    10–20 unknowns, or a 10-section ladder driven by a current source, runs 1.5–2.5× faster there; from about
-    30 unknowns the sparse one wins, 20× at 100)."""
+    :data:`DENSE_UNKNOWNS` IDA unknowns, which keep the dense :class:`IDA`. Measured with the templates'
+    compile included: random circuits of 10–20 unknowns ran 2.2–2.6× faster on the dense IDA; ladders driven
+    by a current source of 13–37 unknowns were between 1.5× faster dense and 1.2× faster sparse; at 100
+    unknowns the sparse one was 20× faster (0.9 s against 20 s)."""
     if cm.has_constraints and cm.n + len(cm.inertial_columns()) + 2 * cm.m1 + cm.m2 + 2 <= DENSE_UNKNOWNS:
         return IDA(cm, p, max_step)
     return SparseIDA(cm, p, max_step)
