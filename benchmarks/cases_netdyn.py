@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from benchmarks.harness import NotAvailable, needs, per_call, report, require, stopwatch
-from benchmarks.problems import (NLRC, PENDULUM, RC, chain_energy, chain_initial_state, chain_poses,
+from benchmarks.problems import (NLRC, NLRC_CURRENT, PENDULUM, RC, chain_energy, chain_initial_state, chain_poses,
                                  pendulum_parameters, random_chain_state)
 
 NETDYN = ("netdyn", "netdyn.numerics.compiled")
@@ -306,14 +306,18 @@ def rc_ladder(N, formulation=None):
             "v_last": sol.port_displacement(f"C{N}") / RC["C"]}
 
 
-def nonlinear_ladder_network(N):
-    """The nonlinear ladder (:data:`benchmarks.problems.NLRC`) as a netdyn ``Network``."""
+def nonlinear_ladder_network(N, drive="voltage"):
+    """The nonlinear ladder (:data:`benchmarks.problems.NLRC`) as a netdyn ``Network`` (``drive="current"``:
+    fed by a current source with a shunt, :data:`benchmarks.problems.NLRC_CURRENT`)."""
     netdyn = _netdyn()
-    VoltageSource, Resistor, Capacitor = require("netdyn.components.electrical", "VoltageSource", "Resistor",
-                                                 "Capacitor")
+    VoltageSource, CurrentSource, Resistor, Capacitor = require("netdyn.components.electrical", "VoltageSource",
+                                                                "CurrentSource", "Resistor", "Capacitor")
     R, C, A, B = NLRC["R"], NLRC["C"], NLRC["A"], NLRC["B"]
     net = netdyn.Network(f"nonlinear_ladder_{N}")
-    net.add(VoltageSource("V1", "n0", "0", NLRC["V"]))
+    if drive == "voltage":
+        net.add(VoltageSource("V1", "n0", "0", NLRC["V"]))
+    else:
+        net.add(CurrentSource("I1", "0", "n0", NLRC_CURRENT["I"]), Resistor("R0", "n0", "0", NLRC_CURRENT["R0"]))
     for k in range(1, N + 1):
         net.add(Resistor(f"R{k}", f"n{k - 1}", f"n{k}", dissipation=lambda i: R * i ** 2 / 2 + A * i ** 4 / 4),
                 Capacitor(f"C{k}", f"n{k}", "0", energy=lambda q: q ** 2 / (2 * C) + B * q ** 4 / 4))
@@ -321,21 +325,21 @@ def nonlinear_ladder_network(N):
 
 
 @needs(*NETDYN)
-def nonlinear_ladder(N):
+def nonlinear_ladder(N, drive="voltage"):
     """netdyn on the nonlinear ladder: description to solution (total), then the simulation again (solve).
 
-    A nonlinear network takes IDA; without constraints (loop charges) its residual and sparse Jacobian
-    come from the compiled element templates (``netdyn.numerics.assembly``) and IDA factorises with
-    SuperLU. 'total' is network → ``net.model()`` → ``netdyn.simulate``; 'solve' is ``netdyn.simulate``
-    again on the same model (compiled templates reused), the counterpart of ngspice's transient CPU.
-    rtol = 1e-6, atol = 1e-16 on charges and currents.
+    A nonlinear network takes IDA; its residual and sparse Jacobian come from the compiled element
+    templates (``netdyn.numerics.assembly``; with a current source, a flow constraint and its multiplier
+    too) and IDA factorises with SuperLU. 'total' is network → ``net.model()`` → ``netdyn.simulate``;
+    'solve' is ``netdyn.simulate`` again on the same model (compiled templates reused), the counterpart of
+    ngspice's transient CPU. rtol = 1e-6, atol = 1e-16 on charges and currents.
     """
     netdyn = _netdyn()
     opts = {"t_eval": np.linspace(0.0, NLRC["t_stop"], NLRC["points"]), "rtol": 1e-6, "atol": 1e-16}
-    netdyn.simulate(nonlinear_ladder_network(2), (0.0, NLRC["t_stop"]), **opts)  # warm-up of the whole path
+    netdyn.simulate(nonlinear_ladder_network(2, drive), (0.0, NLRC["t_stop"]), **opts)  # warm-up of the whole path
 
     def total():
-        model = nonlinear_ladder_network(N).model()
+        model = nonlinear_ladder_network(N, drive).model()
         return model, netdyn.simulate(model, (0.0, NLRC["t_stop"]), **opts)
 
     seconds, (model, sol) = stopwatch(total)
@@ -343,6 +347,12 @@ def nonlinear_ladder(N):
     seconds, sol = stopwatch(netdyn.simulate, model, (0.0, NLRC["t_stop"]), **opts)
     report(solve=seconds)
     return {"t": sol.t, "v_first": sol.voltage("C1"), "v_last": sol.voltage(f"C{N}")}
+
+
+@needs(*NETDYN)
+def nonlinear_ladder_current(N):
+    """:func:`nonlinear_ladder` driven by a current source (a flow constraint in loop charges)."""
+    return nonlinear_ladder(N, drive="current")
 
 
 # --------------------------------------------------------------------------- closed chains

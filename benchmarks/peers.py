@@ -208,7 +208,13 @@ def ngspice_nonlinear_ladder(N, repeats=3, timeout=600):
     return ngspice_rc_ladder(N, repeats, timeout, deck=nonlinear_ladder_deck)
 
 
-__all__ = ["kane_derive", "lagrange_derive", "pinocchio_chain", "ngspice_rc_ladder", "ngspice_nonlinear_ladder",
+def ngspice_nonlinear_ladder_current(N, repeats=3, timeout=600):
+    """ngspice on the current-driven nonlinear ladder (``nonlinear_ladder_deck(..., drive="current")``)."""
+    return ngspice_rc_ladder(N, repeats, timeout,
+                             deck=lambda n, analysis="tran": nonlinear_ladder_deck(n, analysis, drive="current"))
+
+
+__all__ = ["kane_derive", "lagrange_derive", "pinocchio_chain", "ngspice_rc_ladder", "ngspice_nonlinear_ladder", "ngspice_nonlinear_ladder_current",
            "parse_acct", "read_raw"]
 
 

@@ -88,10 +88,14 @@ def rc_ladder_deck(N, analysis="tran"):
 # D(i) = R i^2/2 + A i^4/4), and nonlinear capacitors, v = q/C + B q^3 (netdyn: energy V(q) = q^2/2C + B q^4/4);
 # A and B make the cubic terms about a tenth of the linear ones at 1 V.
 NLRC = {**RC, "A": 1e8, "B": 1e26}
+# The same ladder driven by a current source instead: 1 mA into n0, with a 1 kOhm shunt from n0 to ground
+# (about 1 V at the head again). In loop charges the source is a flow constraint with its multiplier.
+NLRC_CURRENT = {"I": 1e-3, "R0": 1e3}
 
 
-def nonlinear_ladder_deck(N, analysis="tran"):
-    """ngspice deck of the nonlinear ladder with B-sources.
+def nonlinear_ladder_deck(N, analysis="tran", drive="voltage"):
+    """ngspice deck of the nonlinear ladder with B-sources (``drive="current"``: fed by a current source
+    with a shunt, :data:`NLRC_CURRENT`).
 
     Section k: a 0 V source ``Vs{k}`` senses the resistor current for ``BR{k}`` (v = R i + A i^3); the
     capacitor is charge-controlled, so its charge is integrated on an auxiliary node (``Cx{k}`` of C
@@ -99,7 +103,9 @@ def nonlinear_ladder_deck(N, analysis="tran"):
     ``BC{k}`` sets v(n{k}) = q/C + B q^3. Four nodes per section where the linear ladder has one.
     """
     R, C, A, B = NLRC["R"], NLRC["C"], NLRC["A"], NLRC["B"]
-    lines = [f"* nonlinear RC ladder, {N} sections", f"V1 n0 0 DC {NLRC['V']:g}"]
+    lines = [f"* nonlinear RC ladder, {N} sections", f"V1 n0 0 DC {NLRC['V']:g}"] if drive == "voltage" else \
+        [f"* nonlinear RC ladder, {N} sections, current drive", f"I1 0 n0 DC {NLRC_CURRENT['I']:g}",
+         f"R0 n0 0 {NLRC_CURRENT['R0']:g}"]
     for k in range(1, N + 1):
         lines += [f"Vs{k} n{k - 1} m{k} 0",
                   f"BR{k} m{k} n{k} V = {R:g}*I(Vs{k}) + {A:g}*I(Vs{k})^3",

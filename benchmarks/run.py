@@ -40,9 +40,10 @@ import numpy as np  # noqa: E402
 from benchmarks.harness import ROOT, growth_exponent, run_case  # noqa: E402
 
 FULL = {"chain": [2, 5, 10, 20, 50, 100, 200], "rc": [10, 100, 1000, 10000], "recursive": [5, 10, 20, 50, 100, 200],
-        "netlist": [1000, 10000, 100000], "pwl": [10, 100, 1000], "nl": [10, 100, 1000, 10000]}
+        "netlist": [1000, 10000, 100000], "pwl": [10, 100, 1000], "nl": [10, 100, 1000, 10000],
+        "nli": [10, 100, 1000]}
 QUICK = {"chain": [2, 5], "rc": [10, 100, 1000], "recursive": [5, 10], "netlist": [1000, 10000], "pwl": [10, 100],
-         "nl": [10, 100]}
+         "nl": [10, 100], "nli": [10, 100]}
 SKIP, NA = "skip", "n/a (not implemented)"
 
 
@@ -244,6 +245,8 @@ def build_report(results, plan, cap, quick, started, load0, groups=("chain", "rc
         out += _rc_table(results, rc, notes)
     if "nl" in groups:
         out += _rc_table(results, plan["nl"], notes, nonlinear=True)
+    if "nli" in groups:
+        out += _rc_table(results, plan["nli"], notes, nonlinear=True, series=("ngspice_nli", "nd_nli"))
     if "closed" in groups:
         out += _closed_table(results, notes)
     if "mixed" in groups:
@@ -312,7 +315,20 @@ def _chain_tables(results, chain, notes):
     return out
 
 
-def _rc_table(results, rc, notes, nonlinear=False):
+def _rc_table(results, rc, notes, nonlinear=False, series=("ngspice_nl", "nd_nl")):
+    if nonlinear and series[0] == "ngspice_nli":
+        ng, nd = series
+        out = ["## Nonlinear RC ladder driven by a current source: 10 µs transient after a 1 mA step (s)", "",
+               "The nonlinear ladder below fed by a 1 mA current source with a 1 kΩ shunt at its head "
+               "(`benchmarks.problems.NLRC_CURRENT`): in loop charges the source is a flow constraint with a "
+               "multiplier, so IDA gets the constraint rows and the multiplier terms from the templates too. "
+               "ngspice: `nonlinear_ladder_deck(N, drive=\"current\")`, same options; netdyn as below.", ""]
+        cols = [("ngspice process, CPU", ng, "cpu", 1), ("ngspice transient CPU", ng, "transient_cpu", 1),
+                ("netdyn total", nd, "total", 1), ("netdyn solve", nd, "solve", 1)]
+        rats = [("total / ngspice process CPU", (nd, "total"), (ng, "cpu")),
+                ("solve / ngspice transient CPU", (nd, "solve"), (ng, "transient_cpu"))]
+        extra = [("ngspice time points", ng, "timepoints", 1), ("Δv (V)", nd, "dv", 1)]
+        return out + [table(rc, "N", cols + extra, rats, results, notes), "", exponents(rc, cols, results, "N"), ""]
     if nonlinear:
         out = ["## Nonlinear RC ladder: 10 µs transient after a 1 V step (s)", "",
                "The RC ladder with nonlinear resistors, v = R i + A i³, and nonlinear (charge-controlled) "
@@ -450,8 +466,9 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="small sizes (under 2 minutes)")
     parser.add_argument("--cap", type=float, default=None,
                         help="cap per case in CPU seconds (default 60; 10 with --quick)")
-    parser.add_argument("--only", default="chain,rc,nl,closed,mixed,recursive,safety",
-                        help="comma-separated groups to run: chain, rc, nl (nonlinear ladder), closed, mixed (motor "
+    parser.add_argument("--only", default="chain,rc,nl,nli,closed,mixed,recursive,safety",
+                        help="comma-separated groups to run: chain, rc, nl (nonlinear ladder), nli (the same, driven "
+                             "by a current source), closed, mixed (motor "
                              "and four-bar), recursive, safety (default: all)")
     parser.add_argument("--sizes", default=None,
                         help="override the sizes of the groups run, e.g. 10,100,1000")
@@ -492,6 +509,13 @@ def main(argv=None):
                                       size_arg="N")
         results["nd_nl"] = sweep("netdyn", "benchmarks.cases_netdyn:nonlinear_ladder", plan["nl"], cap, size_arg="N")
         rc_agreement(results, plan["nl"], "ngspice_nl", "nd_nl")
+    if "nli" in groups:
+        log("nonlinear RC ladder, current drive")
+        results["ngspice_nli"] = sweep("ngspice", "benchmarks.peers:ngspice_nonlinear_ladder_current", plan["nli"],
+                                       cap, size_arg="N")
+        results["nd_nli"] = sweep("netdyn", "benchmarks.cases_netdyn:nonlinear_ladder_current", plan["nli"], cap,
+                                  size_arg="N")
+        rc_agreement(results, plan["nli"], "ngspice_nli", "nd_nli")
     if "closed" in groups:
         log("closed chains")
         for name in ("four_bar", "slider_crank"):

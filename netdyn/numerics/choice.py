@@ -43,13 +43,40 @@ def kkt_regular(cm, tt, q, f, p):
     """Whether the index-1 matrix is regular at a state (relative pivot size above 1e-11).
 
     Without constraints a coordinate whose column of M is empty (a flow without inertia) makes it
-    singular whatever the state: decided from the pattern, with no evaluation.
+    singular whatever the state; with constraints, a structurally singular pattern of
+    ``[[M, Cᵀ], [C, 0]]`` (a circuit driven by current sources: flows without inertia that no
+    constraint fixes) does too. Both are decided from the pattern, with no evaluation (the SVD of a
+    dense KKT matrix of a 1,000-section ladder took a second).
     """
     if not cm.has_constraints and len(cm.inertial_columns()) < cm.n:
+        return False
+    if cm.has_constraints and not kkt_structurally_regular(cm.eq):
         return False
     K, _, _ = cm.kkt(tt, q, f, p)
     s = np.linalg.svd(K, compute_uv=False)
     return s.size == 0 or s[-1] > 1e-11 * s[0]
+
+
+def kkt_structurally_regular(eq):
+    """Whether the pattern of ``[[M, Cᵀ], [C, 0]]`` (``C = [Φ_q; A]``) admits a regular matrix.
+
+    >>> from netdyn import LagrangianModel, coordinates, t
+    >>> x, y = coordinates("x, y")
+    >>> kkt_structurally_regular(LagrangianModel([x, y], T=x.diff(t)**2/2, D=y.diff(t)**2/2,
+    ...                                          flow_constraints=[x.diff(t) - 1]).derive())
+    False
+    """
+    import scipy.sparse as sps
+    from scipy.sparse.csgraph import structural_rank
+
+    n, m1 = eq.n, len(eq.phi)
+    keys = list(eq.M) + [(n + j, i) for (j, i) in eq.Phi_q] + [(i, n + j) for (j, i) in eq.Phi_q] \
+        + [(n + m1 + k, i) for (k, i) in eq.A] + [(i, n + m1 + k) for (k, i) in eq.reaction]
+    size = n + m1 + len(eq.a0)
+    if not keys:
+        return size == 0
+    rows, cols = np.array(keys, dtype=np.intp).T
+    return bool(structural_rank(sps.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(size, size))) == size)
 
 
 def stiffness(cm, t0, t1, q, f, p, max_states=400):
