@@ -50,7 +50,7 @@ def kkt_regular(cm, tt, q, f, p):
     """
     if not cm.has_constraints and len(cm.inertial_columns()) < cm.n:
         return False
-    if cm.has_constraints and not kkt_structurally_regular(cm.eq):
+    if cm.has_constraints and cm._tree is None and not kkt_structurally_regular(cm.eq):  # (a tree: M full)
         return False
     K, _, _ = cm.kkt(tt, q, f, p)
     s = np.linalg.svd(K, compute_uv=False)
