@@ -165,14 +165,15 @@ class _Coordinates:
         return c
 
 
-def coordinate_plan(net, domains, forms, coords, body_angle=None):
+def coordinate_plan(net, domains, forms, coords, body_angle=None, paths=True):
     """Coordinates of every one-dimensional domain and each port's displacement as a combination of them.
 
     ``coords.new(name)`` makes a coordinate (a sympy function of t for the model,
     a plain name for numeric assembly); ``body_angle`` maps rotational nodes that
     are planar bodies to their angle coordinate. Returns ``combos`` (port key ->
     {coordinate: coefficient}), the KCL rows of branch formulations as
-    ``(label, [(port key, sign), ...])`` and the tree paths from ground per domain.
+    ``(label, [(port key, sign), ...])`` and the tree paths from ground per domain (empty with
+    ``paths=False``: the numeric stamp does not need them).
     """
     body_angle = body_angle or {}
     combos, kcl, node_paths = {}, [], {}
@@ -213,7 +214,8 @@ def coordinate_plan(net, domains, forms, coords, body_angle=None):
             for j, (_, _, k) in enumerate(edges):
                 col = slice(B.indptr[j], B.indptr[j + 1])
                 combos[k] = {loop_coords[l]: int(v) for l, v in zip(B.indices[col], B.data[col]) if v != 0}
-        node_paths[domain] = topology.tree_paths(g, "0")
+        if paths:
+            node_paths[domain] = topology.tree_paths(g, "0")
     return combos, kcl, node_paths
 
 
