@@ -88,3 +88,42 @@ def test_a_large_ladder_is_stamped_in_groups():
     assert _rel(lin.K.toarray(), K) <= 1e-15
     assert lin.stamps["C7"]["entries"] == [("K", 0, 0, 7 / 1e-9)]
     assert lin.ports["R3"] == [("R3", {2: 1.0})]
+
+
+def _random_multigraph(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 14))
+    g = nx.MultiDiGraph()
+    g.add_nodes_from(str(i) for i in rng.permutation(n))  # node order unrelated to the names
+    for j in range(int(rng.integers(1, 3 * n))):
+        u, v = rng.choice(n, size=2, replace=False)
+        g.add_edge(str(u), str(v), key=f"e{j}")
+    return g
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_array_graph_algorithms_agree_with_networkx(seed):
+    from netdyn.graph import topology
+    g = _random_multigraph(seed)
+    und = nx.MultiGraph(g)
+    weights = {k: int(w) for k, w in zip((k for *_, k in g.edges(keys=True)),
+                                         np.random.default_rng(seed + 100).integers(0, 4, g.number_of_edges()))}
+    tree = topology.spanning_tree(g, weight=weights.get)
+    forest = nx.Graph()
+    forest.add_nodes_from(g.nodes)
+    forest.add_edges_from((u, v) for u, v, k in g.edges(keys=True) if k in tree)
+    components = list(nx.connected_components(nx.Graph(und)))
+    assert nx.is_forest(forest) and len(tree) == g.number_of_nodes() - len(components)
+    # Kruskal keeps a minimum-weight forest: networkx's own gives the same total weight
+    nx_tree = nx.minimum_spanning_tree(nx.Graph([(u, v, {"weight": min(weights[k] for a, b, k in g.edges(keys=True)
+                                                                           if {a, b} == {u, v})})
+                                                 for u, v in und.edges()]))
+    assert sum(weights[k] for k in tree) == nx_tree.size(weight="weight")
+    B, cotree = topology.fundamental_loops(g, tree)
+    A, _, edges = topology.reduced_incidence(g, ground="0")
+    assert cotree == [k for *_, k in edges if k not in tree]
+    assert np.array_equal(A @ B.T, np.zeros((A.shape[0], len(cotree))))  # every loop satisfies KCL
+    cols = [j for j, (*_, k) in enumerate(edges) if k not in tree]
+    assert np.array_equal(B[:, cols], np.eye(len(cotree)))
+    assert [sorted(c) for c in topology.components_without(g, "0")] == \
+        [sorted(c) for c in components if "0" not in c]

@@ -62,6 +62,8 @@ class LinearNetwork:
     stamps: dict = field(default_factory=dict)  # element name -> its own entries (see ``port_effort``)
     R: sps.csr_array = None  # n x m: where μ acts, when a servo constraint (controlled source) is not along Aᵀ
     skipped: tuple = ()  # elements left out (linear_network(skip=...)): their ports are in `ports`, no stamp
+    #: ``(dae, I, solve, differential)`` of :func:`~netdyn.numerics.integrators.linear.prepared_dae`, once made
+    prepared: tuple = field(default=None, repr=False, compare=False)
 
     @property
     def reaction(self):

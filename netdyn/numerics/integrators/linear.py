@@ -79,6 +79,30 @@ def linear_dae(lin, reduce=True):
     return dae, I
 
 
+def prepared_dae(lin):
+    """``(dae, I, solve, differential)``: :func:`linear_dae` and its index-one solver
+    (:func:`~netdyn.numerics.integrators.radau.consistent_rates`), made once per
+    :class:`~netdyn.stamp.LinearNetwork` and kept on it (``lin.prepared``): the
+    method choice and the integrator share them.
+
+    Raises :class:`~netdyn.errors.SingularSystemError` when the DAE is not of index one.
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
+    >>> from netdyn.numerics.stamp import linear_network
+    >>> net = Network()
+    >>> _ = net.add(VoltageSource("V1", "a", "0", 1.0), Resistor("R1", "a", "b", 1.0), Capacitor("C1", "b", "0", 1.0))
+    >>> lin = linear_network(net)
+    >>> prepared_dae(lin) is prepared_dae(lin)
+    True
+    """
+    if lin.prepared is None:
+        dae, I = linear_dae(lin)
+        solve, differential = consistent_rates(dae)
+        lin.prepared = (dae, I, solve, differential)
+    return lin.prepared
+
+
 def _derivative_inputs(dae, order):
     """The ``order``-th derivatives of the DAE's inputs, as a function of an array of times (rows)."""
     fns = [time_function(sp.diff(e, T_SYM, order)) for e in dae.exprs]
@@ -154,9 +178,8 @@ class LinearRadau(Integrator):
 
     def __init__(self, lin, max_step=np.inf, corners=(), given=None):
         self.lin, self.max_step, self.corners = lin, max_step, np.asarray(corners, dtype=float)
-        self.dae, self.I = linear_dae(lin)
+        self.dae, self.I, self.solve, self.differential = prepared_dae(lin)
         self.dae.corners = self.corners
-        self.solve, self.differential = consistent_rates(self.dae)
         self.given = given
 
     def integrate(self, t0, t1, q0, f0, t_eval, rtol, atol, progress=None):
