@@ -321,6 +321,8 @@ def assemble(net, formulation=None, symbolic=False, check=True, cut=None):
 
 def element_ports(net, el, port_of):
     """The port keys an element acts on (its own, or the coupled elements' ports) and those ports."""
+    if not el.couples:  # its own ports only (almost every element)
+        return [port_key(el, k) for k in range(len(el.ports))], list(el.ports)
     keys = [_key(el, k) for k in range(len(el.ports))] + [_key(_coupled(net, el, c), 0) for c in el.couples]
     return keys, [net.elements[port_of[k][0]].ports[port_of[k][1]] for k in keys]
 

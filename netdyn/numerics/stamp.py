@@ -226,13 +226,17 @@ class _Stamper:
         first flow-constraint row, port kinds, position in the network)``."""
         ne = len(members)
         X = np.empty((len(tpl.names), ne))
+        floats = {}  # elements share their value objects (validate caches them): convert each once
         for e, (name, el, keys, values, *_) in enumerate(members):
             for i, vname in enumerate(tpl.names):
                 v = values[vname]
-                if not v.is_number:
-                    raise NotLinear(f"{el.name}: {vname} = {v} is not a number; the numeric path needs numeric "
-                                    "values (time-varying or symbolic elements take the symbolic path)")
-                X[i, e] = float(v)
+                x = floats.get(v)
+                if x is None:
+                    if not v.is_number:
+                        raise NotLinear(f"{el.name}: {vname} = {v} is not a number; the numeric path needs "
+                                        "numeric values (time-varying or symbolic elements take the symbolic path)")
+                    x = floats[v] = float(v)
+                X[i, e] = x
         nums = np.array([np.broadcast_to(np.asarray(x, dtype=float), (ne,)) for x in tpl.vector(*X)]) \
             if tpl.layout else np.zeros((0, ne))
         row = self.ports.row
@@ -306,10 +310,8 @@ class _Stamper:
             for k, r in enumerate(tpl.flows):
                 if r != 0:
                     self.ba.append((r0 + k, self.input_of(_time_function(el, r.xreplace(subs))), 1.0))
-        port_of = {}
-        for name, el in net.elements.items():
-            for k in range(len(el.ports)):
-                port_of[_key(el, k)] = (name, k)
+        port_of = {_key(el, k): (name, k) for name, el in net.elements.items() for k in range(len(el.ports))} \
+            if sensed else {}
         A_rows = A.tocsr()
         for name, key, cs, coeffs in sensed:  # a sensed source's multiplier also acts on a controlled source's ports
             row, g = _sensed_row(net, name, port_of[key], self.stamps)

@@ -219,10 +219,10 @@ class LinearRadau(Integrator):
         if t_eval[0] > t0:
             T, Y, rates, second, W = T[1:], Y[:, 1:], rates[:, 1:], second[:, 1:], W[:, 1:] - W[:, :1]
         q = Y[:n]
-        f = rates[:n].copy()
-        f[I] = Y[n:n + nI]
-        acc = second[:n].copy()
+        acc = second[:n]  # views: rates and second are this call's own (no copy of n x points arrays)
         acc[I] = rates[n:n + nI]
+        f = rates[:n]
+        f[I] = Y[n:n + nI]
         stopped = stats.get("interrupted")  # Ctrl-C: the times reached
         return Trajectory(T, q, f, acc, np.zeros((0, T.size)), Y[n + nI:], dissipated=W[0], supplied=W[1],
                           nsteps=stats["nsteps"], message=SUCCESS if stopped is None else interrupted_message(stopped),
