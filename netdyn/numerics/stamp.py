@@ -25,6 +25,7 @@ costs three templates and a loop over the elements.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -138,10 +139,10 @@ def linear_network(net, formulation=None, check=True, skip=()):
     for label, row in kcl:
         stamper.kcl_row(label, [(ports.single(k), float(sign)) for k, sign in row])
     templates, groups = {}, {}
-    element_ports_of = {}
+    element_ports_of = _ElementPorts(ports)
     for order, (name, el) in enumerate(net.elements.items()):
         keys, eports = element_ports(net, el, port_of)
-        element_ports_of[name] = [(k, ports.combo(k)) for k in keys]
+        element_ports_of.keys_of[name] = keys
         if name in skip:
             continue
         values = _resolve_values(el, False, {}, net)
@@ -191,6 +192,28 @@ class _PortCombinations:
         return self.cols[self.indptr[self.row[key]]]
 
 
+class _ElementPorts(Mapping):
+    """``{element name: [(port key, {coordinate index: coefficient}), ...]}``, each entry made when asked for
+    (a large network's solution is asked about a few elements)."""
+
+    def __init__(self, ports):
+        self.ports = ports
+        self.keys_of = {}
+        self.made = {}
+
+    def __getitem__(self, name):
+        out = self.made.get(name)
+        if out is None:
+            out = self.made[name] = [(k, self.ports.combo(k)) for k in self.keys_of[name]]
+        return out
+
+    def __iter__(self):
+        return iter(self.keys_of)
+
+    def __len__(self):
+        return len(self.keys_of)
+
+
 class _Stamper:
     """The stamps of a network's elements, one template group at a time, gathered into sparse matrices.
 
@@ -230,12 +253,12 @@ class _Stamper:
         for e, (name, el, keys, values, *_) in enumerate(members):
             for i, vname in enumerate(tpl.names):
                 v = values[vname]
-                x = floats.get(v)
+                x = floats.get(id(v))  # (by identity: hashing a sympy Float costs more than converting it)
                 if x is None:
                     if not v.is_number:
                         raise NotLinear(f"{el.name}: {vname} = {v} is not a number; the numeric path needs "
                                         "numeric values (time-varying or symbolic elements take the symbolic path)")
-                    x = floats[v] = float(v)
+                    x = floats[id(v)] = float(v)
                 X[i, e] = x
         nums = np.array([np.broadcast_to(np.asarray(x, dtype=float), (ne,)) for x in tpl.vector(*X)]) \
             if tpl.layout else np.zeros((0, ne))
