@@ -136,8 +136,9 @@ def exact_rates(dae, T, Y, rates):
     rates[~diff] = z1[nd:]
     second = np.zeros_like(rates)
     second[diff] = z1[:nd]
-    z2 = lu.solve(Jd @ second[diff] + dae.G @ d2(T))
-    second[~diff] = z2[nd:]
+    if nd < diff.size:  # second derivatives of the algebraic components (none: no second solve)
+        z2 = lu.solve(Jd @ second[diff] + dae.G @ d2(T))
+        second[~diff] = z2[nd:]
     return rates, second
 
 
@@ -148,15 +149,20 @@ def power_function(lin, dae, I):
     nu = len(lin.inputs)
     servo = fast(lin.A - lin.R.T) if lin.R is not None else None  # controlled sources' work: μ·(A − R) f
 
+    def dot(a, b):  # column-wise a·b, without the temporary a * b
+        return np.einsum("ij,ij->j", a, b)
+
     def power(ts, Ys, Yd, inputs=None):
-        f = Yd[:n].copy()
-        f[I] = Ys[n:n + nI]
+        f = Yd[:n]
+        if nI:
+            f = f.copy()
+            f[I] = Ys[n:n + nI]
         mu = Ys[n + nI:]
         u = (dae.u(ts) if inputs is None else inputs)[:nu]
-        pd = np.sum(f * (D @ f), axis=0)
-        ps = np.sum(f * (Be @ u), axis=0) + np.sum(mu * (Ba @ u), axis=0) if nu else np.zeros(ts.size)
+        pd = dot(f, D @ f)
+        ps = dot(f, Be @ u) + dot(mu, Ba @ u) if nu else np.zeros(ts.size)
         if servo is not None:
-            ps = ps + np.sum(mu * (servo @ f), axis=0)
+            ps = ps + dot(mu, servo @ f)
         return np.vstack([pd, ps])
 
     return power
