@@ -140,7 +140,7 @@ def linear_network(net, formulation=None, check=True, skip=()):
     stamper = _Stamper(ports)
     for label, row in kcl:
         stamper.kcl_row(label, [(ports.single(k), float(sign)) for k, sign in row])
-    templates, groups = {}, {}
+    groups = {}  # template key -> (template, members in network order)
     element_ports_of = _ElementPorts(ports)
     for order, (name, el) in enumerate(net.elements.items()):
         keys, eports = element_ports(net, el, port_of)

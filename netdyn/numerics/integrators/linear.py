@@ -122,7 +122,8 @@ def exact_rates(dae, T, Y, rates):
     ``S ż = J_d ẏ_d + G v̇(t)``: one more solve with the same matrix, no
     differences of output samples (a node voltage next to a PULSE corner, the
     current of a capacitor across a supply). Returns ``(rates with the
-    algebraic components filled, second derivatives of every component)``.
+    algebraic components filled, second derivatives of every component)``;
+    with no algebraic component the rates returned are ``rates`` itself.
     """
     S, diff = index_one_matrix(dae.E, dae.J)
     if S.shape[0] == 0:  # no unknowns at all (one resistor in loop charges): nothing moves
@@ -132,11 +133,11 @@ def exact_rates(dae, T, Y, rates):
     nd = int(diff.sum())
     d1, d2 = _derivative_inputs(dae, 1), _derivative_inputs(dae, 2)
     z1 = lu.solve(Jd @ rates[diff] + dae.G @ d1(T))
-    rates = rates.copy()
-    rates[~diff] = z1[nd:]
     second = np.zeros_like(rates)
     second[diff] = z1[:nd]
-    if nd < diff.size:  # second derivatives of the algebraic components (none: no second solve)
+    if nd < diff.size:  # algebraic components: their rates, and their second derivatives by a second solve
+        rates = rates.copy()
+        rates[~diff] = z1[nd:]
         z2 = lu.solve(Jd @ second[diff] + dae.G @ d2(T))
         second[~diff] = z2[nd:]
     return rates, second
@@ -219,7 +220,8 @@ class LinearRadau(Integrator):
         T, Y, W = radau(dae, grid, y0[:, 0], rtol=rtol, atol=atol, max_step=self.max_step, progress=progress,
                         stats=stats, power=power_function(lin, dae, I), restart=restart)
         keep = np.isin(T, te)
-        T, Y, W = T[keep], Y[:, keep], W[:, keep]
+        if not keep.all():  # steps stopped at source corners between the outputs
+            T, Y, W = T[keep], Y[:, keep], W[:, keep]
         rates, Y = self.solve(T, Y)
         rates, second = exact_rates(dae, T, Y, rates)
         if t_eval[0] > t0:
