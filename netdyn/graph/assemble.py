@@ -211,9 +211,10 @@ def coordinate_plan(net, domains, forms, coords, body_angle=None, paths=True):
             tree = topology.spanning_tree(g, weight=lambda k: weight[role(el[k], THROUGH)], edges=edges)
             B, cotree = topology.fundamental_loops(g, tree, edges=edges, sparse=True)
             loop_coords = [coords.new(f"{words['branch_prefix']}_{identifier(k)}") for k in cotree]
+            indptr, indices, data = B.indptr.tolist(), B.indices.tolist(), B.data.tolist()  # lists: cheap slices
             for j, (_, _, k) in enumerate(edges):
-                col = slice(B.indptr[j], B.indptr[j + 1])
-                combos[k] = {loop_coords[l]: int(v) for l, v in zip(B.indices[col], B.data[col]) if v != 0}
+                a, b = indptr[j], indptr[j + 1]
+                combos[k] = {loop_coords[l]: int(v) for l, v in zip(indices[a:b], data[a:b]) if v != 0}
         if paths:
             node_paths[domain] = topology.tree_paths(g, "0")
     return combos, kcl, node_paths

@@ -147,7 +147,7 @@ def linear_network(net, formulation=None, check=True, skip=()):
         element_ports_of.keys_of[name] = keys
         if name in skip:
             continue
-        values = _resolve_values(el, False, {}, net)
+        values = _resolve_values(el, False, {}, net) if el.couples else el.values  # (not modified here)
         pk = tuple(kinds[p.domain] for p in eports)
         tkey = template_key(el, pk, tuple(values))
         group = groups.get(tkey)
