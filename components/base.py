@@ -33,7 +33,6 @@ f**2
 from __future__ import annotations
 
 import contextvars
-import functools
 from dataclasses import dataclass, field
 
 import sympy as sp
@@ -117,13 +116,38 @@ class Contribution:
 REGISTRY = {}
 
 
-class Recorded:
+class _Recording(type):
+    """Metaclass of :class:`Recorded`: one call records the arguments and collects the sign rules.
+
+    Recording at the class call (not in every ``__init__`` of the hierarchy) costs one
+    step per element, whatever the depth of its classes.
+    """
+
+    def __call__(cls, *args, **kw):
+        if _REQUIREMENTS.get() is not None:  # made inside another element's constructor: its rules go there
+            obj = super().__call__(*args, **kw)
+            obj.__dict__.setdefault("_constructor", (cls, args, kw))
+            return obj
+        token = _REQUIREMENTS.set([])
+        try:
+            obj = super().__call__(*args, **kw)
+            d = obj.__dict__
+            d.setdefault("_constructor", (cls, args, kw))  # a __new__ that made another class's object keeps its own
+            # symbolic values that must be positive once numbers are given (checked at simulation)
+            d["requirements"] = tuple(_REQUIREMENTS.get())
+        finally:
+            _REQUIREMENTS.reset(token)
+        return obj
+
+
+class Recorded(metaclass=_Recording):
     """Instances remember the class and the arguments they were made with (model files rebuild them).
 
-    Every subclass's ``__init__`` is wrapped once; the outermost call stores
-    ``(class, args, kwargs)`` in ``_constructor``. Subclasses defined at module
-    level are entered in :data:`REGISTRY`. New element classes (and bodies that
-    derive from ``Recorded``) therefore save and load with no code of their own.
+    Calling a subclass stores ``(class, args, kwargs)`` in ``_constructor`` (the
+    outermost call: an element made inside another's constructor keeps its
+    own). Subclasses defined at module level are entered in :data:`REGISTRY`.
+    New element classes (and bodies that derive from ``Recorded``) therefore
+    save and load with no code of their own.
 
     >>> class Knob(Recorded):
     ...     def __init__(self, name, turns=1):
@@ -134,23 +158,6 @@ class Recorded:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        init = cls.__dict__.get("__init__")
-        if init is not None and not getattr(init, "_records_arguments", False):
-            @functools.wraps(init)
-            def recording_init(self, *args, **kw):
-                if "_constructor" not in self.__dict__:
-                    self.__dict__["_constructor"] = (type(self), args, kw)
-                if _REQUIREMENTS.get() is not None:
-                    return init(self, *args, **kw)
-                token = _REQUIREMENTS.set([])
-                try:
-                    init(self, *args, **kw)
-                    # symbolic values that must be positive once numbers are given (checked at simulation)
-                    self.__dict__["requirements"] = tuple(_REQUIREMENTS.get())
-                finally:
-                    _REQUIREMENTS.reset(token)
-            recording_init._records_arguments = True
-            cls.__init__ = recording_init
         if "<locals>" not in cls.__qualname__:
             REGISTRY[f"{cls.__module__}.{cls.__qualname__}"] = cls
 

@@ -166,14 +166,15 @@ class _Coordinates:
         return c
 
 
-def coordinate_plan(net, domains, forms, coords, body_angle=None):
+def coordinate_plan(net, domains, forms, coords, body_angle=None, paths=True):
     """Coordinates of every one-dimensional domain and each port's displacement as a combination of them.
 
     ``coords.new(name)`` makes a coordinate (a sympy function of t for the model,
     a plain name for numeric assembly); ``body_angle`` maps rotational nodes that
     are planar bodies to their angle coordinate. Returns ``combos`` (port key ->
     {coordinate: coefficient}), the KCL rows of branch formulations as
-    ``(label, [(port key, sign), ...])`` and the tree paths from ground per domain.
+    ``(label, [(port key, sign), ...])`` and the tree paths from ground per domain (empty with
+    ``paths=False``: the numeric stamp does not need them).
     """
     body_angle = body_angle or {}
     combos, kcl, node_paths = {}, [], {}
@@ -211,10 +212,12 @@ def coordinate_plan(net, domains, forms, coords, body_angle=None):
             tree = topology.spanning_tree(g, weight=lambda k: weight[role(el[k], THROUGH)], edges=edges)
             B, cotree = topology.fundamental_loops(g, tree, edges=edges, sparse=True)
             loop_coords = [coords.new(f"{words['branch_prefix']}_{identifier(k)}") for k in cotree]
+            indptr, indices, data = B.indptr.tolist(), B.indices.tolist(), B.data.tolist()  # lists: cheap slices
             for j, (_, _, k) in enumerate(edges):
-                col = slice(B.indptr[j], B.indptr[j + 1])
-                combos[k] = {loop_coords[l]: int(v) for l, v in zip(B.indices[col], B.data[col]) if v != 0}
-        node_paths[domain] = topology.tree_paths(g, "0")
+                a, b = indptr[j], indptr[j + 1]
+                combos[k] = {loop_coords[l]: int(v) for l, v in zip(indices[a:b], data[a:b]) if v != 0}
+        if paths:
+            node_paths[domain] = topology.tree_paths(g, "0")
     return combos, kcl, node_paths
 
 
@@ -333,6 +336,8 @@ def assemble(net, formulation=None, symbolic=False, check=True, cut=None):
 
 def element_ports(net, el, port_of):
     """The port keys an element acts on (its own, or the coupled elements' ports) and those ports."""
+    if not el.couples:  # its own ports only (almost every element)
+        return [port_key(el, k) for k in range(len(el.ports))], list(el.ports)
     keys = [_key(el, k) for k in range(len(el.ports))] + [_key(_coupled(net, el, c), 0) for c in el.couples]
     return keys, [net.elements[port_of[k][0]].ports[port_of[k][1]] for k in keys]
 

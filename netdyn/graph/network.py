@@ -33,32 +33,41 @@ class Network:
         self.bodies = {}  # planar/spatial bodies (graph nodes with coordinates of their own)
         self._version = 0  # bumped by every add/remove: the key of the derived-graph cache
         self._derived = {}  # (what, version) -> graph derived from self.graph (see domain_graph)
+        self._node_domains = {}  # node -> the set of domains of its ports (the graph node's "domains")
+        self._ports_per_domain = {}  # domain -> number of ports in it (see `domains`)
 
     def add(self, *elements):
         """Add elements; returns the last one added (so ``r = net.add(Resistor(...))`` works)."""
         last = None
         self._version += 1
+        graph, node_domains, counts = self.graph, self._node_domains, self._ports_per_domain
         for el in elements:
             if getattr(el, "is_body", False):
                 self._add_body(el)
                 last = el
                 continue
-            if el.name in self.elements or el.name in self.bodies:
-                raise ElementError(f"duplicate name {el.name!r}: every element needs its own name")
-            for k, port in enumerate(el.ports):
+            name = el.name
+            if name in self.elements or name in self.bodies:
+                raise ElementError(f"duplicate name {name!r}: every element needs its own name")
+            ports = el.ports
+            for port in ports:
                 for node in (port.a, port.b):
-                    doms = self.graph.nodes[node].get("domains", set()) if node in self.graph else set()
-                    if node != "0" and doms and port.domain not in doms and node not in self.bodies:
+                    doms = node_domains.get(node)
+                    if doms and port.domain not in doms and node != "0" and node not in self.bodies:
                         raise ElementError(
-                            f"{el.name}: node {node!r} already belongs to the {sorted(doms)[0]} domain but "
-                            f"{el.name} is {port.domain}; give it a node of its own and couple the domains "
+                            f"{name}: node {node!r} already belongs to the {sorted(doms)[0]} domain but "
+                            f"{name} is {port.domain}; give it a node of its own and couple the domains "
                             "with a transducer")
-            for k, port in enumerate(el.ports):
+            for k, port in enumerate(ports):
+                domain = port.domain
+                graph.add_edge(port.a, port.b, key=port_key(el, k), element=el, port=k, domain=domain)
                 for node in (port.a, port.b):
-                    self.graph.add_node(node)
-                    self.graph.nodes[node].setdefault("domains", set()).add(port.domain)
-                self.graph.add_edge(port.a, port.b, key=port_key(el, k), element=el, port=k, domain=port.domain)
-            self.elements[el.name] = el
+                    doms = node_domains.get(node)
+                    if doms is None:  # a new node (add_edge made it): the graph shares its set of domains
+                        doms = node_domains[node] = graph.nodes[node].setdefault("domains", set())
+                    doms.add(domain)
+                counts[domain] = counts.get(domain, 0) + 1
+            self.elements[name] = el
             last = el
         return last
 
@@ -67,7 +76,9 @@ class Network:
             raise ElementError(f"duplicate name {body.name!r}: every element needs its own name")
         self.bodies[body.name] = body
         self._version += 1
-        self.graph.add_node(body.name, body=body, domains={getattr(body, "domain", "planar")})
+        doms = self._node_domains.setdefault(body.name, set())
+        doms.add(getattr(body, "domain", "planar"))
+        self.graph.add_node(body.name, body=body, domains=doms)
 
     def __getitem__(self, name):
         if name in self.elements:
@@ -85,8 +96,10 @@ class Network:
         self._version += 1
         for k, port in enumerate(el.ports):
             self.graph.remove_edge(port.a, port.b, key=port_key(el, k))
+            self._ports_per_domain[port.domain] -= 1
         for n in [n for n in self.graph.nodes if self.graph.degree(n) == 0 and n not in self.bodies]:
             self.graph.remove_node(n)
+            self._node_domains.pop(n, None)
 
     @property
     def nodes(self):
@@ -116,7 +129,8 @@ class Network:
 
     @property
     def domains(self):
-        return sorted({d["domain"] for _, _, d in self.graph.edges(data=True)})
+        """The domains that have ports, sorted (counted as elements are added and removed)."""
+        return sorted(d for d, count in self._ports_per_domain.items() if count)
 
     def model(self, formulation=None, symbolic=False, check=True, cut=None):
         """Assemble the network's :class:`~netdyn.lagrange.model.LagrangianModel`.

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import networkx as nx
 import numpy as np
-from networkx.utils import UnionFind
 import scipy.sparse as sps
 
 
@@ -79,14 +78,35 @@ def spanning_tree(graph, weight=None, edges=None):
     """
     edges = branches(graph) if edges is None else edges
     order = sorted(range(len(edges)), key=lambda j: (weight(edges[j][2]) if weight else 0, j))
-    forest = UnionFind(graph.nodes)
+    index = {n: i for i, n in enumerate(graph.nodes)}
+    ends = [(index[u], index[v]) for u, v, _ in edges]
+    find, union = _union_find(len(index))
     tree = set()
     for j in order:
-        u, v, k = edges[j]
-        if forest[u] != forest[v]:
-            forest.union(u, v)
-            tree.add(k)
+        a, b = ends[j]
+        if union(a, b):
+            tree.add(edges[j][2])
     return tree
+
+
+def _union_find(n):
+    """``find(i)`` and ``union(i, j)`` (True when it joined two sets) over the integers ``0..n-1``."""
+    parent = list(range(n))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]  # path halving
+            i = parent[i]
+        return i
+
+    def union(i, j):
+        ri, rj = find(i), find(j)
+        if ri == rj:
+            return False
+        parent[rj] = ri
+        return True
+
+    return find, union
 
 
 def fundamental_loops(graph, tree, edges=None, sparse=False):
@@ -98,45 +118,56 @@ def fundamental_loops(graph, tree, edges=None, sparse=False):
     ``sparse=True`` gives a ``scipy.sparse.csc_array``.
     """
     edges = branches(graph) if edges is None else edges
-    col = {k: j for j, (_, _, k) in enumerate(edges)}
-    tg = nx.Graph()
-    tg.add_nodes_from(graph.nodes)
-    tg.add_edges_from((u, v, {"key": k, "tail": u}) for u, v, k in edges if k in tree)
-    cotree = [k for _, _, k in edges if k not in tree]
-    entries = []
-    ends = {k: (u, v) for u, v, k in edges}
-    # parent pointers and depths of the tree (one BFS per component): each loop is then walked from its
-    # two ends up to their common ancestor, in time proportional to its length (a shortest-path search
-    # per co-tree branch was O(N) each, O(N^2) in all, through a star-shaped tree at ground)
-    parent, depth = {}, {}
-    for root in tg.nodes:
-        if root in depth:
+    nodes = list(graph.nodes)
+    index = {n: i for i, n in enumerate(nodes)}
+    adjacent = [[] for _ in nodes]  # tree neighbours: (node, column, +1 going tail -> head)
+    cotree, ends = [], []
+    for j, (u, v, k) in enumerate(edges):
+        a, b = index[u], index[v]
+        if k in tree:
+            adjacent[a].append((b, j, 1.0))
+            adjacent[b].append((a, j, -1.0))
+        else:
+            cotree.append(k)
+            ends.append((j, a, b))
+    # parent pointers and depths of the tree (one search per component, roots in node order): each loop
+    # is then walked from its two ends up to their common ancestor, in time proportional to its length
+    parent, depth = [-1] * len(nodes), [-1] * len(nodes)
+    up_col, up_sign = [0] * len(nodes), [0.0] * len(nodes)  # the branch to the parent, sign going up
+    for root in range(len(nodes)):
+        if depth[root] >= 0:
             continue
-        depth[root], parent[root] = 0, None
-        for x, y in nx.bfs_edges(tg, root):
-            parent[y], depth[y] = x, depth[x] + 1
-
-    def step(x, y):  # the loop entry for going from x to y along a tree branch
-        d = tg.edges[x, y]
-        return col[d["key"]], 1.0 if d["tail"] == x else -1.0
-
-    for l, k in enumerate(cotree):
-        u, v = ends[k]
-        entries.append((l, col[k], 1.0))
-        up, down = [], []  # back from head v to tail u: up from v, then down to u
+        depth[root] = 0
+        stack = [root]
+        while stack:
+            x = stack.pop()
+            for y, j, s in adjacent[x]:
+                if depth[y] < 0:
+                    parent[y], depth[y], up_col[y], up_sign[y] = x, depth[x] + 1, j, -s
+                    stack.append(y)
+    rows, cols, vals = [], [], []
+    for l, (j, u, v) in enumerate(ends):
+        up, down = [(j, 1.0)], []  # along the co-tree branch, then back from its head v to its tail u
         a, b = v, u
         while depth[a] > depth[b]:
-            up.append(step(a, parent[a]))
+            up.append((up_col[a], up_sign[a]))
             a = parent[a]
         while depth[b] > depth[a]:
-            down.append(step(parent[b], b))
+            down.append((up_col[b], -up_sign[b]))
             b = parent[b]
         while a != b:
-            up.append(step(a, parent[a]))
-            down.append(step(parent[b], b))
+            up.append((up_col[a], up_sign[a]))
+            down.append((up_col[b], -up_sign[b]))
             a, b = parent[a], parent[b]
-        entries.extend((l, c, sgn) for c, sgn in up + down[::-1])
-    return _matrix(entries, (len(cotree), len(edges)), sparse), cotree
+        path = up + down[::-1]
+        rows.extend([l] * len(path))
+        cols.extend(c for c, _ in path)
+        vals.extend(s for _, s in path)
+    shape = (len(cotree), len(edges))
+    m = sps.csc_array((np.array(vals, dtype=float), (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64))),
+                      shape=shape)
+    m.sum_duplicates()
+    return (m if sparse else m.toarray()), cotree
 
 
 def tree_paths(graph, root="0"):
@@ -163,13 +194,14 @@ def tree_paths(graph, root="0"):
 
 
 def _components_without(graph, keep):
-    """Union–find components of the nodes using only branches whose key satisfies ``keep``: ``find(x)``
-    gives a node's representative."""
-    forest = UnionFind(graph.nodes)
+    """Components of the nodes using only branches whose key satisfies ``keep``: ``find(x)`` gives a
+    node's representative."""
+    index = {n: i for i, n in enumerate(graph.nodes)}
+    find, union = _union_find(len(index))
     for u, v, k in graph.edges(keys=True):
         if keep(k):
-            forest.union(u, v)
-    return forest.__getitem__
+            union(index[u], index[v])
+    return lambda node: find(index[node])
 
 
 def source_loops(graph, is_loop_kind, is_required):
@@ -212,8 +244,9 @@ def dangling_nodes(graph):
 
 
 def components_without(graph, node):
-    """Connected components (sets of nodes) not containing ``node``."""
-    und = nx.Graph()
-    und.add_nodes_from(graph.nodes)
-    und.add_edges_from(graph.edges())
-    return [c for c in nx.connected_components(und) if node not in c]
+    """Connected components (sets of nodes) not containing ``node``, in the order of their first node."""
+    find = _components_without(graph, lambda k: True)
+    comps = {}
+    for n in graph.nodes:
+        comps.setdefault(find(n), set()).add(n)
+    return [c for c in comps.values() if node not in c]

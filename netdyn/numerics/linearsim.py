@@ -22,7 +22,7 @@ import numpy as np
 
 from netdyn.graph.gcpause import paused_gc
 from netdyn.errors import ModelError, SingularSystemError
-from netdyn.numerics.integrators.linear import LinearRadau, linear_dae
+from netdyn.numerics.integrators.linear import LinearRadau, linear_dae, prepared_dae
 from netdyn.numerics.integrators.radau import consistent_rates
 from netdyn.numerics.solution import Solution
 from netdyn.numerics.stamp import LinearNetwork, NotLinear, linear_network
@@ -45,8 +45,7 @@ def try_linear(net, formulation=None):
     try:
         with paused_gc():  # a large build allocates many objects and frees none: no cyclic collection
             lin = LinearNetwork(**form) if hasattr(net, "linear_form") else linear_network(net, formulation)
-            dae, I = linear_dae(lin)
-            consistent_rates(dae)
+            prepared_dae(lin)  # the DAE and its solver, kept on lin for the integrator
     except (NotLinear, SingularSystemError):
         return None
     return lin

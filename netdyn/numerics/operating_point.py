@@ -373,7 +373,7 @@ def _stamped(work, forms, kinds, t0):
     """The network's sparse stamp (nonlinear elements left out) and each element's law, values and ports."""
     from netdyn.graph.assemble import _resolve_values, element_ports
     from netdyn.components.base import port_key
-    from netdyn.numerics.stamp import NotLinear, _template, linear_network
+    from netdyn.numerics.stamp import NotLinear, _template, linear_network, template_key
 
     # which elements the stamp takes, which are solved by their own law
     skip, templates = [], _TEMPLATES
@@ -385,7 +385,7 @@ def _stamped(work, forms, kinds, t0):
         values = _resolve_values(el, False, {}, work)
         _, ports = element_ports(work, el, port_of)
         pk = tuple(kinds[p.domain] for p in ports)
-        key = (type(el), pk, tuple(values), getattr(el, "law", None), getattr(el, "coupling", None))
+        key = template_key(el, pk, tuple(values))
         if key not in templates:
             try:
                 templates[key] = _template(el, pk, tuple(values))

@@ -11,9 +11,11 @@ with constant sparse matrices. Each element still says what it contributes (its
 own ``contribute``), but only once per element *type and port kinds*, with
 symbols for its values: the second derivatives of T*, D and V and the
 coefficients of its efforts and flow constraints become a small numeric
-function of the values (a :class:`_Template`), evaluated per element and
-scattered along its ports' coordinate combinations. A 10,000-section ladder
-costs three templates and a loop over the elements.
+function of the values (a :class:`_Template`). Elements that share a template
+are stamped together: one vectorised call gives every member's entries, which
+are scattered as ``(port, port, value)`` triplets and mapped to coordinates by
+``Pᵀ S P`` (``P``: each port's coordinate combination). A 10,000-section ladder
+costs three templates, three vectorised calls and one sparse product per matrix.
 
 >>> from netdyn import Network
 >>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
@@ -25,6 +27,7 @@ costs three templates and a loop over the elements.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -58,10 +61,12 @@ class LinearNetwork:
     inputs: list  # u_k(t): sympy expressions of t
     flow_labels: list
     formulation: dict
-    ports: dict = field(default_factory=dict)  # element name -> [(port key, combination {index: coeff})]
+    ports: dict = field(default_factory=dict)  # element name -> [(port key, combination {index: coeff})] (a mapping)
     stamps: dict = field(default_factory=dict)  # element name -> its own entries (see ``port_effort``)
     R: sps.csr_array = None  # n x m: where μ acts, when a servo constraint (controlled source) is not along Aᵀ
     skipped: tuple = ()  # elements left out (linear_network(skip=...)): their ports are in `ports`, no stamp
+    #: ``(dae, I, solve, differential)`` of :func:`~netdyn.numerics.integrators.linear.prepared_dae`, once made
+    prepared: tuple = field(default=None, repr=False, compare=False)
 
     @property
     def reaction(self):
@@ -89,6 +94,17 @@ class _Template:
     symbols: dict  # value name -> symbol used in the remainders
     reactions: dict = field(default_factory=dict)  # flow constraint -> {port: coefficient (value symbols)}
     sensed: dict = field(default_factory=dict)  # coupled port -> {port: coefficient}: see Contribution.sensed_reactions
+    vector: object = None  # the entries of many elements at once: values as arrays -> one array (or scalar) each
+
+
+def template_key(el, kinds, value_names):
+    """What an element's stamp depends on besides its values: elements with one key share a template.
+
+    An energy-law element's own function is part of it: two capacitors given by different energy
+    functions have different stamps.
+    """
+    return (type(el), kinds, value_names, getattr(el, "law", None), getattr(el, "coupling", None),
+            getattr(el, "role", None), id(getattr(el, "function", None)))
 
 
 def linear_network(net, formulation=None, check=True, skip=()):
@@ -96,7 +112,14 @@ def linear_network(net, formulation=None, check=True, skip=()):
 
     Elements named in ``skip`` keep their ports (coordinates are those of the
     whole network) but are not stamped: a caller adds them itself (the
-    nonlinear devices of :func:`netdyn.operating_point`)."""
+    nonlinear devices of :func:`netdyn.operating_point`).
+
+    Elements are grouped by template (:func:`template_key`). A group's entries
+    come from one vectorised call of its template and are scattered as
+    ``(port, port, value)`` triplets; the matrices are then ``Pᵀ S P``, ``P``
+    the ports' coordinate combinations. Sources, servo and sensed reactions
+    are added element by element, in network order.
+    """
     if not net.elements or net.bodies:
         raise NotLinear("only networks of one-dimensional elements have a numeric linear form")
     domains = [d for d in net.domains if d in DOMAINS]
@@ -108,103 +131,249 @@ def linear_network(net, formulation=None, check=True, skip=()):
     if check:
         structural_check(net, kinds)
     coords = _Coordinates(make=str)
-    combos, kcl, _ = coordinate_plan(net, domains, forms, coords)
-    index = {name: i for i, name in enumerate(coords.list)}
-    n = len(coords.list)
-    combo = {k: [(index[c], float(v)) for c, v in cmb.items()] for k, cmb in combos.items()}
+    combos, kcl, _ = coordinate_plan(net, domains, forms, coords, paths=False)
+    ports = _PortCombinations(coords.list, combos)
     port_of = {}
     for name, el in net.elements.items():
         for k in range(len(el.ports)):
             port_of[_key(el, k)] = (name, k)
-
-    mats = {"M": [], "D": [], "K": []}
-    a_rows, a_labels, be, ba = [], [], [], []  # a_rows: list of {index: coeff}
-    inputs, input_index = [], {}
-
-    def input_of(expr):
-        key = sp.srepr(expr)
-        if key not in input_index:
-            input_index[key] = len(inputs)
-            inputs.append(expr)
-        return input_index[key]
-
+    stamper = _Stamper(ports)
     for label, row in kcl:
-        a_rows.append({combo[k][0][0]: float(sign) for k, sign in row})
-        a_labels.append(label)
-    templates = {}
-    element_ports_of = {}
-    element_stamps = {}
-    servo = {}  # constraint row -> {coordinate index: coefficient} of its reaction
-    sensed = []  # (element, sensed port key, its port combinations, {port: coefficient}): Contribution.sensed_reactions
-    for name, el in net.elements.items():
+        stamper.kcl_row(label, [(ports.single(k), float(sign)) for k, sign in row])
+    groups = {}  # template key -> (template, members in network order)
+    element_ports_of = _ElementPorts(ports)
+    for order, (name, el) in enumerate(net.elements.items()):
+        keys, eports = element_ports(net, el, port_of)
+        element_ports_of.keys_of[name] = keys
         if name in skip:
-            keys, _ = element_ports(net, el, port_of)
-            element_ports_of[name] = [(k, dict(combo[k])) for k in keys]
             continue
-        values = _resolve_values(el, False, {}, net)
-        keys, ports = element_ports(net, el, port_of)
-        pk = tuple(kinds[p.domain] for p in ports)
-        tkey = (type(el), pk, tuple(values), getattr(el, "law", None), getattr(el, "coupling", None))
-        tpl = templates.get(tkey)
-        if tpl is None:
-            tpl = templates[tkey] = _template(el, pk, tuple(values))
-        cs = [combo[k] for k in keys]
-        element_ports_of[name] = list(zip(keys, [dict(c) for c in cs]))
-        nums = _numbers(el, tpl, values)
-        rows0 = len(a_rows)
-        stamp = {"entries": [(which, i, j, float(v)) for v, (which, i, j) in zip(nums, tpl.layout) if v != 0],
-                 "efforts": [], "rows0": rows0, "kinds": pk}
-        element_stamps[name] = stamp
-        for value, (which, i, j) in zip(nums, tpl.layout):
-            if value == 0:
-                continue
-            if which == "A":
-                while len(a_rows) <= rows0 + i:
-                    a_rows.append({})
-                    a_labels.append(name if len(tpl.flows) == 1 else f"{name}[{len(a_rows) - rows0 - 1}]")
-                for b, cb in cs[j]:
-                    a_rows[rows0 + i][b] = a_rows[rows0 + i].get(b, 0.0) + value * cb
-            else:
-                sink = mats[which]
-                for a, ca in cs[i]:
-                    for b, cb in cs[j]:
-                        sink.append((a, b, value * ca * cb))
-        while len(a_rows) < rows0 + len(tpl.flows):  # flow constraints with no flow coefficient left
-            a_rows.append({})
-            a_labels.append(name)
-        subs = {tpl.symbols[v]: values[v] for v in tpl.symbols}
-        for s, coeffs in tpl.sensed.items():
-            sensed.append((name, keys[s], cs, {i: float(sp.sympify(c).xreplace(subs)) for i, c in coeffs.items()}))
-        for k, coeffs in tpl.reactions.items():
-            col = servo.setdefault(rows0 + k, {})
+        values = _resolve_values(el, False, {}, net) if el.couples else el.values  # (not modified here)
+        pk = tuple(kinds[p.domain] for p in eports)
+        tkey = template_key(el, pk, tuple(values))
+        group = groups.get(tkey)
+        if group is None:
+            group = groups[tkey] = (_template(el, pk, tuple(values)), [])
+        group[1].append((name, el, keys, values, stamper.rows(len(group[0].flows)), pk, order))
+    for tpl, members in groups.values():
+        stamper.group(tpl, members)
+    return stamper.finish(coords.list, forms, element_ports_of, net, tuple(skip))
+
+
+class _PortCombinations:
+    """Each port's displacement as a combination of coordinates: the sparse matrix ``P`` (ports × coordinates)."""
+
+    def __init__(self, names, combos):
+        index = {name: i for i, name in enumerate(names)}
+        self.n = len(names)
+        self.row = {}
+        indptr, cols, vals = [0], [], []
+        for k, cmb in combos.items():
+            self.row[k] = len(self.row)
+            for c, v in cmb.items():
+                cols.append(index[c])
+                vals.append(float(v))
+            indptr.append(len(cols))
+        self.indptr, self.cols, self.vals = indptr, cols, vals
+        self.P = sps.csr_array((np.array(vals, dtype=float), np.array(cols, dtype=np.int64),
+                                np.array(indptr, dtype=np.int64)), shape=(len(self.row), self.n))
+
+    def pairs(self, key):
+        """``[(coordinate index, coefficient), ...]`` of a port."""
+        r = self.row[key]
+        a, b = self.indptr[r], self.indptr[r + 1]
+        return list(zip(self.cols[a:b], self.vals[a:b]))
+
+    def combo(self, key):
+        """``{coordinate index: coefficient}`` of a port."""
+        r = self.row[key]
+        a, b = self.indptr[r], self.indptr[r + 1]
+        return dict(zip(self.cols[a:b], self.vals[a:b]))
+
+    def single(self, key):
+        """The coordinate of a port that has one of its own (the branch formulation)."""
+        return self.cols[self.indptr[self.row[key]]]
+
+
+class _ElementPorts(Mapping):
+    """``{element name: [(port key, {coordinate index: coefficient}), ...]}``, each entry made when asked for
+    (a large network's solution is asked about a few elements)."""
+
+    def __init__(self, ports):
+        self.ports = ports
+        self.keys_of = {}
+        self.made = {}
+
+    def __getitem__(self, name):
+        out = self.made.get(name)
+        if out is None:
+            out = self.made[name] = [(k, self.ports.combo(k)) for k in self.keys_of[name]]
+        return out
+
+    def __iter__(self):
+        return iter(self.keys_of)
+
+    def __len__(self):
+        return len(self.keys_of)
+
+
+class _Stamper:
+    """The stamps of a network's elements, one template group at a time, gathered into sparse matrices.
+
+    Entries are kept in port space (``S[port i, port j] = value``; flow-constraint rows against
+    ports) as arrays per group; :meth:`finish` maps them to coordinates with ``Pᵀ S P`` and
+    ``A_ports P``. Elements with time-dependent remainders (sources) or reactions are finished
+    one by one, in network order, so inputs are numbered as the elements come.
+    """
+
+    def __init__(self, ports):
+        self.ports = ports
+        self.triplets = {"M": [], "D": [], "K": [], "A": []}  # (rows, columns, values) arrays
+        self.kcl = []  # (row, coordinate, sign): the branch formulation's KCL rows
+        self.labels = []  # one per flow-constraint row (KCL rows first, then the elements' in network order)
+        self.stamps = {}
+        self.pending = []  # (position in the network, ...) of the elements finished one by one
+        self.inputs, self.input_index = [], {}
+        self.be, self.ba = [], []
+
+    def kcl_row(self, label, entries):
+        r = len(self.labels)
+        self.kcl.extend((r, c, s) for c, s in entries)
+        self.labels.append(label)
+
+    def rows(self, count):
+        """Reserve ``count`` flow-constraint rows for the next element in network order; returns the first."""
+        r0 = len(self.labels)
+        self.labels.extend([None] * count)
+        return r0
+
+    def group(self, tpl, members):
+        """Stamp every element of one template; ``members`` are ``(name, element, port keys, values,
+        first flow-constraint row, port kinds, position in the network)``."""
+        ne = len(members)
+        X = np.empty((len(tpl.names), ne))
+        floats = {}  # elements share their value objects (validate caches them): convert each once
+        for e, (name, el, keys, values, *_) in enumerate(members):
+            for i, vname in enumerate(tpl.names):
+                v = values[vname]
+                x = floats.get(id(v))  # (by identity: hashing a sympy Float costs more than converting it)
+                if x is None:
+                    if not v.is_number:
+                        raise NotLinear(f"{el.name}: {vname} = {v} is not a number; the numeric path needs "
+                                        "numeric values (time-varying or symbolic elements take the symbolic path)")
+                    x = floats[id(v)] = float(v)
+                X[i, e] = x
+        nums = np.array([np.broadcast_to(np.asarray(x, dtype=float), (ne,)) for x in tpl.vector(*X)]) \
+            if tpl.layout else np.zeros((0, ne))
+        row = self.ports.row
+        prow = np.array([[row[k] for k in m[2]] for m in members], dtype=np.int64).reshape(ne, -1)
+        rows0 = np.array([m[4] for m in members], dtype=np.int64)
+        nz_all = nums != 0
+        for idx, (which, i, j) in enumerate(tpl.layout):
+            nz = nz_all[idx]
+            r = rows0[nz] + i if which == "A" else prow[nz, i]
+            self.triplets[which].append((r, prow[nz, j], nums[idx][nz]))
+        self._labels(tpl, members, nums)
+        vals = nums.T.tolist()
+        layout = tpl.layout
+        one_by_one = any(r != 0 for r in tpl.efforts) or any(r != 0 for r in tpl.flows) or tpl.reactions \
+            or tpl.sensed
+        for e, (name, el, keys, values, r0, pk, order) in enumerate(members):
+            self.stamps[name] = {"entries": [(w, i, j, x) for x, (w, i, j) in zip(vals[e], layout) if x != 0],
+                                 "efforts": [], "rows0": r0, "kinds": pk}
+            if one_by_one:
+                self.pending.append((order, r0, name, el, tpl, keys, values))
+
+    def _labels(self, tpl, members, nums):
+        nflows = len(tpl.flows)
+        if nflows == 1:
+            for m in members:
+                self.labels[m[4]] = m[0]
+        elif nflows > 1:  # rows up to the last one with an entry are numbered, the rest carry the bare name
+            a_entries = [(idx, i) for idx, (which, i, _) in enumerate(tpl.layout) if which == "A"]
+            for e, m in enumerate(members):
+                last = max((i for idx, i in a_entries if nums[idx, e] != 0), default=-1)
+                for k in range(nflows):
+                    self.labels[m[4] + k] = f"{m[0]}[{k}]" if k <= last else m[0]
+
+    def input_of(self, expr):
+        key = sp.srepr(expr)
+        if key not in self.input_index:
+            self.input_index[key] = len(self.inputs)
+            self.inputs.append(expr)
+        return self.input_index[key]
+
+    def finish(self, names, forms, element_ports_of, net, skipped):
+        ports = self.ports
+        n, m = ports.n, len(self.labels)
+        P = ports.P
+        np_ = P.shape[0]
+        mats = {w: _port_matrix(self.triplets[w], (np_, np_)) for w in ("M", "D", "K")}
+        mats = {w: _clean(P.T @ (S @ P)) if S is not None else sps.csr_array((n, n)) for w, S in mats.items()}
+        A_ports = _port_matrix(self.triplets["A"], (m, np_))
+        A = _coo(self.kcl, (m, n))
+        if A_ports is not None:
+            A = _clean(A + A_ports @ P)
+        servo, sensed = {}, []
+        for _, r0, name, el, tpl, keys, values in sorted(self.pending, key=lambda p: p[0]):
+            cs = [ports.pairs(k) for k in keys]
+            subs = {tpl.symbols[v]: values[v] for v in tpl.symbols}
+            stamp = self.stamps[name]
+            for s, coeffs in tpl.sensed.items():
+                sensed.append((name, keys[s], cs,
+                               {i: float(sp.sympify(c).xreplace(subs)) for i, c in coeffs.items()}))
+            for k, coeffs in tpl.reactions.items():
+                col = servo.setdefault(r0 + k, {})
+                for i, c in coeffs.items():
+                    c = float(sp.sympify(c).xreplace(subs))
+                    for b, cb in cs[i]:
+                        col[b] = col.get(b, 0.0) + c * cb
+            for i, r in enumerate(tpl.efforts):
+                if r != 0:
+                    u = self.input_of(_time_function(el, r.xreplace(subs)))
+                    self.be.extend((a, u, ca) for a, ca in cs[i])
+                    stamp["efforts"].append((i, u))
+            for k, r in enumerate(tpl.flows):
+                if r != 0:
+                    self.ba.append((r0 + k, self.input_of(_time_function(el, r.xreplace(subs))), 1.0))
+        port_of = {_key(el, k): (name, k) for name, el in net.elements.items() for k in range(len(el.ports))} \
+            if sensed else {}
+        A_rows = A.tocsr()
+        for name, key, cs, coeffs in sensed:  # a sensed source's multiplier also acts on a controlled source's ports
+            row, g = _sensed_row(net, name, port_of[key], self.stamps)
+            col = servo.setdefault(row, _row_dict(A_rows, row))
             for i, c in coeffs.items():
-                c = float(sp.sympify(c).xreplace(subs))
                 for b, cb in cs[i]:
-                    col[b] = col.get(b, 0.0) + c * cb
-        for i, r in enumerate(tpl.efforts):
-            if r != 0:
-                u = input_of(_time_function(el, r.xreplace(subs)))
-                be.extend((a, u, ca) for a, ca in cs[i])
-                stamp["efforts"].append((i, u))
-        for k, r in enumerate(tpl.flows):
-            if r != 0:
-                ba.append((rows0 + k, input_of(_time_function(el, r.xreplace(subs))), 1.0))
-    for name, key, cs, coeffs in sensed:  # a sensed source's multiplier also acts on a controlled source's ports
-        row, g = _sensed_row(net, name, port_of[key], element_stamps)
-        col = servo.setdefault(row, dict(a_rows[row]))
-        for i, c in coeffs.items():
-            for b, cb in cs[i]:
-                col[b] = col.get(b, 0.0) + c * g * cb
-    m = len(a_rows)
-    nu = len(inputs)
-    A = _coo([(r, c, v) for r, row in enumerate(a_rows) for c, v in row.items()], (m, n))
-    R = None
-    if servo:
-        R = _coo([(c, r, v) for r, row in enumerate(a_rows) if r not in servo for c, v in row.items()]
-                 + [(c, r, v) for r, col in servo.items() for c, v in col.items()], (n, m))
-    return LinearNetwork(list(coords.list), _coo(mats["M"], (n, n)), _coo(mats["D"], (n, n)),
-                         _coo(mats["K"], (n, n)), A, _coo(be, (n, nu)), _coo(ba, (m, nu)), inputs, a_labels,
-                         forms, element_ports_of, element_stamps, R, tuple(skip))
+                    col[b] = col.get(b, 0.0) + c * g * cb
+        R = None
+        if servo:
+            keep = np.ones(m)
+            keep[list(servo)] = 0.0
+            R = _clean(sps.csr_array(A_rows.T @ sps.diags_array(keep))
+                       + _coo([(c, r, v) for r, col in servo.items() for c, v in col.items()], (n, m)))
+        nu = len(self.inputs)
+        return LinearNetwork(list(names), mats["M"], mats["D"], mats["K"], A, _coo(self.be, (n, nu)),
+                             _coo(self.ba, (m, nu)), self.inputs, self.labels, forms, element_ports_of,
+                             self.stamps, R, skipped)
+
+
+def _port_matrix(triplets, shape):
+    """A COO matrix (duplicates summed) from a list of ``(rows, columns, values)`` arrays, or None."""
+    if not triplets:
+        return None
+    r, c, v = (np.concatenate(x) for x in zip(*triplets))
+    return sps.coo_array((v, (r, c)), shape=shape).tocsr()
+
+
+def _clean(mat):
+    out = sps.csr_array(mat)
+    out.sum_duplicates()
+    out.eliminate_zeros()
+    return out
+
+
+def _row_dict(A, r):
+    a, b = A.indptr[r], A.indptr[r + 1]
+    return dict(zip(A.indices[a:b].tolist(), A.data[a:b].tolist()))
 
 
 def _sensed_row(net, name, port, element_stamps):
@@ -268,17 +437,6 @@ def _coo(entries, shape):
     return out
 
 
-def _numbers(el, tpl, values):
-    args = []
-    for name in tpl.names:
-        v = values[name]
-        if not v.is_number:
-            raise NotLinear(f"{el.name}: {name} = {v} is not a number; the numeric path needs numeric values "
-                            "(time-varying or symbolic elements take the symbolic path)")
-        args.append(float(v))
-    return tpl.numbers(*args) if tpl.layout else []
-
-
 def _time_function(el, expr):
     extra = sp.sympify(expr).free_symbols - {t}
     if extra:
@@ -339,13 +497,15 @@ def _template(el, kinds, value_names):
                 layout.append(("A", k, j))
         flows.append(_remainder(el, psi, F))
     names = tuple(sorted({str(s)[len("_value_"):] for e in entries for s in sp.sympify(e).free_symbols}))
-    fn = sp.lambdify([P[v] for v in names], entries, modules="math") if entries else None
+    args = [P[v] for v in names]
+    fn = sp.lambdify(args, entries, modules="math") if entries else None
+    vector = sp.lambdify(args, entries, modules="numpy") if entries else None
     for k, coeffs in getattr(c, "reactions", {}).items():
         for coeff in coeffs.values():
             if sp.sympify(coeff).free_symbols & state:
                 raise NotLinear(f"{el.name}: the reaction of its constraint {k} depends on its port variables")
     return _Template(names, fn, layout, efforts, flows, P, dict(getattr(c, "reactions", {})),
-                     dict(getattr(c, "sensed_reactions", {})))
+                     dict(getattr(c, "sensed_reactions", {})), vector)
 
 
 def _remainder(el, expr, variables):

@@ -79,6 +79,30 @@ def linear_dae(lin, reduce=True):
     return dae, I
 
 
+def prepared_dae(lin):
+    """``(dae, I, solve, differential)``: :func:`linear_dae` and its index-one solver
+    (:func:`~netdyn.numerics.integrators.radau.consistent_rates`), made once per
+    :class:`~netdyn.stamp.LinearNetwork` and kept on it (``lin.prepared``): the
+    method choice and the integrator share them.
+
+    Raises :class:`~netdyn.errors.SingularSystemError` when the DAE is not of index one.
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
+    >>> from netdyn.numerics.stamp import linear_network
+    >>> net = Network()
+    >>> _ = net.add(VoltageSource("V1", "a", "0", 1.0), Resistor("R1", "a", "b", 1.0), Capacitor("C1", "b", "0", 1.0))
+    >>> lin = linear_network(net)
+    >>> prepared_dae(lin) is prepared_dae(lin)
+    True
+    """
+    if lin.prepared is None:
+        dae, I = linear_dae(lin)
+        solve, differential = consistent_rates(dae)
+        lin.prepared = (dae, I, solve, differential)
+    return lin.prepared
+
+
 def _derivative_inputs(dae, order):
     """The ``order``-th derivatives of the DAE's inputs, as a function of an array of times (rows)."""
     fns = [time_function(sp.diff(e, T_SYM, order)) for e in dae.exprs]
@@ -98,7 +122,8 @@ def exact_rates(dae, T, Y, rates):
     ``S ż = J_d ẏ_d + G v̇(t)``: one more solve with the same matrix, no
     differences of output samples (a node voltage next to a PULSE corner, the
     current of a capacitor across a supply). Returns ``(rates with the
-    algebraic components filled, second derivatives of every component)``.
+    algebraic components filled, second derivatives of every component)``;
+    with no algebraic component the rates returned are ``rates`` itself.
     """
     S, diff = index_one_matrix(dae.E, dae.J)
     if S.shape[0] == 0:  # no unknowns at all (one resistor in loop charges): nothing moves
@@ -108,12 +133,13 @@ def exact_rates(dae, T, Y, rates):
     nd = int(diff.sum())
     d1, d2 = _derivative_inputs(dae, 1), _derivative_inputs(dae, 2)
     z1 = lu.solve(Jd @ rates[diff] + dae.G @ d1(T))
-    rates = rates.copy()
-    rates[~diff] = z1[nd:]
     second = np.zeros_like(rates)
     second[diff] = z1[:nd]
-    z2 = lu.solve(Jd @ second[diff] + dae.G @ d2(T))
-    second[~diff] = z2[nd:]
+    if nd < diff.size:  # algebraic components: their rates, and their second derivatives by a second solve
+        rates = rates.copy()
+        rates[~diff] = z1[nd:]
+        z2 = lu.solve(Jd @ second[diff] + dae.G @ d2(T))
+        second[~diff] = z2[nd:]
     return rates, second
 
 
@@ -124,15 +150,20 @@ def power_function(lin, dae, I):
     nu = len(lin.inputs)
     servo = fast(lin.A - lin.R.T) if lin.R is not None else None  # controlled sources' work: μ·(A − R) f
 
+    def dot(a, b):  # column-wise a·b, without the temporary a * b
+        return np.einsum("ij,ij->j", a, b)
+
     def power(ts, Ys, Yd, inputs=None):
-        f = Yd[:n].copy()
-        f[I] = Ys[n:n + nI]
+        f = Yd[:n]
+        if nI:
+            f = f.copy()
+            f[I] = Ys[n:n + nI]
         mu = Ys[n + nI:]
         u = (dae.u(ts) if inputs is None else inputs)[:nu]
-        pd = np.sum(f * (D @ f), axis=0)
-        ps = np.sum(f * (Be @ u), axis=0) + np.sum(mu * (Ba @ u), axis=0) if nu else np.zeros(ts.size)
+        pd = dot(f, D @ f)
+        ps = dot(f, Be @ u) + dot(mu, Ba @ u) if nu else np.zeros(ts.size)
         if servo is not None:
-            ps = ps + np.sum(mu * (servo @ f), axis=0)
+            ps = ps + dot(mu, servo @ f)
         return np.vstack([pd, ps])
 
     return power
@@ -154,9 +185,8 @@ class LinearRadau(Integrator):
 
     def __init__(self, lin, max_step=np.inf, corners=(), given=None):
         self.lin, self.max_step, self.corners = lin, max_step, np.asarray(corners, dtype=float)
-        self.dae, self.I = linear_dae(lin)
+        self.dae, self.I, self.solve, self.differential = prepared_dae(lin)
         self.dae.corners = self.corners
-        self.solve, self.differential = consistent_rates(self.dae)
         self.given = given
 
     def integrate(self, t0, t1, q0, f0, t_eval, rtol, atol, progress=None):
@@ -190,16 +220,17 @@ class LinearRadau(Integrator):
         T, Y, W = radau(dae, grid, y0[:, 0], rtol=rtol, atol=atol, max_step=self.max_step, progress=progress,
                         stats=stats, power=power_function(lin, dae, I), restart=restart)
         keep = np.isin(T, te)
-        T, Y, W = T[keep], Y[:, keep], W[:, keep]
+        if not keep.all():  # steps stopped at source corners between the outputs
+            T, Y, W = T[keep], Y[:, keep], W[:, keep]
         rates, Y = self.solve(T, Y)
         rates, second = exact_rates(dae, T, Y, rates)
         if t_eval[0] > t0:
             T, Y, rates, second, W = T[1:], Y[:, 1:], rates[:, 1:], second[:, 1:], W[:, 1:] - W[:, :1]
         q = Y[:n]
-        f = rates[:n].copy()
-        f[I] = Y[n:n + nI]
-        acc = second[:n].copy()
+        acc = second[:n]  # views: rates and second are this call's own (no copy of n x points arrays)
         acc[I] = rates[n:n + nI]
+        f = rates[:n]
+        f[I] = Y[n:n + nI]
         stopped = stats.get("interrupted")  # Ctrl-C: the times reached
         return Trajectory(T, q, f, acc, np.zeros((0, T.size)), Y[n + nI:], dissipated=W[0], supplied=W[1],
                           nsteps=stats["nsteps"], message=SUCCESS if stopped is None else interrupted_message(stopped),
