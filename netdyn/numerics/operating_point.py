@@ -38,6 +38,7 @@ import sympy as sp
 
 from netdyn.components.base import ACROSS, DOMAINS, THROUGH, PortVariables
 from netdyn.errors import InitialConditionError, ModelError, SingularSystemError
+from netdyn.numerics.stamp import template_key
 from netdyn.symbols import t
 
 __all__ = ["operating_point", "DCOperatingPoint", "spice_initial_state"]
@@ -107,7 +108,7 @@ class _Law:
 
 
 def _law(cache, el, kinds, values):
-    key = (type(el), kinds, tuple(values), getattr(el, "law", None), getattr(el, "coupling", None))
+    key = template_key(el, kinds, tuple(values))  # (an energy-law element's own function is in it)
     if key not in cache:
         cache[key] = _Law(el, kinds, tuple(values))
     return cache[key]

@@ -104,7 +104,7 @@ def template_key(el, kinds, value_names):
     functions have different stamps.
     """
     return (type(el), kinds, value_names, getattr(el, "law", None), getattr(el, "coupling", None),
-            getattr(el, "role", None), id(getattr(el, "function", None)))
+            getattr(el, "role", None), getattr(el, "function", None))  # (the object: kept alive, no reused id)
 
 
 def linear_network(net, formulation=None, check=True, skip=()):
