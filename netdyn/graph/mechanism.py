@@ -172,4 +172,3 @@ class BodyPart:
     flow_labels: list = field(default_factory=list)
     angles: dict = field(default_factory=dict)
     metadata: MechanismMetadata = None
-    kinetic: object = None  # the bodies' kinetic terms written on first use (netdyn.graph.deferred)
