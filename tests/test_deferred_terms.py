@@ -85,3 +85,17 @@ def test_closed_loop_writes_only_the_poses_its_cut_joint_reads():
             Revolute("C", "link3", (0.5, 0), "ground", (2.5, 0)))
     model = net.model(formulation="relative", cut=["C"])
     assert model.metadata["planar"].poses.written == {"link1", "link2", "link3"} and model.deferred
+
+
+def test_drawing_writes_the_poses_it_reads():
+    """A drawing reads every pose: written then, and they place the links where the joint angles put them."""
+    from netdyn.linkages.planar import pendulum_state
+    from netdyn.viz.plotting import pose_function
+
+    n, lengths = 10, np.linspace(0.5, 1.4, 10)
+    model = pendulum_net(np.ones(n), lengths).model(formulation="relative")
+    q = np.random.default_rng(5).uniform(-1, 1, n)
+    poses = pose_function(model)(q)
+    expected = pendulum_state(q, np.zeros(n), lengths)[0].reshape(n, 3)
+    assert np.max(np.abs(np.array([poses[f"link{i + 1}"] for i in range(n)]) - expected)) < 1e-12
+    assert len(model.metadata["planar"].poses.written) == n
