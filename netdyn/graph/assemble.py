@@ -40,7 +40,7 @@ from netdyn.lagrange.fastdiff import rate
 from netdyn.lagrange.model import LagrangianModel
 from netdyn.symbols import identifier, t
 from netdyn.graph import planar, spatial
-from netdyn.graph.deferred import DeferredKineticModel
+from netdyn.graph.deferred import DeferredTermsModel, eager, has_deferred, written
 
 DEFAULT_FORMULATION = {"electrical": "loop", "translational": "node", "rotational": "node"}
 FORMULATIONS = ("branch", "loop", "node")
@@ -311,16 +311,16 @@ def assemble(net, formulation=None, symbolic=False, check=True, cut=None):
                 base = {c: psi.diff(rate(c)) for c in coords.list if psi.has(rate(c))}
             extra = _reaction({i: g * c for i, c in coeffs.items()}, [combos[k] for k in entry["keys"]])
             reactions[label] = {c: base.get(c, 0) + extra.get(c, 0) for c in {**base, **extra}}
-    kinetic = part.kinetic if part else None
-    if kinetic is not None:  # the bodies' kinetic terms deferred (netdyn.graph.deferred): a tree joint's
+    deferred = any(has_deferred(x) for x in (T, V, D))
+    if deferred:  # the bodies' kinetic terms, gravity deferred (netdyn.graph.deferred): a tree joint's
         # coordinates move its child body (a mass), the others are checked without those terms
         tree_coords = {c for j in part.metadata.tree for c in part.metadata.joint_coordinates[j]}
         try:
-            _check_coordinates_used([c for c in coords.list if c not in tree_coords], [], V, D, efforts,
+            _check_coordinates_used([c for c in coords.list if c not in tree_coords], [], eager(V), D, efforts,
                                     constraints, flow_constraints)
         except TopologyError:  # a coordinate only they hold: write them now
-            T, kinetic = list(kinetic()) + list(T), None
-    if kinetic is None:
+            T, V, D, deferred = written(T), written(V), written(D), False
+    if not deferred:
         _check_coordinates_used(coords.list, T, V, D, efforts, constraints, flow_constraints)
     metadata = {"network": net, "formulation": forms, "kinds": kinds, "elements": info, "node_paths": node_paths,
                 "port_of": port_of, "flow_reactions": reactions}
@@ -329,8 +329,8 @@ def assemble(net, formulation=None, symbolic=False, check=True, cut=None):
     kwargs = dict(T=T, V=V, D=D, efforts=efforts, constraints=constraints, flow_constraints=flow_constraints,
                   parameters=parameters, name=net.name, metadata=metadata, constraint_labels=labels,
                   flow_constraint_labels=flow_labels)
-    if kinetic is not None:
-        return DeferredKineticModel(coords.list, kinetic, **kwargs)
+    if deferred:
+        return DeferredTermsModel(coords.list, **kwargs)
     return LagrangianModel(coords.list, **kwargs)
 
 

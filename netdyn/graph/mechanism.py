@@ -172,7 +172,6 @@ class BodyPart:
     flow_labels: list = field(default_factory=list)
     angles: dict = field(default_factory=dict)
     metadata: MechanismMetadata = None
-    kinetic: object = None  # the bodies' kinetic terms written on first use (netdyn.graph.deferred)
 
     def add_energies(self, c):
         """Take an element's contribution ``c`` (its ``T``, ``V``, ``D``) into the part's energies."""

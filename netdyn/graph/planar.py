@@ -27,12 +27,15 @@ Two formulations (``Network.model(formulation=...)``):
 """
 from __future__ import annotations
 
+from functools import partial
 
 import sympy as sp
 
 from netdyn.graph import mechanism
 from netdyn.graph.mechanism import BodyPart
-from netdyn.components.planar import GROUND_POSE
+from netdyn.components.planar import GROUND_POSE, Gravity
+from netdyn.graph.deferred import Deferred
+from netdyn.graph.treeposes import TreePoses
 from netdyn.errors import ModelError, TopologyError
 from netdyn.symbols import identifier, t
 
@@ -111,6 +114,22 @@ def distribute(efforts, coordinates, displacement, effort):
 
 
 
+class _Writer:
+    """The terms the relative formulation defers (:class:`~netdyn.graph.deferred.Deferred`), written from the
+    assembly context; picklable, so that a model pickles unwritten."""
+
+    def __init__(self, bodies, ctx, values):
+        self.bodies, self.ctx, self.values = dict(bodies), ctx, values
+
+    def kinetic(self):
+        """The bodies' kinetic coenergies, in the order of ``bodies``."""
+        return [body.contribute(self.ctx.pose(b), self.ctx.body_values(b)).T for b, body in self.bodies.items()]
+
+    def potential(self, el):
+        """The potential of the element ``el`` (Gravity: an energy and nothing else)."""
+        return [el.planar_contribution(self.ctx, self.values[el.name]).V]
+
+
 class _Context:
     def __init__(self, poses, body_values, joint_coords):
         self.poses, self._values, self._jc = poses, body_values, joint_coords
@@ -146,36 +165,44 @@ def assemble_planar(net, formulation, new_coordinate, values_of, cut=None):
             poses[b] = tuple(new_coordinate(f"{p}_{identifier(b)}") for p in ("x", "y", "theta"))
             coords.extend(poses[b])
         closing = joints(net)
-    else:
+    else:  # a pose sums the joints above it (n² symbols for a chain): written when something reads it
+        links = {}
         for j, parent, child in tree:
             qs = [new_coordinate(f"{p}_{identifier(j.name)}") for p in j.relative]
             coords.extend(qs)
             tree_coords[j.name] = qs
-            base = GROUND_POSE if parent == "0" else poses[parent]
-            poses[child] = tuple(j.child_pose(base, qs, values[j.name], parent == j.bodies[0]))
+            links[child] = (j, parent, qs, values[j.name], parent == j.bodies[0])
         for b in net.bodies:  # held by ground contacts only: absolute coordinates
-            if b not in poses:
+            if b not in links:
                 poses[b] = tuple(new_coordinate(f"{p}_{identifier(b)}") for p in ("x", "y", "theta"))
                 coords.extend(poses[b])
-        poses = {b: poses[b] for b in net.bodies}
+        poses = TreePoses(net.bodies, poses, links)
         closing = cuts
     joint_coords = {}
     for j in joints(net):
+        if j.name in tree_coords:  # a tree joint's coordinates are its own (none for a Weld)
+            joint_coords[j.name] = tree_coords[j.name]
+            continue
         pa = GROUND_POSE if j.bodies[0] == "0" else poses[j.bodies[0]]
         pb = GROUND_POSE if j.bodies[1] == "0" else poses[j.bodies[1]]
-        joint_coords[j.name] = tree_coords.get(j.name) or j.coordinates(pa, pb, values[j.name])
+        joint_coords[j.name] = j.coordinates(pa, pb, values[j.name])
     ctx = _Context(poses, body_values, joint_coords)
     part = BodyPart("planar")
     coordset = set(coords)
-    if formulation == "relative":  # n² symbols for a chain: written when something reads them
-        part.kinetic = lambda: [body.contribute(poses[b], body_values[b]).T for b, body in net.bodies.items()]
+    relative = formulation == "relative"
+    writer = _Writer(net.bodies, ctx, values)
+    if relative:
+        part.T.append(Deferred(writer.kinetic))
     else:
-        for b, body in net.bodies.items():
-            part.T.append(body.contribute(poses[b], body_values[b]).T)
+        part.T.extend(writer.kinetic())
     constraint_index = {}
     closing_names = {j.name for j in closing}
     for el in planar_elements(net):
         if getattr(el, "is_joint", False) and el.name not in closing_names:
+            continue
+        if relative and isinstance(el, Gravity):  # every body's height: written when something reads V
+            part.V.append(Deferred(partial(writer.potential, el)))
+            constraint_index[el.name] = []
             continue
         c = el.planar_contribution(ctx, values[el.name])
         part.add_energies(c)
@@ -186,7 +213,7 @@ def assemble_planar(net, formulation, new_coordinate, values_of, cut=None):
         part.labels.extend(c.labels)
         part.flow_constraints.extend(c.flow_constraints)
         part.flow_labels.extend(c.flow_labels)
-    part.angles = {b: poses[b][2] for b in net.bodies}
+    part.angles = poses.angles() if relative else {b: poses[b][2] for b in net.bodies}
     n_constraints = sum(len(j.components) for j in joints(net)) + sum(
         1 for el in planar_elements(net) if getattr(el, "is_driver", False))
     part.metadata = mechanism.MechanismMetadata(
