@@ -39,7 +39,12 @@ PORT_FIELDS = ("kind", "G", "IS", "nvt", "gmin", "has_bv", "xbv", "nbvt", "vcrit
                "TT")
 XMAX = 50.0  # netdyn.components.diode.XMAX: the exponent above which a junction's law continues linearly
 
-__all__ = ["PORT_FIELDS", "port_laws", "band_lu", "band_solve", "bdf_step", "bdf_run", "source_values"]
+__all__ = ["PORT_FIELDS", "port_laws", "band_lu", "band_solve", "bdf_step", "bdf_run", "source_values", "step_work",
+           "WORK_FIELDS"]
+
+#: the arrays of a work program (:func:`step_work`): which element's channel each power term feeds
+WORK_FIELDS = ("d_row", "d_col", "d_val", "d_ch", "e_row", "e_inp", "e_val", "e_ch", "a_row", "a_inp", "a_val",
+               "a_ch", "s_row", "s_col", "s_val", "s_ch", "port_ch", "junction_ch")
 
 
 @njit(cache=True)
@@ -400,6 +405,104 @@ def bdf_step(t_new, order, ht, hy, hq, nh, gu,                    # the step and
 
 
 @njit(cache=True)
+def _interpolant(ts, npts, s, w0, w1, w2):
+    """Weights of the value, first and second derivative at ``s`` of the polynomial through ``ts[:npts]``."""
+    for j in range(npts):
+        den = 1.0
+        for i in range(npts):
+            if i != j:
+                den *= ts[j] - ts[i]
+        v, d1, d2 = 1.0, 0.0, 0.0  # running product of (s - t_i) and its two derivatives
+        for i in range(npts):
+            if i == j:
+                continue
+            x = s - ts[i]
+            d2 = d2 * x + 2.0 * d1
+            d1 = d1 * x + v
+            v = v * x
+        w0[j], w1[j], w2[j] = v / den, d1 / den, d2 / den
+
+
+@njit(cache=True)
+def _powers(y, yd, ydd, u, n, nI, fsrc, finert, ct_ptr, ct_idx, ct_val, table, charges,
+            d_row, d_col, d_val, d_ch, e_row, e_inp, e_val, e_ch, a_row, a_inp, a_val, a_ch,
+            s_row, s_col, s_val, s_ch, port_ch, junction_ch, P):
+    """The power of every channel at one point of a step's interpolant (``y`` and its two derivatives)."""
+    f = np.empty(n)
+    fd = np.empty(n)
+    for i in range(n):
+        if finert[i]:
+            f[i] = y[fsrc[i]]
+            fd[i] = yd[fsrc[i]]
+        else:
+            f[i] = yd[i]
+            fd[i] = ydd[i]
+    m0 = n + nI
+    P[:] = 0.0
+    for k in range(d_row.size):  # linear dissipators: f D f
+        P[d_ch[k]] += d_val[k] * f[d_row[k]] * f[d_col[k]]
+    for k in range(e_row.size):  # applied efforts: f B_e u
+        P[e_ch[k]] += e_val[k] * f[e_row[k]] * u[e_inp[k]]
+    for k in range(a_row.size):  # driven flow constraints: mu B_a u
+        P[a_ch[k]] += a_val[k] * y[m0 + a_row[k]] * u[a_inp[k]]
+    for k in range(s_row.size):  # controlled sources: mu (A - R^T) f
+        P[s_ch[k]] += s_val[k] * y[m0 + s_row[k]] * f[s_col[k]]
+    K = table.shape[0]
+    if K:
+        F = np.zeros(K)
+        dF = np.zeros(K)
+        _ports(ct_ptr, ct_idx, ct_val, f, F)
+        _ports(ct_ptr, ct_idx, ct_val, fd, dF)
+        g, h, q, c = np.zeros(K), np.zeros(K), np.zeros(K), np.zeros(K)
+        port_laws(table, F, g, h, q, c)
+        for p in range(K):
+            P[port_ch[p]] += F[p] * g[p]
+            if charges and junction_ch[p] >= 0:
+                P[junction_ch[p]] += F[p] * c[p] * dF[p]
+
+
+@njit(cache=True)
+def step_work(ht, hy, npts, u0, um, u1, n, nI, fsrc, finert, ct_ptr, ct_idx, ct_val, table, charges,
+              d_row, d_col, d_val, d_ch, e_row, e_inp, e_val, e_ch, a_row, a_inp, a_val, a_ch,
+              s_row, s_col, s_val, s_ch, port_ch, junction_ch, W):
+    """Add to ``W`` (one entry per channel) the work of the step from ``ht[1]`` to ``ht[0]``, by Simpson's rule
+    on the step's own interpolant: the polynomial through the ``npts`` points ``ht``, ``hy`` (newest first) the
+    BDF formula differentiated, so its derivative at the new point is the step's ``ẏ``. ``u0``, ``um``, ``u1``:
+    the sources at the step's start, middle and end.
+
+    A channel's power is a sum of terms: ``d_val f_row f_col`` (a resistor's dissipation), ``e_val f_row u_inp``
+    (an applied effort's supply), ``a_val μ_row u_inp`` (a driven flow constraint's supply), ``s_val μ_row f_col``
+    (a controlled source's), a device port's ``F g(F)`` (``port_ch``) and its junction charge's ``F c(F) Ḟ``
+    (``junction_ch``, −1 for none). Power that is cubic in time along the interpolant (a linear element) is
+    integrated exactly."""
+    N = hy.shape[1]
+    nch = W.size
+    w0, w1, w2 = np.zeros(npts), np.zeros(npts), np.zeros(npts)
+    y, yd, ydd = np.zeros(N), np.zeros(N), np.zeros(N)
+    P = np.zeros(nch)
+    t_old, t_new = ht[1], ht[0]
+    h = t_new - t_old
+    for which in range(3):
+        s = t_old if which == 0 else (0.5 * (t_old + t_new) if which == 1 else t_new)
+        u = u0 if which == 0 else (um if which == 1 else u1)
+        _interpolant(ht, npts, s, w0, w1, w2)
+        y[:] = 0.0
+        yd[:] = 0.0
+        ydd[:] = 0.0
+        for j in range(npts):
+            for k in range(N):
+                y[k] += w0[j] * hy[j, k]
+                yd[k] += w1[j] * hy[j, k]
+                ydd[k] += w2[j] * hy[j, k]
+        _powers(y, yd, ydd, u, n, nI, fsrc, finert, ct_ptr, ct_idx, ct_val, table, charges,
+                d_row, d_col, d_val, d_ch, e_row, e_inp, e_val, e_ch, a_row, a_inp, a_val, a_ch,
+                s_row, s_col, s_val, s_ch, port_ch, junction_ch, P)
+        wt = h / 6.0 * (4.0 if which == 1 else 1.0)
+        for k in range(nch):
+            W[k] += wt * P[k]
+
+
+@njit(cache=True)
 def source_values(ops, args, ptr, t, u):
     """Run the stack programs of :func:`netdyn.numerics.source_program.compile_sources` at time ``t`` into ``u``."""
     stack = np.empty(64)
@@ -490,14 +593,18 @@ def bdf_run(t0, t1, h, max_step, targets, is_corner, is_output, ops, args, ptr, 
             base_pos, base_E, base_J, nw_port, nw_pos, nw_coef, nw_alpha, kl, ku,
             rperm, cperm, ab, ipiv, lu_state, drift, rate,
             err_rows, scale, qscale, rtol, atol, drive, charge_error,
-            out_t, out_y, out_yd, stats):
+            out_t, out_y, out_yd, stats, do_work, wprog, W, out_w):
     """The whole transient: :func:`bdf_step` attempts under the step-size control of
     :func:`netdyn.numerics.nonlinearsim.simulate_circuit` (same rules, same numbers), the sources by
-    :func:`source_values`. Returns ``(status, t, outputs, steps)``: status 0 done, 1 Newton failed and 2 the
+    :func:`source_values`; with ``do_work`` each accepted step adds its work to ``W`` (:func:`step_work`, the
+    program ``wprog`` in the order of :data:`WORK_FIELDS`), copied to ``out_w`` at the output times.
+    Returns ``(status, t, outputs, steps)``: status 0 done, 1 Newton failed and 2 the
     error test kept failing with the step below 1e-14 of the span, at ``t``."""
     N = hy.shape[1]
     K = table.shape[0]
     u = np.zeros(ptr.size - 1)
+    u0, um = np.zeros(ptr.size - 1), np.zeros(ptr.size - 1)
+    tw, yw = np.zeros(3), np.zeros((3, N))
     gu = np.zeros(N)
     y, yd, qn = np.zeros(N), np.zeros(N), np.zeros(K)
     k, tt, order, nsteps, nout, nh = 0, t0, 1, 0, 0, 1
@@ -524,6 +631,19 @@ def bdf_run(t0, t1, h, max_step, targets, is_corner, is_output, ops, args, ptr, 
             if h < 1e-14 * max(span, 1.0):
                 return (1 if not ok else 2), tt, nout, nsteps
             continue
+        if do_work:
+            npts = min(order, nh) + 1
+            tw[0] = t_new
+            yw[0, :] = y
+            for j in range(1, npts):
+                tw[j] = ht[nh - j]
+                yw[j, :] = hy[nh - j, :]
+            source_values(ops, args, ptr, tt, u0)
+            source_values(ops, args, ptr, 0.5 * (tt + t_new), um)
+            step_work(tw, yw, npts, u0, um, u, n, nI, fsrc, finert, ct_ptr, ct_idx, ct_val, table, charges,
+                      wprog[0], wprog[1], wprog[2], wprog[3], wprog[4], wprog[5], wprog[6], wprog[7],
+                      wprog[8], wprog[9], wprog[10], wprog[11], wprog[12], wprog[13], wprog[14], wprog[15],
+                      wprog[16], wprog[17], W)
         tt = t_new
         nsteps += 1
         restart = hit and is_corner[k]
@@ -548,6 +668,8 @@ def bdf_run(t0, t1, h, max_step, targets, is_corner, is_output, ops, args, ptr, 
                 out_t[nout] = tt
                 out_y[nout, :] = y
                 out_yd[nout, :] = yd
+                if do_work:
+                    out_w[nout, :] = W
                 nout += 1
             k += 1
     return 0, tt, nout, nsteps
