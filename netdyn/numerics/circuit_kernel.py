@@ -40,7 +40,7 @@ PORT_FIELDS = ("kind", "G", "IS", "nvt", "gmin", "has_bv", "xbv", "nbvt", "vcrit
 XMAX = 50.0  # netdyn.components.diode.XMAX: the exponent above which a junction's law continues linearly
 
 __all__ = ["PORT_FIELDS", "port_laws", "band_lu", "band_solve", "bdf_step", "bdf_run", "source_values", "step_work",
-           "WORK_FIELDS"]
+           "WORK_FIELDS", "GAUSS"]
 
 #: the arrays of a work program (:func:`step_work`): which element's channel each power term feeds
 WORK_FIELDS = ("d_row", "d_col", "d_val", "d_ch", "e_row", "e_inp", "e_val", "e_ch", "a_row", "a_inp", "a_val",
@@ -461,20 +461,24 @@ def _powers(y, yd, ydd, u, n, nI, fsrc, finert, ct_ptr, ct_idx, ct_val, table, c
                 P[junction_ch[p]] += F[p] * c[p] * dF[p]
 
 
+#: where the two-point Gauss-Legendre rule samples a step, as fractions of it from its start
+GAUSS = (0.5 - 0.5 / math.sqrt(3.0), 0.5 + 0.5 / math.sqrt(3.0))
+
+
 @njit(cache=True)
-def step_work(ht, hy, npts, u0, um, u1, n, nI, fsrc, finert, ct_ptr, ct_idx, ct_val, table, charges,
+def step_work(ht, hy, npts, ua, ub, n, nI, fsrc, finert, ct_ptr, ct_idx, ct_val, table, charges,
               d_row, d_col, d_val, d_ch, e_row, e_inp, e_val, e_ch, a_row, a_inp, a_val, a_ch,
               s_row, s_col, s_val, s_ch, port_ch, junction_ch, W):
-    """Add to ``W`` (one entry per channel) the work of the step from ``ht[1]`` to ``ht[0]``, by Simpson's rule
-    on the step's own interpolant: the polynomial through the ``npts`` points ``ht``, ``hy`` (newest first) the
-    BDF formula differentiated, so its derivative at the new point is the step's ``ẏ``. ``u0``, ``um``, ``u1``:
-    the sources at the step's start, middle and end.
+    """Add to ``W`` (one entry per channel) the work of the step from ``ht[1]`` to ``ht[0]``, by the two-point
+    Gauss-Legendre rule on the step's own interpolant: the polynomial through the ``npts`` points ``ht``,
+    ``hy`` (newest first) the BDF formula differentiated, so its derivative at the new point is the step's
+    ``ẏ``. ``ua``, ``ub``: the sources at the two Gauss points (:data:`GAUSS`).
 
     A channel's power is a sum of terms: ``d_val f_row f_col`` (a resistor's dissipation), ``e_val f_row u_inp``
     (an applied effort's supply), ``a_val μ_row u_inp`` (a driven flow constraint's supply), ``s_val μ_row f_col``
     (a controlled source's), a device port's ``F g(F)`` (``port_ch``) and its junction charge's ``F c(F) Ḟ``
-    (``junction_ch``, −1 for none). Power that is cubic in time along the interpolant (a linear element) is
-    integrated exactly."""
+    (``junction_ch``, −1 for none). Power that is cubic in time along the interpolant (a linear element's, on
+    a quadratic) is integrated exactly: a capacitor's work is its energy's change between the step's ends."""
     N = hy.shape[1]
     nch = W.size
     w0, w1, w2 = np.zeros(npts), np.zeros(npts), np.zeros(npts)
@@ -482,24 +486,30 @@ def step_work(ht, hy, npts, u0, um, u1, n, nI, fsrc, finert, ct_ptr, ct_idx, ct_
     P = np.zeros(nch)
     t_old, t_new = ht[1], ht[0]
     h = t_new - t_old
-    for which in range(3):
-        s = t_old if which == 0 else (0.5 * (t_old + t_new) if which == 1 else t_new)
-        u = u0 if which == 0 else (um if which == 1 else u1)
+    g0 = 0.5 - 0.5 / math.sqrt(3.0)
+    for which in range(2):
+        s = t_old + h * (g0 if which == 0 else 1.0 - g0)
+        u = ua if which == 0 else ub
         _interpolant(ht, npts, s, w0, w1, w2)
         y[:] = 0.0
         yd[:] = 0.0
         ydd[:] = 0.0
-        for j in range(npts):
-            for k in range(N):
-                y[k] += w0[j] * hy[j, k]
-                yd[k] += w1[j] * hy[j, k]
-                ydd[k] += w2[j] * hy[j, k]
+        for j in range(npts):  # only what the powers read: the rates of displacements, the flows and μ
+            a0, a1, a2 = w0[j], w1[j], w2[j]
+            for k in range(n):
+                yd[k] += a1 * hy[j, k]
+            if charges:
+                for k in range(n):
+                    ydd[k] += a2 * hy[j, k]
+            for k in range(n, N):
+                y[k] += a0 * hy[j, k]
+            for k in range(n, n + nI):
+                yd[k] += a1 * hy[j, k]
         _powers(y, yd, ydd, u, n, nI, fsrc, finert, ct_ptr, ct_idx, ct_val, table, charges,
                 d_row, d_col, d_val, d_ch, e_row, e_inp, e_val, e_ch, a_row, a_inp, a_val, a_ch,
                 s_row, s_col, s_val, s_ch, port_ch, junction_ch, P)
-        wt = h / 6.0 * (4.0 if which == 1 else 1.0)
         for k in range(nch):
-            W[k] += wt * P[k]
+            W[k] += 0.5 * h * P[k]
 
 
 @njit(cache=True)
@@ -638,9 +648,10 @@ def bdf_run(t0, t1, h, max_step, targets, is_corner, is_output, ops, args, ptr, 
             for j in range(1, npts):
                 tw[j] = ht[nh - j]
                 yw[j, :] = hy[nh - j, :]
-            source_values(ops, args, ptr, tt, u0)
-            source_values(ops, args, ptr, 0.5 * (tt + t_new), um)
-            step_work(tw, yw, npts, u0, um, u, n, nI, fsrc, finert, ct_ptr, ct_idx, ct_val, table, charges,
+            g0 = 0.5 - 0.5 / math.sqrt(3.0)
+            source_values(ops, args, ptr, tt + g0 * (t_new - tt), u0)
+            source_values(ops, args, ptr, t_new - g0 * (t_new - tt), um)
+            step_work(tw, yw, npts, u0, um, n, nI, fsrc, finert, ct_ptr, ct_idx, ct_val, table, charges,
                       wprog[0], wprog[1], wprog[2], wprog[3], wprog[4], wprog[5], wprog[6], wprog[7],
                       wprog[8], wprog[9], wprog[10], wprog[11], wprog[12], wprog[13], wprog[14], wprog[15],
                       wprog[16], wprog[17], W)

@@ -2,7 +2,7 @@
 
 The transient of :func:`netdyn.numerics.nonlinearsim.simulate_circuit` carries, beside its states, the energy
 each element dissipated or supplied since the start, integrated step by step on the BDF step's own
-interpolant (:func:`netdyn.numerics.circuit_kernel.step_work`). :func:`work_program` splits the powers of the
+interpolant (two-point Gauss-Legendre) (:func:`netdyn.numerics.circuit_kernel.step_work`). :func:`work_program` splits the powers of the
 stamped DAE by element: a resistor's ``fᵀ D_e f`` from its own stamp entries, a source's ``fᵀ B_e u`` (an
 applied effort) and ``μᵀ B_a u`` (a driven flow constraint) from its effort entries and constraint rows, a
 controlled source's ``μᵀ (A − Rᵀ) f`` from its rows, and every device port's ``F g(F)`` (dissipated) and
@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sps
 
-from netdyn.numerics.circuit_kernel import WORK_FIELDS
+from netdyn.numerics.circuit_kernel import GAUSS, WORK_FIELDS
 
 __all__ = ["work_program", "KINDS"]
 
@@ -90,10 +90,10 @@ def work_program(c):
 def split(channels, W):
     """Totals by kind (``{kind: (K,) array}``) and per element (``{name: {kind: (K,) array}}``) of the work
     ``W`` (output times x channels)."""
-    totals = {kind: np.zeros(W.shape[0]) for kind in KINDS}
+    which = np.array([KINDS.index(kind) for _, kind in channels], dtype=int)
+    totals = {kind: W[:, which == j].sum(axis=1) for j, kind in enumerate(KINDS)}
     per = {}
     for k, (name, kind) in enumerate(channels):
-        totals[kind] = totals[kind] + W[:, k]
         per.setdefault(name, {})[kind] = W[:, k]
     return totals, per
 
@@ -125,10 +125,10 @@ class StepWork:
         """Add the step to ``times[0]`` (newest first: the new point, then the history points its BDF formula
         used) with ``states`` the rows at those times."""
         ts = np.ascontiguousarray(times, dtype=float)
-        u = np.asarray(self.u(np.array([ts[1], 0.5 * (ts[0] + ts[1]), ts[0]])), dtype=float).reshape(-1, 3)
-        u = np.ascontiguousarray(u) if u.size else np.zeros((max(self.nu, 1), 3))
+        u = np.asarray(self.u(ts[1] + (ts[0] - ts[1]) * np.array(GAUSS)), dtype=float).reshape(-1, 2)
+        u = np.ascontiguousarray(u) if u.size else np.zeros((max(self.nu, 1), 2))
         self.kernel(ts, np.ascontiguousarray(states, dtype=float), ts.size, u[:, 0].copy(), u[:, 1].copy(),
-                    u[:, 2].copy(), *self.static, *self.program, self.W)
+                    *self.static, *self.program, self.W)
 
     def record(self):
         self.rows.append(self.W.copy())

@@ -163,7 +163,7 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
     test watches the junction charges beside the states (SPICE's charge-based truncation error).
 
     ``work``: every path (compiled, numpy, reference) carries the energy each element dissipates or
-    supplies (and each junction charge stores) with the integration, by Simpson's rule on every accepted
+    supplies (and each junction charge stores) with the integration, by Gauss-Legendre on every accepted
     step's own BDF interpolant (:mod:`netdyn.numerics.circuit_work`), so ``power_balance`` closes to the
     integrator's tolerance whatever the output times; ``False`` (or a device without a port table) leaves
     the balance to a quadrature over the output times."""
@@ -203,7 +203,7 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
     else:
         T, Y, YD, nsteps = _step_loop(stepper, t0, t1, h, max_step, targets, corner_set, t_eval_set, y, yd, progress)
     keep = np.isin(T, t_eval)
-    W = np.array(stepper.work.rows) if stepper.work is not None else None
+    W = np.asarray(stepper.work.rows) if stepper.work is not None else None
     if not keep.all():
         T, Y, YD = T[keep], Y[keep], YD[keep]  # time x state: contiguous rows, transposed at the end
         if W is not None:
@@ -471,7 +471,7 @@ class _CompiledStep:
         if status:
             raise _too_small(tt, status != 1)
         if work is not None:
-            work.rows = list(out_w[:nout + 1])
+            work.rows = out_w[:nout + 1]
         return out_t[:nout + 1], out_y[:nout + 1], out_yd[:nout + 1], nsteps
 
     def accept(self, restart):

@@ -369,8 +369,33 @@ def _device_groups(info, skip, N):
 _LAWS, _TEMPLATES = {}, {}
 
 
+#: the last stamp made, kept for the next caller on the same network (the DC operating point, then the
+#: transient's circuit): ``(key, (lin, info, skip))``; see :func:`_stamped`
+_LAST = [None, None]
+
+
+def _fingerprint(work, forms, kinds, t0):
+    """What a stamp depends on: the network (its identity, its add/remove count, its elements and their
+    values), the formulation and ``t0``."""
+    return (id(work), getattr(work, "_version", None), tuple(sorted(forms.items())), tuple(sorted(kinds.items())),
+            float(t0), tuple((id(el), tuple(el.values.items())) for el in work.elements.values()))
+
+
 def _stamped(work, forms, kinds, t0):
-    """The network's sparse stamp (nonlinear elements left out) and each element's law, values and ports."""
+    """The network's sparse stamp (nonlinear elements left out) and each element's law, values and ports.
+
+    Made once per network, formulation and ``t0``: a second call with the same ones (the transient after
+    its DC operating point) gets the same objects back (callers do not modify them)."""
+    key = _fingerprint(work, forms, kinds, t0)
+    if _LAST[0] == key:
+        return _LAST[1]
+    _LAST[0] = _LAST[1] = None
+    out = _stamp(work, forms, kinds, t0)
+    _LAST[0], _LAST[1] = key, out
+    return out
+
+
+def _stamp(work, forms, kinds, t0):
     from netdyn.graph.assemble import _resolve_values, element_ports
     from netdyn.components.base import port_key
     from netdyn.numerics.stamp import NotLinear, _template, linear_network
@@ -381,10 +406,12 @@ def _stamped(work, forms, kinds, t0):
         _TEMPLATES.clear()
         _LAWS.clear()
     port_of = {port_key(el, k): (name, k) for name, el in work.elements.items() for k in range(len(el.ports))}
+    seen = {}
     for name, el in work.elements.items():
         values = _resolve_values(el, False, {}, work)
-        _, ports = element_ports(work, el, port_of)
+        keys, ports = element_ports(work, el, port_of)
         pk = tuple(kinds[p.domain] for p in ports)
+        seen[name] = values, keys, pk
         key = (type(el), pk, tuple(values), getattr(el, "law", None), getattr(el, "coupling", None))
         if key not in templates:
             try:
@@ -398,12 +425,14 @@ def _stamped(work, forms, kinds, t0):
     except NotLinear as exc:
         raise ModelError(f"operating point: {exc}") from None
     laws, info = _LAWS, {}
+    numbers = {}
     for name, el in work.elements.items():
-        values = _resolve_values(el, False, {}, work)
-        keys, ports = element_ports(work, el, port_of)
-        pk = tuple(kinds[p.domain] for p in ports)
+        values, keys, pk = seen[name]
         law = _law(laws, el, pk, values)
-        info[name] = (el, law, _numbers(el, values, t0), [c for _, c in lin.ports[name]], keys, pk)
+        nkey = (type(el), tuple(values.items()))  # a 1,000-section ladder has three distinct value sets
+        if nkey not in numbers:
+            numbers[nkey] = _numbers(el, values, t0)
+        info[name] = (el, law, list(numbers[nkey]), [c for _, c in lin.ports[name]], keys, pk)
     for name in skip:
         el, law = info[name][:2]
         # a charge that is a function of the port's own flow (a junction's T*(v)) carries no current at DC
