@@ -90,8 +90,10 @@ def work_program(c):
 def split(channels, W):
     """Totals by kind (``{kind: (K,) array}``) and per element (``{name: {kind: (K,) array}}``) of the work
     ``W`` (output times x channels)."""
-    which = np.array([KINDS.index(kind) for _, kind in channels], dtype=int)
-    totals = {kind: W[:, which == j].sum(axis=1) for j, kind in enumerate(KINDS)}
+    pick = np.zeros((len(channels), len(KINDS)))
+    pick[np.arange(len(channels)), [KINDS.index(kind) for _, kind in channels]] = 1.0
+    sums = W @ pick
+    totals = {kind: sums[:, j].copy() for j, kind in enumerate(KINDS)}
     per = {}
     for k, (name, kind) in enumerate(channels):
         per.setdefault(name, {})[kind] = W[:, k]

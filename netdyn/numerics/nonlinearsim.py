@@ -33,6 +33,7 @@ from netdyn.components.base import ACROSS, DOMAINS, THROUGH
 from netdyn.errors import IntegrationError, ModelError, SingularSystemError
 from netdyn.numerics.integrators.linear import linear_dae
 from netdyn.numerics.linearsim import LinearSolution, _corners, _values
+from netdyn.numerics.bulk import gc_paused
 from netdyn.numerics.operating_point import port_incidence
 
 __all__ = ["try_circuit", "simulate_circuit", "CircuitSolution", "warm_up"]
@@ -133,6 +134,7 @@ class _Circuit:
         return g, Jn
 
 
+@gc_paused
 def try_circuit(net, formulation=None):
     """A :class:`_Circuit` when the network is linear except for semiconductor devices (diodes) and other
     nonlinear dissipators, else ``None``."""
@@ -146,6 +148,7 @@ def try_circuit(net, formulation=None):
         return None
 
 
+@gc_paused
 def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol=None, max_step=np.inf,
                      formulation=None, circuit=None, progress=None, reference=False, compiled=None,
                      charge_error=True, work=True):

@@ -38,6 +38,7 @@ import sympy as sp
 
 from netdyn.components.base import ACROSS, DOMAINS, THROUGH, PortVariables
 from netdyn.errors import InitialConditionError, ModelError, SingularSystemError
+from netdyn.numerics.bulk import gc_paused
 from netdyn.symbols import t
 
 __all__ = ["operating_point", "DCOperatingPoint", "spice_initial_state"]
@@ -159,6 +160,7 @@ class DCOperatingPoint:
         return f"DCOperatingPoint({len(self.voltages)} nodes, {len(self.currents)} elements)"
 
 
+@gc_paused
 def operating_point(net, formulation=None, t0=0.0, hold=None, clamp=None, tol=1e-12, max_iter=200):
     """The DC operating point of a network (sources at ``t0``), or its consistent state with storage held.
 
@@ -381,6 +383,7 @@ def _fingerprint(work, forms, kinds, t0):
             float(t0), tuple((id(el), tuple(el.values.items())) for el in work.elements.values()))
 
 
+@gc_paused
 def _stamped(work, forms, kinds, t0):
     """The network's sparse stamp (nonlinear elements left out) and each element's law, values and ports.
 
@@ -551,6 +554,7 @@ def _report(net, work, forms, kinds, lin, info, f, p, mu, vcols, held_v, trows, 
 
 # ------------------------------------------------------------------------------------------ initial state
 
+@gc_paused
 def _initial_conditions(net, formulation, port_through, port_across, t0):
     """Coordinates of a formulation reproducing given port values (flows exactly, stored displacements too)."""
     from netdyn.graph.assemble import _Coordinates, _resolve_values, coordinate_plan, element_ports, resolve_formulation
@@ -630,6 +634,7 @@ def _least_squares(rows, values, n, what, forms):
     return sol
 
 
+@gc_paused
 def spice_initial_state(net, formulation=None):
     """``(q0, f0)`` for a transient of a netlist's network, as SPICE starts it.
 
