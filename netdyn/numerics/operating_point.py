@@ -557,37 +557,28 @@ def _report(net, work, forms, kinds, lin, info, f, p, mu, vcols, held_v, trows, 
 @gc_paused
 def _initial_conditions(net, formulation, port_through, port_across, t0):
     """Coordinates of a formulation reproducing given port values (flows exactly, stored displacements too)."""
-    from netdyn.graph.assemble import _Coordinates, _resolve_values, coordinate_plan, element_ports, resolve_formulation
-    from netdyn.components.base import port_key
+    from netdyn.graph.assemble import resolve_formulation
     domains = [d for d in net.domains if d in DOMAINS]
     forms = resolve_formulation(formulation, domains, net)
     kinds = {d: ACROSS if forms[d] == "node" else THROUGH for d in domains}
-    coords = _Coordinates(make=str)
-    combos, _, _ = coordinate_plan(net, domains, forms, coords)
-    names = list(coords.list)
-    index = {c: i for i, c in enumerate(names)}
-    port_of = {port_key(el, k): (name, k) for name, el in net.elements.items() for k in range(len(el.ports))}
-    laws = {}
+    lin, info, _ = _stamped(net, forms, kinds, t0)  # the coordinates and port combinations of the stamp
+    names = list(lin.names)
     frows, fvals, qrows, qvals, labels = [], [], [], [], []
     for name, el in net.elements.items():
         if not el.ports:
             continue
-        values = _resolve_values(el, False, {}, net)
-        keys, ports = element_ports(net, el, port_of)
-        pk = tuple(kinds[p.domain] for p in ports)
-        law = _law(laws, el, pk, values)
-        vals = _numbers(el, values, t0)
+        _, law, vals, combos, keys, pk = info[name]
         own = len(el.ports)
         flows = np.array([port_through[name][i] if pk[i] == THROUGH else port_across[name][i] for i in range(own)])
         efforts = np.array([port_across[name][i] if pk[i] == THROUGH else port_through[name][i]
                             for i in range(own)])
         for i in range(own):
-            frows.append({index[c]: float(v) for c, v in combos[keys[i]].items()})
+            frows.append(combos[i])
             fvals.append(flows[i])
         if law.vports and set(law.vports) <= set(range(own)):
             Q = _displacements(el, law, vals, flows, efforts, t0, len(keys))
             for i in law.vports:
-                qrows.append({index[c]: float(v) for c, v in combos[keys[i]].items()})
+                qrows.append(combos[i])
                 qvals.append(Q[i])
                 labels.append(name)
     f0 = _least_squares(frows, fvals, len(names), "flows", forms)
