@@ -7,7 +7,12 @@ stamped DAE by element: a resistor's ``fᵀ D_e f`` from its own stamp entries, 
 applied effort) and ``μᵀ B_a u`` (a driven flow constraint) from its effort entries and constraint rows, a
 controlled source's ``μᵀ (A − Rᵀ) f`` from its rows, and every device port's ``F g(F)`` (dissipated) and
 ``F c(F) Ḟ`` (the energy its junction charge stores). Summed by kind they are the totals of
-``Solution.power_balance``.
+``Solution.power_balance`` (the same split as the linear path's ``power_function``).
+
+Controlled sources split as their stamp does: an ``H`` or ``F``'s coupling through the sensed current sits
+in a ``D`` entry (counted as its ``dissipated``) and its reaction on the sensed ammeter's constraint row (counted
+as that ammeter's ``supplied``); the two cancel, so only the controlled source and its sensed source
+together have a physical meaning (their sum is what the pair delivers).
 
 >>> import numpy as np, netdyn
 >>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
