@@ -14,7 +14,8 @@ import gc
 
 @contextlib.contextmanager
 def paused_gc():
-    """Disable the cyclic garbage collector for the ``with`` block (nesting-safe, exception-safe).
+    """Disable the cyclic garbage collector for the ``with`` block, or a function's call when used as a
+    decorator (``@paused_gc()``); nesting-safe, exception-safe.
 
     >>> import gc
     >>> with paused_gc():
@@ -22,6 +23,11 @@ def paused_gc():
     False
     >>> gc.isenabled()
     True
+    >>> @paused_gc()
+    ... def build():
+    ...     return gc.isenabled()
+    >>> build(), gc.isenabled()
+    (False, True)
     """
     was_enabled = gc.isenabled()
     gc.disable()

@@ -43,7 +43,12 @@ PORT_FIELDS = ("kind", "G", "IS", "nvt", "gmin", "has_bv", "xbv", "nbvt", "vcrit
                "TT")
 XMAX = 50.0  # netdyn.components.diode.XMAX: the exponent above which a junction's law continues linearly
 
-__all__ = ["PORT_FIELDS", "port_laws", "band_lu", "band_solve", "bdf_step", "bdf_run", "source_values"]
+__all__ = ["PORT_FIELDS", "port_laws", "band_lu", "band_solve", "bdf_step", "bdf_run", "source_values", "step_work",
+           "WORK_FIELDS", "GAUSS"]
+
+#: the arrays of a work program (:func:`step_work`): which element's channel each power term feeds
+WORK_FIELDS = ("d_row", "d_col", "d_val", "d_ch", "e_row", "e_inp", "e_val", "e_ch", "a_row", "a_inp", "a_val",
+               "a_ch", "s_row", "s_col", "s_val", "s_ch", "port_ch", "junction_ch")
 
 
 @njit(cache=CACHE)
@@ -404,6 +409,114 @@ def bdf_step(t_new, order, ht, hy, hq, nh, gu,                    # the step and
 
 
 @njit(cache=CACHE)
+def _interpolant(ts, npts, s, w0, w1, w2):
+    """Weights of the value, first and second derivative at ``s`` of the polynomial through ``ts[:npts]``."""
+    for j in range(npts):
+        den = 1.0
+        for i in range(npts):
+            if i != j:
+                den *= ts[j] - ts[i]
+        v, d1, d2 = 1.0, 0.0, 0.0  # running product of (s - t_i) and its two derivatives
+        for i in range(npts):
+            if i == j:
+                continue
+            x = s - ts[i]
+            d2 = d2 * x + 2.0 * d1
+            d1 = d1 * x + v
+            v = v * x
+        w0[j], w1[j], w2[j] = v / den, d1 / den, d2 / den
+
+
+@njit(cache=CACHE)
+def _powers(y, yd, ydd, u, n, nI, fsrc, finert, ct_ptr, ct_idx, ct_val, table, charges,
+            d_row, d_col, d_val, d_ch, e_row, e_inp, e_val, e_ch, a_row, a_inp, a_val, a_ch,
+            s_row, s_col, s_val, s_ch, port_ch, junction_ch, P):
+    """The power of every channel at one point of a step's interpolant (``y`` and its two derivatives)."""
+    f = np.empty(n)
+    fd = np.empty(n)
+    for i in range(n):
+        if finert[i]:
+            f[i] = y[fsrc[i]]
+            fd[i] = yd[fsrc[i]]
+        else:
+            f[i] = yd[i]
+            fd[i] = ydd[i]
+    m0 = n + nI
+    P[:] = 0.0
+    for k in range(d_row.size):  # linear dissipators: f D f
+        P[d_ch[k]] += d_val[k] * f[d_row[k]] * f[d_col[k]]
+    for k in range(e_row.size):  # applied efforts: f B_e u
+        P[e_ch[k]] += e_val[k] * f[e_row[k]] * u[e_inp[k]]
+    for k in range(a_row.size):  # driven flow constraints: mu B_a u
+        P[a_ch[k]] += a_val[k] * y[m0 + a_row[k]] * u[a_inp[k]]
+    for k in range(s_row.size):  # controlled sources: mu (A - R^T) f
+        P[s_ch[k]] += s_val[k] * y[m0 + s_row[k]] * f[s_col[k]]
+    K = table.shape[0]
+    if K:
+        F = np.zeros(K)
+        dF = np.zeros(K)
+        _ports(ct_ptr, ct_idx, ct_val, f, F)
+        _ports(ct_ptr, ct_idx, ct_val, fd, dF)
+        g, h, q, c = np.zeros(K), np.zeros(K), np.zeros(K), np.zeros(K)
+        port_laws(table, F, g, h, q, c)
+        for p in range(K):
+            P[port_ch[p]] += F[p] * g[p]
+            if charges and junction_ch[p] >= 0:
+                P[junction_ch[p]] += F[p] * c[p] * dF[p]
+
+
+#: where the two-point Gauss-Legendre rule samples a step, as fractions of it from its start
+GAUSS = (0.5 - 0.5 / math.sqrt(3.0), 0.5 + 0.5 / math.sqrt(3.0))
+
+
+@njit(cache=CACHE)
+def step_work(ht, hy, npts, ua, ub, n, nI, fsrc, finert, ct_ptr, ct_idx, ct_val, table, charges,
+              d_row, d_col, d_val, d_ch, e_row, e_inp, e_val, e_ch, a_row, a_inp, a_val, a_ch,
+              s_row, s_col, s_val, s_ch, port_ch, junction_ch, W):
+    """Add to ``W`` (one entry per channel) the work of the step from ``ht[1]`` to ``ht[0]``, by the two-point
+    Gauss-Legendre rule on the step's own interpolant: the polynomial through the ``npts`` points ``ht``,
+    ``hy`` (newest first) the BDF formula differentiated, so its derivative at the new point is the step's
+    ``ẏ``. ``ua``, ``ub``: the sources at the two Gauss points (:data:`GAUSS`).
+
+    A channel's power is a sum of terms: ``d_val f_row f_col`` (a resistor's dissipation), ``e_val f_row u_inp``
+    (an applied effort's supply), ``a_val μ_row u_inp`` (a driven flow constraint's supply), ``s_val μ_row f_col``
+    (a controlled source's), a device port's ``F g(F)`` (``port_ch``) and its junction charge's ``F c(F) Ḟ``
+    (``junction_ch``, −1 for none). Power that is cubic in time along the interpolant (a linear element's, on
+    a quadratic) is integrated exactly: a capacitor's work is its energy's change between the step's ends."""
+    N = hy.shape[1]
+    nch = W.size
+    w0, w1, w2 = np.zeros(npts), np.zeros(npts), np.zeros(npts)
+    y, yd, ydd = np.zeros(N), np.zeros(N), np.zeros(N)
+    P = np.zeros(nch)
+    t_old, t_new = ht[1], ht[0]
+    h = t_new - t_old
+    g0 = 0.5 - 0.5 / math.sqrt(3.0)
+    for which in range(2):
+        s = t_old + h * (g0 if which == 0 else 1.0 - g0)
+        u = ua if which == 0 else ub
+        _interpolant(ht, npts, s, w0, w1, w2)
+        y[:] = 0.0
+        yd[:] = 0.0
+        ydd[:] = 0.0
+        for j in range(npts):  # only what the powers read: the rates of displacements, the flows and μ
+            a0, a1, a2 = w0[j], w1[j], w2[j]
+            for k in range(n):
+                yd[k] += a1 * hy[j, k]
+            if charges:
+                for k in range(n):
+                    ydd[k] += a2 * hy[j, k]
+            for k in range(n, N):
+                y[k] += a0 * hy[j, k]
+            for k in range(n, n + nI):
+                yd[k] += a1 * hy[j, k]
+        _powers(y, yd, ydd, u, n, nI, fsrc, finert, ct_ptr, ct_idx, ct_val, table, charges,
+                d_row, d_col, d_val, d_ch, e_row, e_inp, e_val, e_ch, a_row, a_inp, a_val, a_ch,
+                s_row, s_col, s_val, s_ch, port_ch, junction_ch, P)
+        for k in range(nch):
+            W[k] += 0.5 * h * P[k]
+
+
+@njit(cache=CACHE)
 def source_values(ops, args, ptr, t, u):
     """Run the stack programs of :func:`netdyn.numerics.source_program.compile_sources` at time ``t`` into ``u``."""
     stack = np.empty(64)
@@ -494,14 +607,18 @@ def bdf_run(t0, t1, h, max_step, targets, is_corner, is_output, ops, args, ptr, 
             base_pos, base_E, base_J, nw_port, nw_pos, nw_coef, nw_alpha, kl, ku,
             rperm, cperm, ab, ipiv, lu_state, drift, rate,
             err_rows, scale, qscale, rtol, atol, drive, charge_error,
-            out_t, out_y, out_yd, stats):
+            out_t, out_y, out_yd, stats, do_work, wprog, W, out_w):
     """The whole transient: :func:`bdf_step` attempts under the step-size control of
     :func:`netdyn.numerics.nonlinearsim.simulate_circuit` (same rules, same numbers), the sources by
-    :func:`source_values`. Returns ``(status, t, outputs, steps)``: status 0 done, 1 Newton failed and 2 the
+    :func:`source_values`; with ``do_work`` each accepted step adds its work to ``W`` (:func:`step_work`, the
+    program ``wprog`` in the order of :data:`WORK_FIELDS`), copied to ``out_w`` at the output times.
+    Returns ``(status, t, outputs, steps)``: status 0 done, 1 Newton failed and 2 the
     error test kept failing with the step below 1e-14 of the span, at ``t``."""
     N = hy.shape[1]
     K = table.shape[0]
     u = np.zeros(ptr.size - 1)
+    u0, um = np.zeros(ptr.size - 1), np.zeros(ptr.size - 1)
+    tw, yw = np.zeros(3), np.zeros((3, N))
     gu = np.zeros(N)
     y, yd, qn = np.zeros(N), np.zeros(N), np.zeros(K)
     k, tt, order, nsteps, nout, nh = 0, t0, 1, 0, 0, 1
@@ -528,6 +645,20 @@ def bdf_run(t0, t1, h, max_step, targets, is_corner, is_output, ops, args, ptr, 
             if h < 1e-14 * max(span, 1.0):
                 return (1 if not ok else 2), tt, nout, nsteps
             continue
+        if do_work:
+            npts = min(order, nh) + 1
+            tw[0] = t_new
+            yw[0, :] = y
+            for j in range(1, npts):
+                tw[j] = ht[nh - j]
+                yw[j, :] = hy[nh - j, :]
+            g0 = 0.5 - 0.5 / math.sqrt(3.0)
+            source_values(ops, args, ptr, tt + g0 * (t_new - tt), u0)
+            source_values(ops, args, ptr, t_new - g0 * (t_new - tt), um)
+            step_work(tw, yw, npts, u0, um, n, nI, fsrc, finert, ct_ptr, ct_idx, ct_val, table, charges,
+                      wprog[0], wprog[1], wprog[2], wprog[3], wprog[4], wprog[5], wprog[6], wprog[7],
+                      wprog[8], wprog[9], wprog[10], wprog[11], wprog[12], wprog[13], wprog[14], wprog[15],
+                      wprog[16], wprog[17], W)
         tt = t_new
         nsteps += 1
         restart = hit and is_corner[k]
@@ -552,6 +683,8 @@ def bdf_run(t0, t1, h, max_step, targets, is_corner, is_output, ops, args, ptr, 
                 out_t[nout] = tt
                 out_y[nout, :] = y
                 out_yd[nout, :] = yd
+                if do_work:
+                    out_w[nout, :] = W
                 nout += 1
             k += 1
     return 0, tt, nout, nsteps

@@ -33,6 +33,7 @@ from netdyn.components.base import ACROSS, DOMAINS, THROUGH
 from netdyn.errors import IntegrationError, ModelError, SingularSystemError
 from netdyn.numerics.integrators.linear import linear_dae
 from netdyn.numerics.linearsim import LinearSolution, _corners, _values
+from netdyn.graph.gcpause import paused_gc
 from netdyn.numerics.operating_point import port_incidence
 
 __all__ = ["try_circuit", "simulate_circuit", "CircuitSolution", "warm_up"]
@@ -59,8 +60,9 @@ class _Circuit:
         for name in skip:  # elements of one law are evaluated together, vectorized over the elements
             el, law, vals, combos, keys, pk = info[name]
             groups.setdefault(id(law), (law, []))[1].append((name, el, vals, combos))
-        self.groups, self.group_types = [], []
+        self.groups, self.group_types, self.group_names = [], [], []
         for law, members in groups.values():
+            self.group_names.append([m[0] for m in members])
             P = len(members[0][3])
             ne = len(members)
             C = port_incidence([m[3] for m in members], n)
@@ -132,6 +134,7 @@ class _Circuit:
         return g, Jn
 
 
+@paused_gc()
 def try_circuit(net, formulation=None):
     """A :class:`_Circuit` when the network is linear except for semiconductor devices (diodes) and other
     nonlinear dissipators, else ``None``."""
@@ -145,9 +148,10 @@ def try_circuit(net, formulation=None):
         return None
 
 
+@paused_gc()
 def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol=None, max_step=np.inf,
                      formulation=None, circuit=None, progress=None, reference=False, compiled=None,
-                     charge_error=True):
+                     charge_error=True, work=True):
     """Integrate on the circuit path; returns a :class:`CircuitSolution`.
 
     By default (``compiled=None``: when the devices offer a port table and the Newton matrix has a narrow
@@ -159,7 +163,13 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
     (:class:`~netdyn.numerics.newton_matrix.NewtonMatrix`) with a kept sparse LU (a chord iteration).
     ``reference=True`` runs the plain path instead: the devices' lambdified laws, sparse products and a
     fresh factorisation every iteration (the check of the fast ones). ``charge_error``: the local error
-    test watches the junction charges beside the states (SPICE's charge-based truncation error)."""
+    test watches the junction charges beside the states (SPICE's charge-based truncation error).
+
+    ``work``: every path (compiled, numpy, reference) carries the energy each element dissipates or
+    supplies (and each junction charge stores) with the integration, by Gauss-Legendre on every accepted
+    step's own BDF interpolant (:mod:`netdyn.numerics.circuit_work`), so ``power_balance`` closes to the
+    integrator's tolerance whatever the output times; ``False`` (or a device without a port table) leaves
+    the balance to a quadrature over the output times."""
     c = circuit or _Circuit(net, formulation, float(t_span[0]))
     dae, n, nI = c.dae, c.n, c.nI
     N = dae.size
@@ -185,6 +195,9 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
             raise ModelError("compiled=True: the circuit's devices have no port table or its band is too wide")
     if stepper is None:
         stepper = _PyStep(c, y, yd, t0, tol, reference)
+    if work and all(hasattr(kind, "port_table") for kind in c.group_types):
+        from netdyn.numerics.circuit_work import StepWork
+        stepper.work = StepWork(c)
     h = min((t1 - t0) * 1e-6, max_step)
     run = getattr(stepper, "run", None) if progress is None else None
     done = run(t0, t1, h, max_step, targets, corner_set, t_eval_set) if run is not None else None
@@ -193,8 +206,11 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
     else:
         T, Y, YD, nsteps = _step_loop(stepper, t0, t1, h, max_step, targets, corner_set, t_eval_set, y, yd, progress)
     keep = np.isin(T, t_eval)
+    W = np.asarray(stepper.work.rows) if stepper.work is not None else None
     if not keep.all():
         T, Y, YD = T[keep], Y[keep], YD[keep]  # time x state: contiguous rows, transposed at the end
+        if W is not None:
+            W = W[keep] - W[keep][:1]  # counted from the first output time
     f = YD[:, :n].copy()
     f[:, c.I] = Y[:, n:n + nI]
     acc = np.empty_like(f)
@@ -204,7 +220,15 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
     acc[:, c.I] = YD[:, n:n + nI]
     q, f, acc, mu = Y[:, :n].T, f.T, acc.T, Y[:, n + nI:].T
     from netdyn.numerics.trajectory import Trajectory
-    sol = CircuitSolution(net, c.lin, Trajectory(T, q, f, acc, np.zeros((0, T.size)), mu, nsteps=nsteps))
+    totals, per = (None, None)
+    if W is not None:
+        from netdyn.numerics.circuit_work import split
+        totals, per = split(stepper.work.channels, W)
+    sol = CircuitSolution(net, c.lin, Trajectory(T, q, f, acc, np.zeros((0, T.size)), mu, nsteps=nsteps,
+                                                 dissipated=None if W is None else totals["dissipated"],
+                                                 supplied=None if W is None else totals["supplied"]))
+    sol.element_work = per
+    sol.junction_energy = None if W is None else totals["junction"]
     sol.circuit_stepper = stepper.name + ("" if done is None else " loop")
     return sol
 
@@ -237,6 +261,8 @@ def _step_loop(stepper, t0, t1, h, max_step, targets, corner_set, t_eval_set, y,
         order = 1 if restart else 2
         if hit:
             if target in t_eval_set:
+                if stepper.work is not None:
+                    stepper.work.record()
                 out_t.append(tt)
                 out_y.append(y)  # the steppers hand out arrays of their own
                 out_yd.append(yd)
@@ -298,9 +324,11 @@ class _PyStep:
                 diag.append(at + e * P * P + a * (P + 1))
                 at += ne * P * P
             self.qcap = np.concatenate(diag)[self.qmask]
+        self.work = None
 
     def attempt(self, t_new, order):
         c = self.c
+        self.order = order
         rtol, atol, drive, charge_error = self.tol
         coeff, pred, C, w = _bdf(self.hist, t_new, order)
         qpast = None
@@ -328,6 +356,9 @@ class _PyStep:
 
     def accept(self, restart):
         t_new, y, yd = self.new
+        if self.work is not None:
+            used = self.hist[-min(self.order, len(self.hist)):][::-1]
+            self.work.step([t_new] + [p[0] for p in used], np.vstack([y] + [p[1] for p in used]))
         self.hist = (self.hist + [(t_new, y.copy())])[-4:]
         self.qhist = (self.qhist + [self.charge_at(y, yd)])[-4:]
         if restart:
@@ -402,10 +433,11 @@ class _CompiledStep:
         self.qscale = np.abs(self.hq[0]).copy()
         self.nh = 1
         self.y, self.yd, self.qn = np.zeros(N), np.zeros(N), np.zeros(K)
-        self.t_new = t0
+        self.t_new, self.order = t0, 1
+        self.work = None
 
     def attempt(self, t_new, order):
-        self.t_new = t_new
+        self.t_new, self.order = t_new, order
         ok, e = self.kernel(t_new, order, self.ht, self.hy, self.hq, self.nh, self.forcing(t_new), *self.static,
                             self.ab, self.ipiv, self.lu_state, 0.02, 0.2, self.err_rows, self.scale, self.qscale,
                             self.rtol, self.atol, self.drive, self.charge_error, self.y, self.yd, self.qn, self.stats)
@@ -415,6 +447,7 @@ class _CompiledStep:
         """The whole step loop in one compiled call (:func:`~netdyn.numerics.circuit_kernel.bdf_run`), or
         ``None`` when a source's waveform has no compiled program."""
         from netdyn.numerics import circuit_kernel
+        from netdyn.numerics.circuit_work import no_program
         from netdyn.numerics.source_program import compile_sources
         dae = self.c.dae
         prog = compile_sources(dae.exprs)
@@ -428,16 +461,27 @@ class _CompiledStep:
         out_t, out_y, out_yd = np.empty(m), np.empty((m, N)), np.empty((m, N))
         out_t[0], out_y[0] = t0, self.hy[0]
         out_yd[0] = self.yd0
+        work = self.work
+        nch = len(work.channels) if work is not None else 0
+        out_w = np.zeros((m, nch))
+        W = np.zeros(nch)
+        wprog = work.program if work is not None else no_program()
         status, tt, nout, nsteps = circuit_kernel.bdf_run(
             t0, t1, h, float(max_step), np.ascontiguousarray(targets, dtype=float), is_corner, is_output, *prog, G,
             self.ht, self.hy, self.hq, *self.static, self.ab, self.ipiv, self.lu_state, 0.02, 0.2, self.err_rows,
             self.scale, self.qscale, self.rtol, self.atol, self.drive, self.charge_error, out_t[1:], out_y[1:],
-            out_yd[1:], self.stats)
+            out_yd[1:], self.stats, work is not None, wprog, W, out_w[1:])
         if status:
             raise _too_small(tt, status != 1)
+        if work is not None:
+            work.rows = out_w[:nout + 1]
         return out_t[:nout + 1], out_y[:nout + 1], out_yd[:nout + 1], nsteps
 
     def accept(self, restart):
+        if self.work is not None:
+            npts = min(self.order, self.nh) + 1
+            idx = [self.nh - j for j in range(1, npts)]
+            self.work.step(np.r_[self.t_new, self.ht[idx]], np.vstack([self.y[None, :], self.hy[idx]]))
         if restart:
             self.nh = 0
         elif self.nh == 4:
@@ -630,10 +674,22 @@ def _limit(c, y, dy, a0, past, ports=None):
 class CircuitSolution(LinearSolution):
     """A :class:`~netdyn.linearsim.LinearSolution` made by the circuit path (``method == "circuit"``)."""
 
+    #: ``{element: {"dissipated" | "supplied" | "junction": (K,) energy since the start}}`` integrated with
+    #: the state (:mod:`netdyn.numerics.circuit_work`), or None
+    element_work = None
+    #: the energy stored in the devices' junction charges since the start (integrated with the state), or None
+    junction_energy = None
+
     def __init__(self, net, lin, trajectory):
         self.net, self.linear = net, lin
         self._model = self._compiled = self._p = None
         self._init_trajectory(trajectory, "circuit")
+
+    def energy(self):
+        """Stored energy: the linear elements' ``½ fᵀM f + ½ qᵀK q`` plus, where the transient carried it, the
+        energy the devices' junction charges took up since the start (``∫ v dQ``)."""
+        E = super().energy()
+        return E if self.junction_energy is None else E + self.junction_energy
 
 
 def warm_up():

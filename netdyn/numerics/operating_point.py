@@ -39,6 +39,7 @@ import sympy as sp
 from netdyn.components.base import ACROSS, DOMAINS, THROUGH, PortVariables
 from netdyn.errors import InitialConditionError, ModelError, SingularSystemError
 from netdyn.numerics.stamp import template_key
+from netdyn.graph.gcpause import paused_gc
 from netdyn.symbols import t
 
 __all__ = ["operating_point", "DCOperatingPoint", "spice_initial_state"]
@@ -160,6 +161,7 @@ class DCOperatingPoint:
         return f"DCOperatingPoint({len(self.voltages)} nodes, {len(self.currents)} elements)"
 
 
+@paused_gc()
 def operating_point(net, formulation=None, t0=0.0, hold=None, clamp=None, tol=1e-12, max_iter=200):
     """The DC operating point of a network (sources at ``t0``), or its consistent state with storage held.
 
@@ -370,8 +372,34 @@ def _device_groups(info, skip, N):
 _LAWS, _TEMPLATES = {}, {}
 
 
+#: the last stamp made, kept for the next caller on the same network (the DC operating point, then the
+#: transient's circuit): ``(key, (lin, info, skip))``; see :func:`_stamped`
+_LAST = [None, None]
+
+
+def _fingerprint(work, forms, kinds, t0):
+    """What a stamp depends on: the network (its identity, its add/remove count, its elements and their
+    values), the formulation and ``t0``."""
+    return (id(work), getattr(work, "_version", None), tuple(sorted(forms.items())), tuple(sorted(kinds.items())),
+            float(t0), tuple((id(el), tuple(el.values.items())) for el in work.elements.values()))
+
+
+@paused_gc()
 def _stamped(work, forms, kinds, t0):
-    """The network's sparse stamp (nonlinear elements left out) and each element's law, values and ports."""
+    """The network's sparse stamp (nonlinear elements left out) and each element's law, values and ports.
+
+    Made once per network, formulation and ``t0``: a second call with the same ones (the transient after
+    its DC operating point) gets the same objects back (callers do not modify them)."""
+    key = _fingerprint(work, forms, kinds, t0)
+    if _LAST[0] == key:
+        return _LAST[1]
+    _LAST[0] = _LAST[1] = None
+    out = _stamp(work, forms, kinds, t0)
+    _LAST[0], _LAST[1] = key, out
+    return out
+
+
+def _stamp(work, forms, kinds, t0):
     from netdyn.graph.assemble import _resolve_values, element_ports
     from netdyn.components.base import port_key
     from netdyn.numerics.stamp import NotLinear, _template, linear_network, template_key
@@ -382,10 +410,12 @@ def _stamped(work, forms, kinds, t0):
         _TEMPLATES.clear()
         _LAWS.clear()
     port_of = {port_key(el, k): (name, k) for name, el in work.elements.items() for k in range(len(el.ports))}
+    seen = {}
     for name, el in work.elements.items():
         values = _resolve_values(el, False, {}, work)
-        _, ports = element_ports(work, el, port_of)
+        keys, ports = element_ports(work, el, port_of)
         pk = tuple(kinds[p.domain] for p in ports)
+        seen[name] = values, keys, pk
         key = template_key(el, pk, tuple(values))
         if key not in templates:
             try:
@@ -399,12 +429,14 @@ def _stamped(work, forms, kinds, t0):
     except NotLinear as exc:
         raise ModelError(f"operating point: {exc}") from None
     laws, info = _LAWS, {}
+    numbers = {}
     for name, el in work.elements.items():
-        values = _resolve_values(el, False, {}, work)
-        keys, ports = element_ports(work, el, port_of)
-        pk = tuple(kinds[p.domain] for p in ports)
+        values, keys, pk = seen[name]
         law = _law(laws, el, pk, values)
-        info[name] = (el, law, _numbers(el, values, t0), [c for _, c in lin.ports[name]], keys, pk)
+        nkey = (type(el), tuple(values.items()))  # a 1,000-section ladder has three distinct value sets
+        if nkey not in numbers:
+            numbers[nkey] = _numbers(el, values, t0)
+        info[name] = (el, law, list(numbers[nkey]), [c for _, c in lin.ports[name]], keys, pk)
     for name in skip:
         el, law = info[name][:2]
         # a charge that is a function of the port's own flow (a junction's T*(v)) carries no current at DC
@@ -523,39 +555,31 @@ def _report(net, work, forms, kinds, lin, info, f, p, mu, vcols, held_v, trows, 
 
 # ------------------------------------------------------------------------------------------ initial state
 
+@paused_gc()
 def _initial_conditions(net, formulation, port_through, port_across, t0):
     """Coordinates of a formulation reproducing given port values (flows exactly, stored displacements too)."""
-    from netdyn.graph.assemble import _Coordinates, _resolve_values, coordinate_plan, element_ports, resolve_formulation
-    from netdyn.components.base import port_key
+    from netdyn.graph.assemble import resolve_formulation
     domains = [d for d in net.domains if d in DOMAINS]
     forms = resolve_formulation(formulation, domains, net)
     kinds = {d: ACROSS if forms[d] == "node" else THROUGH for d in domains}
-    coords = _Coordinates(make=str)
-    combos, _, _ = coordinate_plan(net, domains, forms, coords)
-    names = list(coords.list)
-    index = {c: i for i, c in enumerate(names)}
-    port_of = {port_key(el, k): (name, k) for name, el in net.elements.items() for k in range(len(el.ports))}
-    laws = {}
+    lin, info, _ = _stamped(net, forms, kinds, t0)  # the coordinates and port combinations of the stamp
+    names = list(lin.names)
     frows, fvals, qrows, qvals, labels = [], [], [], [], []
     for name, el in net.elements.items():
         if not el.ports:
             continue
-        values = _resolve_values(el, False, {}, net)
-        keys, ports = element_ports(net, el, port_of)
-        pk = tuple(kinds[p.domain] for p in ports)
-        law = _law(laws, el, pk, values)
-        vals = _numbers(el, values, t0)
+        _, law, vals, combos, keys, pk = info[name]
         own = len(el.ports)
         flows = np.array([port_through[name][i] if pk[i] == THROUGH else port_across[name][i] for i in range(own)])
         efforts = np.array([port_across[name][i] if pk[i] == THROUGH else port_through[name][i]
                             for i in range(own)])
         for i in range(own):
-            frows.append({index[c]: float(v) for c, v in combos[keys[i]].items()})
+            frows.append(combos[i])
             fvals.append(flows[i])
         if law.vports and set(law.vports) <= set(range(own)):
             Q = _displacements(el, law, vals, flows, efforts, t0, len(keys))
             for i in law.vports:
-                qrows.append({index[c]: float(v) for c, v in combos[keys[i]].items()})
+                qrows.append(combos[i])
                 qvals.append(Q[i])
                 labels.append(name)
     f0 = _least_squares(frows, fvals, len(names), "flows", forms)
@@ -602,6 +626,7 @@ def _least_squares(rows, values, n, what, forms):
     return sol
 
 
+@paused_gc()
 def spice_initial_state(net, formulation=None):
     """``(q0, f0)`` for a transient of a netlist's network, as SPICE starts it.
 

@@ -1,0 +1,147 @@
+"""The circuit path's work integrals, element by element: which power term feeds which element's channel.
+
+The transient of :func:`netdyn.numerics.nonlinearsim.simulate_circuit` carries, beside its states, the energy
+each element dissipated or supplied since the start, integrated step by step on the BDF step's own
+interpolant (two-point Gauss-Legendre) (:func:`netdyn.numerics.circuit_kernel.step_work`). :func:`work_program` splits the powers of the
+stamped DAE by element: a resistor's ``fᵀ D_e f`` from its own stamp entries, a source's ``fᵀ B_e u`` (an
+applied effort) and ``μᵀ B_a u`` (a driven flow constraint) from its effort entries and constraint rows, a
+controlled source's ``μᵀ (A − Rᵀ) f`` from its rows, and every device port's ``F g(F)`` (dissipated) and
+``F c(F) Ḟ`` (the energy its junction charge stores). Summed by kind they are the totals of
+``Solution.power_balance`` (the same split as the linear path's ``power_function``).
+
+Controlled sources split as their stamp does: an ``H`` or ``F``'s coupling through the sensed current sits
+in a ``D`` entry (counted as its ``dissipated``) and its reaction on the sensed ammeter's constraint row (counted
+as that ammeter's ``supplied``); the two cancel, so only the controlled source and its sensed source
+together have a physical meaning (their sum is what the pair delivers).
+
+>>> import numpy as np, netdyn
+>>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
+>>> from netdyn.components.diode import Diode
+>>> from netdyn.numerics.nonlinearsim import _Circuit
+>>> net = netdyn.Network()
+>>> _ = net.add(VoltageSource("V1", "a", "0", 5.0), Resistor("R1", "a", "d", 1e3), Diode("D1", "d", "0"),
+...             Capacitor("C1", "d", "0", 1e-6))
+>>> prog, channels = work_program(_Circuit(net))
+>>> channels
+[('R1', 'dissipated'), ('V1', 'supplied'), ('D1', 'dissipated')]
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sps
+
+from netdyn.numerics.circuit_kernel import GAUSS, WORK_FIELDS
+
+__all__ = ["work_program", "KINDS"]
+
+#: the kinds of channel: energy dissipated, supplied by a source, stored in a device's junction charge
+KINDS = ("dissipated", "supplied", "junction")
+
+
+def work_program(c):
+    """The arrays of :func:`~netdyn.numerics.circuit_kernel.step_work` for circuit ``c`` (a
+    :class:`~netdyn.numerics.nonlinearsim._Circuit`, its devices with port tables) in the order of
+    :data:`~netdyn.numerics.circuit_kernel.WORK_FIELDS`, and the channels as ``(element, kind)`` pairs."""
+    lin = c.lin
+    channels, index = [], {}
+
+    def channel(name, kind):
+        key = (name, kind)
+        if key not in index:
+            index[key] = len(channels)
+            channels.append(key)
+        return index[key]
+
+    d, e, a = [], [], []
+    owner = {}  # constraint row -> element
+    for name, st in lin.stamps.items():
+        combos = [cb for _, cb in lin.ports[name]]
+        for which, i, j, v in st["entries"]:
+            if which == "D":
+                ch = channel(name, "dissipated")
+                d.extend((ra, rb, v * ca * cb, ch) for ra, ca in combos[i].items() for rb, cb in combos[j].items())
+            elif which == "A":
+                owner[st["rows0"] + i] = name
+        for i, k in st["efforts"]:
+            ch = channel(name, "supplied")
+            e.extend((ra, k, ca, ch) for ra, ca in combos[i].items())
+    Ba = sps.coo_array(lin.B_a)
+    for r, k, v in zip(Ba.row.tolist(), Ba.col.tolist(), Ba.data.tolist()):
+        a.append((r, k, v, channel(owner.get(r, lin.flow_labels[r]), "supplied")))
+    s = []
+    if lin.R is not None:
+        S = sps.coo_array(lin.A - lin.R.T)
+        for r, col, v in zip(S.row.tolist(), S.col.tolist(), S.data.tolist()):
+            if v != 0.0:
+                s.append((r, col, v, channel(owner.get(r, lin.flow_labels[r]), "supplied")))
+    port_ch, junction_ch = [], []
+    for grp, names, kind in zip(c.groups, c.group_names, c.group_types):
+        table = kind.port_table(grp[4], grp[6])
+        P = grp[6]
+        for e_, name in enumerate(names):
+            for p in range(P):
+                port_ch.append(channel(name, "dissipated"))
+                junction_ch.append(channel(name, "junction") if table[e_ * P + p, 9] != 0.0 else -1)
+    ints = lambda rows, col: np.array([r[col] for r in rows], dtype=np.int64)
+    floats = lambda rows, col: np.array([r[col] for r in rows], dtype=float)
+    prog = []
+    for rows in (d, e, a, s):
+        prog += [ints(rows, 0), ints(rows, 1), floats(rows, 2), ints(rows, 3)]
+    prog += [np.array(port_ch, dtype=np.int64), np.array(junction_ch, dtype=np.int64)]
+    assert len(prog) == len(WORK_FIELDS)
+    return tuple(prog), channels
+
+
+def split(channels, W):
+    """Totals by kind (``{kind: (K,) array}``) and per element (``{name: {kind: (K,) array}}``) of the work
+    ``W`` (output times x channels)."""
+    pick = np.zeros((len(channels), len(KINDS)))
+    pick[np.arange(len(channels)), [KINDS.index(kind) for _, kind in channels]] = 1.0
+    sums = W @ pick
+    totals = {kind: sums[:, j].copy() for j, kind in enumerate(KINDS)}
+    per = {}
+    for k, (name, kind) in enumerate(channels):
+        per.setdefault(name, {})[kind] = W[:, k]
+    return totals, per
+
+
+class StepWork:
+    """The running work integrals of a step-by-step transient (the compiled loop keeps its own): :meth:`step`
+    after each accepted step, :meth:`record` at each output time."""
+
+    def __init__(self, c):
+        from netdyn.numerics.circuit_kernel import step_work
+        self.program, self.channels = work_program(c)
+        n, nI = c.n, c.nI
+        fsrc = np.arange(n)
+        fsrc[c.I] = n + np.arange(nI)
+        finert = np.zeros(n, dtype=np.bool_)
+        finert[c.I] = True
+        Ct = sps.csr_array(c.C_all.T)
+        tables = [kind.port_table(grp[4], grp[6]) for grp, kind in zip(c.groups, c.group_types)]
+        i64 = lambda x: np.ascontiguousarray(x, dtype=np.int64)
+        self.static = (n, nI, i64(fsrc), finert, i64(Ct.indptr), i64(Ct.indices), Ct.data.astype(float),
+                       np.ascontiguousarray(np.vstack(tables)), bool(c.has_charge))
+        self.kernel = step_work
+        self.nu = len(c.lin.inputs)
+        self.u = c.dae.u
+        self.W = np.zeros(len(self.channels))
+        self.rows = [self.W.copy()]
+
+    def step(self, times, states):
+        """Add the step to ``times[0]`` (newest first: the new point, then the history points its BDF formula
+        used) with ``states`` the rows at those times."""
+        ts = np.ascontiguousarray(times, dtype=float)
+        u = np.asarray(self.u(ts[1] + (ts[0] - ts[1]) * np.array(GAUSS)), dtype=float).reshape(-1, 2)
+        u = np.ascontiguousarray(u) if u.size else np.zeros((max(self.nu, 1), 2))
+        self.kernel(ts, np.ascontiguousarray(states, dtype=float), ts.size, u[:, 0].copy(), u[:, 1].copy(),
+                    *self.static, *self.program, self.W)
+
+    def record(self):
+        self.rows.append(self.W.copy())
+
+
+def no_program():
+    """An empty work program (the compiled loop's arguments when it carries no work)."""
+    z, f = np.zeros(0, dtype=np.int64), np.zeros(0)
+    return (z, z, f, z) * 4 + (z, z)
