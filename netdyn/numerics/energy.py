@@ -19,6 +19,7 @@ The balance they close is, for any model,
 import sympy as sp
 
 from netdyn.lagrange.equations import internalize
+from netdyn.lagrange.fastdiff import Differentiator
 from netdyn.errors import ModelError
 from netdyn.symbols import t
 
@@ -38,18 +39,21 @@ def dissipated_power(model):
     """f·∂D/∂f.
 
     Built term by term: each term of ``D`` (one element's dissipation) is
-    differentiated only with respect to the flows it contains, so the cost
-    grows linearly with the number of elements; the expression is the one
-    ``Σ_i f_i ∂D/∂f_i`` of the whole sum, gathered per flow.
+    differentiated only with respect to the flows it contains (in symengine
+    where that is exact, :class:`~netdyn.lagrange.fastdiff.Differentiator`), so
+    the cost grows linearly with the number of elements; the value is that of
+    ``Σ_i f_i ∂D/∂f_i`` on the whole sum.
     """
     eq = model.derive()
     D = internalize(model, model.D)
     flows = set(eq.f)
-    parts = {}  # flow -> the terms of D that contain it
+    d = Differentiator()
+    pieces = []
     for term in sp.Add.make_args(D):
-        for fi in term.free_symbols & flows:
-            parts.setdefault(fi, []).append(term)
-    return sp.Add(*[fi * sp.Add(*[sp.diff(term, fi) for term in parts[fi]]) for fi in eq.f if fi in parts])
+        e = d.term(term)
+        for fi in sorted(d.free(e) & flows, key=eq.f.index):
+            pieces.append(d.times(d.diff(e, fi), fi))
+    return d.sympy(pieces)
 
 
 def supplied_power(model):
