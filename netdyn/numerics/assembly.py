@@ -176,7 +176,9 @@ class TermAssembly:
         lift = {v: sp.Symbol(f"c{j}") for j, v in enumerate(numbers)}
         shape = e.xreplace(lift) if lift else e
         rowtag = local.index(effort_row) if effort_row is not None else -1
-        key = (role, len(local), rowtag, sp.srepr(shape))
+        # the shape itself is the key: sympy's structural equality (symbols with their assumptions, Float 2.0
+        # apart from 2) and cached hash, at a fraction of the cost of printing it with srepr
+        key = (role, len(local), rowtag, shape)
         tp = self._by_key.get(key)
         if tp is None:
             tp = self._by_key[key] = _Template(shape, role, len(local), len(numbers), rowtag)

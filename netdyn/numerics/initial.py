@@ -36,6 +36,7 @@ import sympy as sp
 from netdyn.validate import real
 from netdyn.errors import InitialConditionError, LoopClosureError, ModelError
 from netdyn.numerics.closure import loop_report, structure_text
+from netdyn.numerics.template_levels import TemplateLevels, templates_serve_start
 from netdyn.symbols import identifier, t as _t
 
 EPS = np.finfo(float).eps
@@ -224,6 +225,9 @@ def consistent_initial_conditions(cm, t0, q0=None, f0=None, p=None, guess=None, 
     """
     p = cm.parameter_vector() if p is None else p
     model = cm.model
+    # numbers at a state: the fused kernel, or the sparse IDA's element templates when that integrator will
+    # serve (the kernel's build grows faster than the network; netdyn.numerics.template_levels)
+    ev = TemplateLevels(cm) if templates_serve_start(cm) else cm
     q_plain, q_cond = _split(cm, q0, "q")
     f_plain, f_cond = _split(cm, f0, "f")
     held, held_labels, q_cond = _held_by_joint(cm, q_cond)
@@ -249,18 +253,18 @@ def consistent_initial_conditions(cm, t0, q0=None, f0=None, p=None, guess=None, 
     fc = _Conditions(cm, f_cond)
     if g_cond:  # a guess in joint terms: start from the closest assembly (least squares) that meets it
         gc = _Conditions(cm, g_cond)
-        q, _ = _newton(lambda qq: np.concatenate([cm.constraints(t0, qq, f, p).phi, qc.residual(t0, qq, p),
+        q, _ = _newton(lambda qq: np.concatenate([ev.constraints(t0, qq, f, p).phi, qc.residual(t0, qq, p),
                                                   gc.residual(t0, qq, p)]),
-                       lambda qq: np.vstack([cm.constraints(t0, qq, f, p).Phi_q, qc.jacobian(t0, qq, p),
+                       lambda qq: np.vstack([ev.constraints(t0, qq, f, p).Phi_q, qc.jacobian(t0, qq, p),
                                              gc.jacobian(t0, qq, p)]), q, ~q_given, max_iter)
     if cm.m1 or qc.k:
         free = ~q_given
 
         def residual(qq):
-            return np.concatenate([cm.constraints(t0, qq, f, p).phi, qc.residual(t0, qq, p)])
+            return np.concatenate([ev.constraints(t0, qq, f, p).phi, qc.residual(t0, qq, p)])
 
         def jacobian(qq):
-            return np.vstack([cm.constraints(t0, qq, f, p).Phi_q, qc.jacobian(t0, qq, p)])
+            return np.vstack([ev.constraints(t0, qq, f, p).Phi_q, qc.jacobian(t0, qq, p)])
 
         q, r = _newton(residual, jacobian, q, free, max_iter)
         labels = list(model.constraint_labels) + qc.labels
@@ -282,10 +286,10 @@ def consistent_initial_conditions(cm, t0, q0=None, f0=None, p=None, guess=None, 
                 + (f"; also unmet: {worst[1:]}" if len(worst) > 1 else "") + f") with the given values {given}; "
                 "change them, give fewer, or pass a closer guess=")
         if qc.k:
-            _check_independent(cm.constraints(t0, q, f, p).Phi_q[:, free], qc.jacobian(t0, q, p)[:, free],
+            _check_independent(ev.constraints(t0, q, f, p).Phi_q[:, free], qc.jacobian(t0, q, p)[:, free],
                                qc.labels, "q0")
     if cm.m1 or cm.m2 or fc.k:
-        c = cm.constraints(t0, q, f, p)
+        c = ev.constraints(t0, q, f, p)
         G = fc.jacobian(t0, q, p)
         C = np.vstack([c.Phi_q, c.A, G])
         rhs = -np.concatenate([c.Phi_t, c.a, -fc.target])
@@ -297,7 +301,7 @@ def consistent_initial_conditions(cm, t0, q0=None, f0=None, p=None, guess=None, 
             f = f_start.copy()
             r = C @ f - rhs
             if free.any():
-                df = _flow_step(cm, t0, q, f, p, C[:, free], r, free, inertial)
+                df = _flow_step(cm, ev, t0, q, f, p, C[:, free], r, free, inertial)
                 f[free] += df
             r = C @ f - rhs
             if not r.size or np.max(np.abs(r)) <= 1e-12 * (1.0 + np.max(np.abs(f)) + np.max(np.abs(rhs))):
@@ -318,7 +322,7 @@ def consistent_initial_conditions(cm, t0, q0=None, f0=None, p=None, guess=None, 
     return q, f
 
 
-def _flow_step(cm, t0, q, f, p, Cf, r, free, inertial):
+def _flow_step(cm, ev, t0, q, f, p, Cf, r, free, inertial):
     """The correction of the free flows that meets ``Cf Δf = −r``.
 
     Where inertial flows must move (a voltage source across a capacitor in node
@@ -331,7 +335,7 @@ def _flow_step(cm, t0, q, f, p, Cf, r, free, inertial):
     """
     kinds = set((cm.model.metadata.get("kinds") or {}).values())
     if kinds == {"across"} and (free & inertial).any():  # networks in node coordinates (mechanisms: as before)
-        M, _ = cm.dynamics(t0, q, f, p)
+        M, _ = ev.dynamics(t0, q, f, p)
         Mf = np.asarray(M, dtype=float)[np.ix_(free, free)]
         k = Cf.shape[0]
         K = np.block([[Mf, Cf.T], [Cf, np.zeros((k, k))]])
