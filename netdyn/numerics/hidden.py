@@ -225,7 +225,7 @@ class HiddenConstraints:
 
     def _new(self, W, Jd, grads, rcond=1e-7):
         """The combinations of ``W`` whose constraints are independent of those already found."""
-        if not W.shape[0]:
+        if not W.shape[0] or not grads.shape[0]:   # the first level: all of them (rank decided already)
             return W
         cs = _unit(Jd, 0)
         Wd = (W @ Jd) / cs[None, :]
@@ -316,12 +316,16 @@ class HiddenConstraints:
         n_imp = Ja.shape[1]
         # the size of the constraints' terms: a violation at rounding level of them is not a jump
         terms = max(np.max(np.abs(Jd0) @ np.abs(yd), initial=0.0),
-                    np.max(np.abs(self.value(t0, z, np.zeros_like(yd))), initial=0.0))
+                    np.max(np.abs(self.value(t0, z, np.zeros_like(yd))[:self.N]), initial=0.0))
         size = np.concatenate([np.max(np.abs(W), axis=1, initial=0.0) for W in self.levels]) * terms
+        # the equations the constraints combine (F, and the derivative rows of all but the deepest level):
+        # the deepest level's own derivative rows are inconsistent until the jump is made
+        k = max(W.shape[1] for W in self.levels)
+        Jz = Jz[:k]
         for _ in range(max_iter):
-            r = self.value(t0, z, yd)
+            r = self.value(t0, z, yd)[:k]
             z = z - np.linalg.lstsq(Jz, r, rcond=None)[0]   # the solvable part to zero (Gauss-Newton)
-            r = self.value(t0, z, yd)
+            r = self.value(t0, z, yd)[:k]
             h, g = self.constraints(r, self.jd(t0, z, yd))
             if np.all(np.abs(h) <= 1e-13 * size):
                 break
