@@ -163,7 +163,26 @@ def test_random_circuits_on_the_symbolic_path(seed):
 def test_random_circuit_with_a_source_across_a_capacitor_on_the_branch_path():
     """Seed 0 (V ∥ C twice, I in series with L, a PULSE corner): IDA's error test on the charges (1e-17 C
     after the first pass) failed at t = 0 while the start met the V–C loops to only 3e-10 V. A loop current
-    that is zero (a DC source across a capacitor) comes from IDA's BDF rate, 2e-9 A just after the restart
-    at the PULSE corner (1e-8 of the circuit's largest current; the measured worst is 9.6e-6 of the floor
-    1e-3 of that current)."""
-    assert symbolic_random(0, "branch", floor=1e-3) < 3e-5
+    that is zero (a DC source across a capacitor) came from IDA's BDF rate, 2e-9 A just after the restart
+    at the PULSE corner; it is now solved at the output times from the hidden constraint's derivative
+    (measured worst 2.3e-6 of a peak, floor 1e-5 of the largest of its kind)."""
+    assert symbolic_random(0, "branch") < 1e-4
+
+
+# one random circuit per failure found on the symbolic path, each in the formulation where it failed:
+# (seed, formulation): what went wrong before
+SYMBOLIC_RANDOM = {
+    (5, "branch"): "an inductor in series with a current source: every inductor's current jumped at t = 0 "
+                   "(least squares), not that one's alone; a capacitor's current across a DC source was IDA's "
+                   "differenced rate of its charge (2e-8 A), not C·v'(t) = 0",
+    (0, None): "a resistor alone in a cut-set has no loop current: its symbol is no parameter of the loop model "
+               "(ParameterError)",
+    (5, "node"): "node fluxes: an inductor in series with a current source, a capacitor across a source",
+}
+
+
+@pytest.mark.parametrize("seed, form", list(SYMBOLIC_RANDOM))
+def test_random_circuits_with_a_symbolic_resistor_in_every_formulation(seed, form):
+    """The first resistor of a random circuit symbolic (``params=``: the IDA path), against the linear path:
+    every node voltage and element current to 1e-4 of its peak (or of 1e-5 of the largest of its kind)."""
+    assert symbolic_random(seed, form) < 1e-4

@@ -330,11 +330,14 @@ def _flow_step(cm, ev, t0, q, f, p, Cf, r, free, inertial):
     constraint forces would move them: ``M Δf + Cᵀ Λ = 0``, i.e. the change of
     least kinetic coenergy ``Δfᵀ M Δf`` — charge conserved at every node, as
     on the linear path. Flows without inertia move at no cost. Done for
-    networks in node coordinates; elsewhere (and if that fails) the
+    networks in every formulation (an inductor in series with a current
+    source in branch or loop currents: only that inductor's current jumps, by
+    an impulse of voltage across the source, not a least-squares share of every
+    inductor's); for models without a network (and if that fails) the
     minimum-norm correction.
     """
     kinds = set((cm.model.metadata.get("kinds") or {}).values())
-    if kinds == {"across"} and (free & inertial).any():  # networks in node coordinates (mechanisms: as before)
+    if kinds and (free & inertial).any():  # networks (models without one: as before)
         M, _ = ev.dynamics(t0, q, f, p)
         Mf = np.asarray(M, dtype=float)[np.ix_(free, free)]
         k = Cf.shape[0]

@@ -153,6 +153,7 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     model = as_model(system, formulation)
     cm = compile_model(model)
     parameter_values(params, requirements(model))  # params= overrides get the constructors' sign checks
+    params = formulation_parameters(model, cm, params)
     p = cm.parameter_vector(params)
     t0, t1 = t_span
     requested = _output_times(t_span, t_eval)
@@ -189,6 +190,34 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     if trajectory.t.shape == requested.shape:
         trajectory.t = requested  # report the times asked for (a snapped one differs by < 1e-9 of the span)
     return Solution(model, cm, p, trajectory, method=method)
+
+
+def formulation_parameters(model, cm, params):
+    """``params`` without the network's symbols that the formulation left out of the model.
+
+    A resistor alone in a cut-set (a bridge to a sub-circuit) carries no loop current: the loop
+    formulation has no variable through it and no term with its value, so its symbol is a parameter of
+    the network but not of the model. Such a value changes nothing and is dropped; a name that is no
+    symbol of the network at all stays an error (``ParameterError`` from ``parameter_vector``).
+
+    >>> import sympy as sp
+    >>> from netdyn import LagrangianModel, coordinates, t
+    >>> from netdyn.numerics.compiled import compile_model
+    >>> x, = coordinates("x,")
+    >>> m = LagrangianModel([x], T=x.diff(t)**2/2)
+    >>> formulation_parameters(m, compile_model(m), {"k": 1.0})    # not the network's: kept (and refused later)
+    {'k': 1.0}
+    """
+    net = (getattr(model, "metadata", None) or {}).get("network")
+    if not params or net is None:
+        return params
+    known = {str(s) for s in cm.parameters} | {str(s) for s in cm.inputs}
+    of_network = set()
+    for group in ("elements", "bodies"):
+        for obj in (getattr(net, group, None) or {}).values():
+            for v in (getattr(obj, "values", None) or {}).values():
+                of_network |= {str(s) for s in getattr(v, "free_symbols", ())}
+    return {k: v for k, v in params.items() if str(k) in known or str(k) not in of_network}
 
 
 def _compiled_loop_option(value):

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from netdyn.errors import IntegrationError
-from netdyn.numerics.hidden import consistent_start  # hidden constraints (V–C loops): jump, then rates
+from netdyn.numerics.hidden import HiddenConstraints  # hidden constraints (V–C loops): jump, then rates
 from netdyn.numerics.integrators.base import Integrator, split_atol, work_atol
 from netdyn.numerics.integrators.ida_kernel import ida_kernel
 from netdyn.numerics.trajectory import INTERRUPTED, SUCCESS, Trajectory, interrupted_message
@@ -113,7 +113,8 @@ class IDA(Integrator):
         # (sources given as constraints), which are out of the error test: their noise collapsed the steps
         at[self.sw] = work_atol(atol, n)  # joules: scaled to the run's energies by simulate's first pass
         te = ida_grid(t0, t1, t_eval)
-        y0, yp0 = consistent_start(residual, t0, y0, yp0, self.algebraic, impulses=self.impulses)
+        hidden = HiddenConstraints(residual, t0, y0, yp0, self.algebraic, span=t1 - t0)
+        y0, yp0 = hidden.start(y0, yp0, impulses=self.impulses)
         # BDF's global error runs ~10x its local tolerance: tighten so both integrators honour rtol alike
         jac = fast.jacfn if fast is not None else None
         solver = SundialsIDA(residual, rtol=rtol / 10, atol=at / 10, algebraic_idx=self.algebraic or None,
@@ -121,14 +122,18 @@ class IDA(Integrator):
                              max_step=0 if not np.isfinite(self.max_step) else self.max_step)
         out = run_ida(solver, te, y0, yp0, progress)
         T, Y, YP = out_at(out, t_eval, t0, t1)
+        if hidden.levels:  # rates and multipliers from the equations and the hidden constraints' derivatives
+            for k, tt in enumerate(T):
+                Y[:, k], YP[:, k] = hidden.rates(tt, Y[:, k], YP[:, k])
         F = np.empty((n, T.size))
         ACC = np.zeros((n, T.size))
         for k, tt in enumerate(T):
             Pq = cm.constraints(tt, Y[self.sq, k], np.zeros(n), self.p).Phi_q if cm.m1 else None
             F[:, k] = self.flows(Y[:, k], YP[:, k], Pq)
             ACC[inertial, k] = YP[self.sf, k]
-            F[:, k], z = algebraic_at_output(cm, self.p, tt, Y[self.sq, k], F[:, k], ACC[:, k], self.rest)
-            Y[self.sl, k], Y[self.sm, k] = z[:cm.m1], z[cm.m1:]
+            if not hidden.levels:  # (with hidden constraints the solve above gave flows and multipliers)
+                F[:, k], z = algebraic_at_output(cm, self.p, tt, Y[self.sq, k], F[:, k], ACC[:, k], self.rest)
+                Y[self.sl, k], Y[self.sm, k] = z[:cm.m1], z[cm.m1:]
         # scikit-sundae reports residual evaluations, not accepted steps: nsteps stays unknown (None)
         return Trajectory(T, Y[self.sq], F, ACC, Y[self.sl], Y[self.sm], Y[N - 2], Y[N - 1], nsteps=None,
                           message=out.message, status=out.status)
