@@ -123,8 +123,12 @@ class IDA(Integrator):
         out = run_ida(solver, te, y0, yp0, progress)
         T, Y, YP = out_at(out, t_eval, t0, t1)
         if hidden.levels:  # rates and multipliers from the equations and the hidden constraints' derivatives
-            for k, tt in enumerate(T):
-                Y[:, k], YP[:, k] = hidden.rates(tt, Y[:, k], YP[:, k])
+            new = [hidden.rates(tt, Y[:, k], YP[:, k]) for k, tt in enumerate(T)]
+            if all(hidden.no_worse(tt, Y[:, k], YP[:, k], *new[k]) for k, tt in enumerate(T)):
+                for k, (y, yp) in enumerate(new):
+                    Y[:, k], YP[:, k] = y, yp
+            else:  # not constraints of this solution: the least-squares recovery below, as without any
+                hidden.levels = []
         F = np.empty((n, T.size))
         ACC = np.zeros((n, T.size))
         for k, tt in enumerate(T):

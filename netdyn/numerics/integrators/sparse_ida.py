@@ -68,6 +68,10 @@ def assembly(cm):
     return asm
 
 
+class HiddenConstraintsFound(Exception):
+    """The start's Jacobian is singular at ``t0``: the model has hidden constraints (the dense IDA takes it)."""
+
+
 def ida_for(cm, p, max_step=np.inf):
     """The IDA a model gets: :class:`SparseIDA`, except for constrained models of at most
     :data:`DENSE_UNKNOWNS` IDA unknowns, which keep the dense :class:`IDA`. Measured with the templates'
@@ -226,8 +230,8 @@ class SparseIDA(Integrator):
     # ------------------------------------------------------------------ consistent start
     def consistent_start(self, t0, y0, yp0, tol=1e-12, max_iter=20):
         """Consistent ``(y, ẏ)`` at ``t0``: Newton with the sparse Jacobian for the algebraic ``y`` and the
-        rates of the differential ones when that Jacobian is regular; otherwise (hidden constraints) the
-        dense :func:`netdyn.numerics.hidden.consistent_start` with its charge-conserving jump."""
+        rates of the differential ones when that Jacobian is regular; otherwise (hidden constraints)
+        :class:`HiddenConstraintsFound`."""
         alg = np.zeros(self.N, dtype=bool)
         alg[self.algebraic] = True
         y, yp = y0.copy(), yp0.copy()
@@ -238,7 +242,7 @@ class SparseIDA(Integrator):
             Jz = sps.csc_matrix(sps.hstack([J0[:, alg], (self.jacobian(t0, y, yp, 1.0) - J0)[:, ~alg]]))
             lu = self._regular(Jz) if it == 0 else lu_next(Jz)
             if lu is None:
-                return self._dense_start(t0, y0, yp0)
+                raise HiddenConstraintsFound(t0)
             d = lu.solve(-res)
             y[alg] += d[:int(alg.sum())]
             yp[~alg] += d[int(alg.sum()):]
@@ -266,10 +270,6 @@ class SparseIDA(Integrator):
         if S.shape[0] and onenormest(op) * abs(S).sum(axis=0).max() > _COND:
             return None
         return _Scaled(lu, rs, cs)
-
-    def _dense_start(self, t0, y0, yp0):
-        impulses = IDA(self.cm, self.p).impulses
-        return consistent_start(self.residual, t0, y0, yp0, self.algebraic, impulses=impulses)
 
     # ------------------------------------------------------------------ flows and multipliers at the outputs
     def _build_output_system(self):
@@ -321,11 +321,13 @@ class SparseIDA(Integrator):
     # ------------------------------------------------------------------ integration
     def integrate(self, t0, t1, q0, f0, t_eval, rtol, atol, progress=None):
         """As :meth:`IDA.integrate`; a Jacobian that is singular where the sparse LU needs it (a resistor
-        ``D = i⁴`` at rest has no slope) hands the piece to the dense :class:`IDA`, whose least-squares
-        start and finite differences cope with it."""
+        ``D = i⁴`` at rest has no slope) or hidden constraints (V–C loops, I–L cut-sets) hand the piece to
+        the dense :class:`IDA`: its least-squares start and finite differences cope with the first; it jumps
+        the state onto hidden constraints and solves the outputs' rates from their derivatives (a capacitor
+        across a source carries C·v′(t), not a differenced rate of its charge)."""
         try:
             return self._integrate(t0, t1, q0, f0, t_eval, rtol, atol, progress)
-        except (RuntimeError, IntegrationError, np.linalg.LinAlgError):
+        except (RuntimeError, IntegrationError, np.linalg.LinAlgError, HiddenConstraintsFound):
             return IDA(self.cm, self.p, self.max_step).integrate(t0, t1, q0, f0, t_eval, rtol, atol, progress)
 
     def _integrate(self, t0, t1, q0, f0, t_eval, rtol, atol, progress=None):
