@@ -230,8 +230,8 @@ def _add_controlled(d):
     sources and never close a loop of sources. Gains are of either sign, of a size that lets the sources
     matter next to the passive elements (gain 0.2–5, gm·R and r/R of order one): loops of gain may make
     the circuit unstable or singular; :func:`drawn_status` recognises those. Where the circuit grows faster
-    than ``e^25`` over the run the gains are halved until it does not (a waveform grown by ``e^300``
-    cannot be compared to 1e-3 of its peak by anyone, ngspice included)."""
+    than ``e^10`` over the run the gains are halved while that slows the growth (at ``e^22`` ngspice is
+    already off the exact solution by many times the peak, and the formulations part by 1e-2)."""
     rng = d.rng
     for _ in range(int(rng.integers(1, 4))):
         kind = str(rng.choice(["E", "G", "F", "H"]))
@@ -254,11 +254,17 @@ def _add_controlled(d):
         value = {"E": lambda: rng.uniform(0.2, 5), "F": lambda: rng.uniform(0.2, 5),
                  "G": lambda: 10 ** rng.uniform(-4, -2), "H": lambda: 10 ** rng.uniform(1, 4)}[kind]()
         d.add(kind, a, b, sign * float(value), control)
-    for _ in range(12):  # a loop of gain that grows faster than e^25 over the run: halve every gain
-        status, growth = drawn_status(d)
-        if status != "ok" or growth <= 25.0:
+    best = (drawn_status(d), d.items)
+    for _ in range(12):  # a loop of gain that grows faster than e^10 over the run: halve every gain
+        (status, growth), items = best
+        if status != "ok" or growth <= 10.0:
             break
-        d.items = [it[:4] + (it[4] / 2,) + it[5:] if it[0] in "EGFH" else it for it in d.items]
+        d.items = [it[:4] + (it[4] / 2,) + it[5:] if it[0] in "EGFH" else it for it in items]
+        now = drawn_status(d)
+        if now[0] != "ok" or now[1] >= growth:  # a negative resistance (r < 0 across a capacitor) grows
+            break                                # as its gain shrinks: keep the least growing circuit
+        best = (now, d.items)
+    d.items = best[1]
 
 
 def _add_diodes(d):
@@ -694,7 +700,8 @@ def test_device_families_draw_every_device():
                     seen.add("ammeter" if sensed[5] == ("dc", 0.0) and sensed[2].startswith("s")
                              or sensed[3].startswith("s") else "sensed source")
         assert [it[1] for it in base.items] == [it[1] for it in d.items if it[1] in {b[1] for b in base.items}]
-        assert drawn_status(d)[0] == "singular" or drawn_status(d)[1] <= 25.0
+        status, growth = drawn_status(d)
+        assert status == "singular" or growth < 25.0, (seed, growth)  # 11 grows by e^352 as drawn
         dd = random_circuit(seed, "diodes")
         for it in dd.items:
             if it[0] == "D":
