@@ -628,8 +628,11 @@ def test_random_circuit(seed):
 
 # seeds of the controlled-source and diode families that run fast (the offline run,
 # ``python tests/test_random_circuits.py 30 controlled``, covers many more)
-# F, H and G in charge (branch, loop) and flux (node) coordinates; F and E in the default (loop) and node ones
-CONTROLLED_RUNS = ((5, FORMULATIONS), (6, (None, "node")))
+# F, H and G in charge (branch, loop) and flux (node) coordinates; F and E in the default (loop) and node ones;
+# 24: a capacitor across a supply whose current an F copies, with a capacitor across an H: the consistent start
+# needs impulses through the controlled sources (the default formulation refused it before; branch and node
+# still do, see the issue)
+CONTROLLED_RUNS = ((5, FORMULATIONS), (6, (None, "node")), (24, (None,)))
 DIODE_SEED = 20
 
 
