@@ -23,7 +23,7 @@ import scipy.sparse as sps
 import sympy as sp
 
 from netdyn.numerics.compiled import time_function
-from netdyn.numerics.higherindex import factor, impulse_consistent, index_one_matrix, reduce_index
+from netdyn.numerics.higherindex import algebraic_split, factor, impulse_consistent, index_one_matrix, reduce_index
 from netdyn.numerics.integrators.base import Integrator
 from netdyn.numerics.integrators.radau import LinearDAE, consistent_rates, fast, radau
 from netdyn.numerics.trajectory import INTERRUPTED, SUCCESS, Trajectory, interrupted_message
@@ -199,7 +199,10 @@ class LinearRadau(Integrator):
         if self.given is not None:
             given[:n], given[n:n + nI] = self.given[0], self.given[1][I]
         names = list(lin.names) + [lin.names[i] + "_dot" for i in I] + [f"mu_{k + 1}" for k in range(m)]
-        y0 = impulse_consistent(dae.E0, dae.J0, dae.hidden, y0, dae.u(t0)[:, 0], np.arange(n + nI, n + nI + m),
+        # impulses may run through every algebraic unknown, not only the sources' multipliers: a controlled
+        # source (F, H) passes on the impulse of the current it senses (a capacitor across a supply at t0)
+        impulsive = np.flatnonzero(~algebraic_split(dae.E0))
+        y0 = impulse_consistent(dae.E0, dae.J0, dae.hidden, y0, dae.u(t0)[:, 0], impulsive,
                                 given=given, labels=names)
         _, y0 = self.solve(t0, y0[:, None])
         grid = np.union1d(te, self.corners)  # steps stop at source corners, as SPICE's do
