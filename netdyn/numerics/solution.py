@@ -64,7 +64,7 @@ class Solution:
         self.trajectory = trajectory
         self.method = method
         self.t = trajectory.t
-        self.q, self.f, self.acc = trajectory.q, trajectory.f, trajectory.acc
+        self.q, self.f = trajectory.q, trajectory.f
         self.lam, self.mu = trajectory.lam, trajectory.mu
         self.message = trajectory.message
         self.status = trajectory.status
@@ -72,6 +72,11 @@ class Solution:
         self.nsteps = trajectory.nsteps
         self.work = trajectory.work  # energy dissipated and supplied since t0, integrated with the state
         self._cache = {}
+
+    @property
+    def acc(self):
+        """Rates of the flows, ``(n, K)`` (computed on first use where the integrator deferred them)."""
+        return self.trajectory.accelerations()
 
     # ----------------------------------------------------------------- scipy-like
     @property

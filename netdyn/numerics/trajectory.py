@@ -31,7 +31,9 @@ class Trajectory:
     Attributes
     ----------
     t : (K,) output times
-    q, f, acc : (n, K) displacements, flows and their rates
+    q, f, acc : (n, K) displacements, flows and their rates (``acc`` may be a function of no argument that
+        returns them: an integrator that would pay a solve over every output for rates few callers read
+        defers them; :meth:`accelerations` computes and keeps them)
     lam, mu : (m1, K), (m2, K) multipliers of the displacement and flow constraints
     dissipated, supplied : (K,) or None
         energy dissipated and supplied since the start, integrated with the state (None when the
@@ -67,10 +69,17 @@ class Trajectory:
             return None
         return {"dissipated": self.dissipated, "supplied": self.supplied}
 
+    def accelerations(self):
+        """``acc`` as an array, computed now (and kept) if the integrator deferred it."""
+        if callable(self.acc):
+            self.acc = self.acc()
+        return self.acc
+
     def take(self, keep):
         """The trajectory at a subset of its output times (a boolean mask or index array)."""
         pick = lambda a: None if a is None else a[..., keep]
-        return replace(self, t=self.t[keep], q=pick(self.q), f=pick(self.f), acc=pick(self.acc),
+        acc = (lambda: self.accelerations()[..., keep]) if callable(self.acc) else pick(self.acc)
+        return replace(self, t=self.t[keep], q=pick(self.q), f=pick(self.f), acc=acc,
                        lam=pick(self.lam), mu=pick(self.mu), dissipated=pick(self.dissipated),
                        supplied=pick(self.supplied))
 
@@ -85,7 +94,8 @@ class Trajectory:
         """One trajectory from consecutive pieces (steps added, the last message kept)."""
         if len(parts) == 1:
             return parts[0]
-        cat = lambda name: np.concatenate([getattr(p, name) for p in parts], axis=-1)
+        cat = lambda name: np.concatenate([p.accelerations() if name == "acc" else getattr(p, name)
+                                           for p in parts], axis=-1)
         has_work = all(p.dissipated is not None for p in parts)
         return cls(cat("t"), cat("q"), cat("f"), cat("acc"), cat("lam"), cat("mu"),
                    cat("dissipated") if has_work else None, cat("supplied") if has_work else None,

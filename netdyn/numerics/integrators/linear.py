@@ -143,6 +143,15 @@ def exact_rates(dae, T, Y, rates):
     return rates, second
 
 
+def _accelerations(dae, T, Y, rates, n, I, keep_rates=False):
+    """The coordinates' second derivatives at the outputs (:func:`exact_rates`; the inertial flows' rates
+    where the DAE carries those flows as states); with ``keep_rates`` also the completed rates."""
+    full, second = exact_rates(dae, T, Y, rates)
+    acc = second[:n]
+    acc[I] = full[n:n + I.size]
+    return (full, acc) if keep_rates else acc
+
+
 def power_function(lin, dae, I):
     """Dissipated ``fᵀ D f`` and supplied ``fᵀ B_e u + μᵀ B_a u`` power at the Radau stages."""
     n, nI = lin.n, I.size
@@ -226,13 +235,14 @@ class LinearRadau(Integrator):
         if not keep.all():  # steps stopped at source corners between the outputs
             T, Y, W = T[keep], Y[:, keep], W[:, keep]
         rates, Y = self.solve(T, Y)
-        rates, second = exact_rates(dae, T, Y, rates)
         if t_eval[0] > t0:
-            T, Y, rates, second, W = T[1:], Y[:, 1:], rates[:, 1:], second[:, 1:], W[:, 1:] - W[:, :1]
+            T, Y, rates, W = T[1:], Y[:, 1:], rates[:, 1:], W[:, 1:] - W[:, :1]
+        if self.differential.all():  # the second derivatives are one more solve over every output: on demand
+            acc = lambda: _accelerations(dae, T, Y, rates, n, I)
+        else:  # algebraic components' rates (flows among them) come from that solve: now
+            rates, acc = _accelerations(dae, T, Y, rates, n, I, keep_rates=True)
         q = Y[:n]
-        acc = second[:n]  # views: rates and second are this call's own (no copy of n x points arrays)
-        acc[I] = rates[n:n + nI]
-        f = rates[:n]
+        f = rates[:n].copy() if callable(acc) else rates[:n]  # (the deferred solve reads rates as they are)
         f[I] = Y[n:n + nI]
         stopped = stats.get("interrupted")  # Ctrl-C: the times reached
         return Trajectory(T, q, f, acc, np.zeros((0, T.size)), Y[n + nI:], dissipated=W[0], supplied=W[1],
