@@ -34,6 +34,8 @@ import math
 import numpy as np
 from numba import njit
 
+from netdyn.components.diode import pnjlim
+
 #: numba caches on disk only under the package name: a cache written by a bare-name import of this file
 #: (``python -m doctest path/to/it.py``) is found by the package import and fails to load there
 CACHE = __name__.startswith("netdyn.")
@@ -94,14 +96,7 @@ def port_laws(table, F, g, h, q, c):
         c[p] = TT * di + cd
 
 
-@njit(cache=CACHE)
-def _pnjlim(vn, vo, nvt, vcrit):
-    if vn > vcrit and abs(vn - vo) > 2.0 * nvt:
-        if vo > 0.0:
-            arg = 1.0 + (vn - vo) / nvt
-            return vo + nvt * math.log(arg) if arg > 0.0 else vcrit
-        return nvt * math.log(vn / nvt)
-    return vn
+_pnjlim = njit(cache=CACHE)(pnjlim)  # SPICE's junction-voltage limiting: the diode's own, compiled
 
 
 @njit(cache=CACHE)
