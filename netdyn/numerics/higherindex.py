@@ -220,14 +220,27 @@ def impulse_consistent(E, J, red, y0, v0, impulsive, given=None, labels=None):
     """Initial values consistent with the hidden constraints, reached from ``y0`` by impulses only.
 
     ``E``, ``J`` are the original (unreduced) matrices; ``impulsive`` the
-    columns that may carry a Dirac impulse at ``t0`` (the multipliers:
-    currents of voltage sources, voltages of current sources). The jump
-    ``Δ`` solves ``E Δ = J[:, impulsive] ζ`` (integrated over the impulse, the
-    finite components contribute nothing) together with
-    ``red.C (y0 + Δ) + red.H v0 = 0``. ``given`` (a mask) marks components
-    the user fixed: a jump in one of them is an
-    :class:`~netdyn.errors.InitialConditionError`.
+    columns that may carry a Dirac impulse at ``t0`` (the algebraic unknowns:
+    currents of voltage sources, voltages of current sources, controlled
+    sources' multipliers). The jump ``Δ`` solves ``E Δ = J ζ₀`` (integrated
+    over the impulse, the finite components contribute nothing) together with
+    ``red.C (y0 + Δ) + red.H v0 = 0``. When no impulse of those columns is
+    enough, the impulse is of higher order or runs through differential
+    components (an ``H`` that copies the impulsive current of a capacitor
+    charged across a supply puts an impulse of voltage on a capacitor across
+    its output, whose charge then carries it): then only the slow
+    (finite-mode) part of ``E y0`` is kept, as the Weierstrass form of the
+    circuit's pencil says of any impulse (dense: an ordered QZ). ``given`` (a mask) marks components the user fixed: a jump in
+    one of them is an :class:`~netdyn.errors.InitialConditionError`.
     Returns the new ``y0`` (its algebraic components are left for the solver).
+
+    >>> import numpy as np, scipy.sparse as sps
+    >>> # q' = i, 0 = q - u (a capacitor across a supply u = 2): the charge jumps to 2 by an impulse of i
+    >>> E, J = np.array([[1.0, 0.0], [0.0, 0.0]]), np.array([[0.0, 1.0], [1.0, 0.0]])
+    >>> red = Reduced(sps.csr_array(E), sps.csr_array(J), np.zeros((2, 1)), np.array([[1.0, 0.0]]),
+    ...               np.array([[-1.0]]))
+    >>> impulse_consistent(E, J, red, np.zeros(2), np.array([2.0]), [1]).tolist()
+    [2.0, 0.0]
     """
     if red.C.shape[0] == 0:
         return y0
@@ -238,22 +251,19 @@ def impulse_consistent(E, J, red, y0, v0, impulsive, given=None, labels=None):
     E, J = sps.csr_array(E), sps.csr_array(J)
     diff = algebraic_split(E)
     d = np.flatnonzero(diff)
-    imp = np.asarray(impulsive, dtype=int)
-    top = sps.hstack([E[:, d], -J[:, imp]]).toarray()
-    bottom = np.hstack([red.C[:, d], np.zeros((red.C.shape[0], imp.size))])
-    A = np.vstack([top, bottom])
-    b = np.concatenate([np.zeros(N), -r])
-    x, *_ = np.linalg.lstsq(A, b, rcond=None)
-    res = A @ x - b
-    if np.max(np.abs(res)) > 1e-8 * (1.0 + np.max(np.abs(b))):
-        worst = int(np.argmax(np.abs(red.C @ np.where(diff, y0, 0) + red.H @ v0)))
-        raise InitialConditionError("no impulse of the sources' currents/voltages makes the initial values "
-                                    f"consistent (hidden constraint {worst}, residual {r[worst]:.3g}); "
-                                    "give initial values that satisfy it")
+    for order in (0, 1):
+        x, ok = _impulse_jump(E, J, red.C, d, np.asarray(impulsive, dtype=int), r, order)
+        if ok:
+            break
+    else:
+        worst = int(np.argmax(np.abs(r)))
+        raise InitialConditionError("no impulse of the circuit makes the initial values consistent (hidden "
+                                    f"constraint {worst}, residual {r[worst]:.3g}); give initial values that "
+                                    "satisfy it")
     out = y0.copy()
-    out[d] += x[:d.size]
+    out[d] += x
     if given is not None:
-        moved = np.flatnonzero(given[d] & (np.abs(x[:d.size]) > 1e-9 * (1.0 + np.abs(y0[d]))))
+        moved = np.flatnonzero(given[d] & (np.abs(x) > 1e-9 * (1.0 + np.abs(y0[d]))))
         if moved.size:
             names = [labels[d[k]] if labels else f"component {d[k]}" for k in moved]
             raise InitialConditionError(
@@ -261,3 +271,30 @@ def impulse_consistent(E, J, red, y0, v0, impulsive, given=None, labels=None):
                 "and capacitors or a cut-set of current sources and inductors; leave them out (they follow from "
                 "the sources) or change them")
     return out
+
+
+def _impulse_jump(E, J, C, d, imp, r, order):
+    """The jump ``Δ`` of the differential components ``d`` that makes ``C (y0 + Δ) = −r`` hold.
+
+    ``order = 0``: an impulse ``ζ₀ δ`` on the columns ``imp`` only, ``E Δ = J[:, imp] ζ₀``.
+    Otherwise the slow (finite-mode) part of ``E y`` is kept: ``wᵀ E Δ = 0`` for every ``w`` of the
+    pencil's left deflating subspace of finite eigenvalues (ordered QZ of ``(Jᵀ, Eᵀ)``), which is what
+    impulses of any order (``Σ ζⱼ δ⁽ʲ⁾``, on any component) can reach.
+    Returns ``(Δ, solvable)``.
+    """
+    N, nd = E.shape[0], d.size
+    Ed = E[:, d].toarray()
+    if order == 0:
+        A = np.vstack([np.hstack([Ed, -J[:, imp].toarray()]),
+                       np.hstack([C[:, d], np.zeros((C.shape[0], imp.size))])])
+    else:
+        Ez, Jz = E.toarray(), J.toarray()
+        scale = max(np.max(np.abs(Jz), initial=0.0), 1e-300) / max(np.max(np.abs(Ez), initial=0.0), 1e-300)
+        _, _, alpha, beta, _, Z = sla.ordqz(Jz.T, scale * Ez.T, output="real",
+                                            sort=lambda al, be: np.abs(be) > 1e-9 * np.abs(al))
+        k = int(np.sum(np.abs(beta) > 1e-9 * np.abs(alpha)))
+        A = np.vstack([Z[:, :k].T @ Ed * scale, C[:, d]])
+    b = np.concatenate([np.zeros(A.shape[0] - C.shape[0]), -r])
+    x, *_ = np.linalg.lstsq(A, b, rcond=None)
+    res = A @ x - b
+    return x[:nd], bool(np.max(np.abs(res)) <= 1e-8 * (1.0 + np.max(np.abs(b))))
