@@ -681,15 +681,18 @@ def _gain_loop(gain):
     return d
 
 
-def test_singular_gain_loop_is_recognised_and_refused():
+def test_singular_gain_loop_is_recognised_and_refused(capfd):
     """``v(n2) = 1 · v(n2)`` leaves ``v(n2)`` free: the status says singular, ngspice and netdyn refuse it
-    (netdyn with a NetdynError, not a bare traceback); at gain 2 the same circuit is well-posed
-    (``v(n2) = 0``) and simulates."""
+    (netdyn, in every formulation and with ``method="linear"``, with a SingularSystemError naming E1 before
+    integrating: no IDA run, nothing on stderr); at gain 2 the same circuit is well-posed (``v(n2) = 0``) and
+    simulates."""
+    from netdyn.errors import SingularSystemError
     d = _gain_loop(1.0)
     assert drawn_status(d)[0] == "singular"
-    for form in (None, "node"):  # charge and flux coordinates
-        with pytest.raises(netdyn.NetdynError):
-            netdyn.simulate(d.network(), (0.0, 1e-4), formulation=form)
+    for form, method in ((None, "auto"), ("branch", "auto"), ("node", "auto"), (None, "linear")):
+        with pytest.raises(SingularSystemError, match=r"^E1: the gain loop of the controlled source E1 .*change"):
+            netdyn.simulate(d.network(), (0.0, 1e-4), formulation=form, method=method)
+    assert "IDA" not in capfd.readouterr().err
     if NGSPICE:
         assert ngspice_waveforms(d, d.network(), ["v(n2)"])[0] is None
     ok = _gain_loop(2.0)

@@ -46,7 +46,7 @@ import scipy.sparse.linalg as spla
 
 from netdyn.errors import InitialConditionError, SingularSystemError
 
-__all__ = ["Reduced", "reduce_index", "impulse_consistent", "algebraic_split"]
+__all__ = ["Reduced", "reduce_index", "impulse_consistent", "algebraic_split", "singular_pencil"]
 
 #: above this size a numerically (not structurally) singular DAE is not analysed densely
 DENSE_LIMIT = 3000
@@ -143,6 +143,45 @@ def left_null_space(S, tol=1e-13):
     W[:, rows] = null.T
     W[np.abs(W) < 1e-12 * np.max(np.abs(W), initial=1.0)] = 0.0
     return W
+
+
+def singular_pencil(E, J, tol=1e-11, seed=0):
+    """Null vectors ``(v, w)`` of a singular pencil (``det(sE − J) ≡ 0``), or ``None`` when it is regular.
+
+    A singular pencil has no unique solution at all (a gain loop that
+    cancels a passive path, ``v₂ = 1·v₂``): ``(sE − J) v = 0`` and
+    ``wᵀ(sE − J) = 0`` for every ``s``. Tested at two random ``s`` (scaled to
+    the matrices): a sparse LU that succeeds at either proves regularity; else
+    a dense SVD (``σ_min < tol σ_max`` at both) decides. Above
+    ``DENSE_LIMIT`` unknowns a pencil the LU cannot factor is not analysed
+    (``None``). ``v`` is the right, ``w`` the left singular vector of the
+    smallest singular value at the first ``s``.
+
+    >>> import numpy as np
+    >>> # x' = -x + z, 0 = z - z (an equation that fixes nothing): singular
+    >>> E, J = np.array([[1.0, 0.0], [0.0, 0.0]]), np.array([[-1.0, 1.0], [0.0, 0.0]])
+    >>> v, w = singular_pencil(E, J)
+    >>> np.round(np.abs(w), 6).tolist()
+    [0.0, 1.0]
+    >>> singular_pencil(E, np.array([[-1.0, 1.0], [0.0, 1.0]])) is None
+    True
+    """
+    E, J = sps.csc_array(E), sps.csc_array(J)
+    N = E.shape[0]
+    if N == 0:
+        return None
+    scale = max(float(np.max(np.abs(J.data), initial=0.0)), 1e-300) / \
+        max(float(np.max(np.abs(E.data), initial=0.0)), 1e-300)
+    shifts = np.random.default_rng(seed).uniform(0.5, 2.0, 2) * scale
+    if any(factor(s * E - J) is not None for s in shifts) or N > DENSE_LIMIT:
+        return None
+    found = None
+    for s in shifts:
+        U, sv, Vh = np.linalg.svd((s * E - J).toarray())
+        if sv[-1] >= tol * sv[0]:
+            return None
+        found = found or (Vh[-1], U[:, -1])
+    return found
 
 
 def reduce_index(E, J, G, derivative, multiplier_columns=(), labels=None, max_rounds=4):
