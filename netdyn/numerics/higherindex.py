@@ -146,16 +146,16 @@ def left_null_space(S, tol=1e-13):
 
 
 def singular_pencil(E, J, tol=1e-11, seed=0):
-    """Null vectors ``(v, w)`` of a singular pencil (``det(sE − J) ≡ 0``), or ``None`` when it is regular.
+    """Null vectors ``(v, w)`` of a (numerically) singular pencil (``det(sE − J) ≡ 0``), else ``None``.
 
     A singular pencil has no unique solution at all (a gain loop that
     cancels a passive path, ``v₂ = 1·v₂``): ``(sE − J) v = 0`` and
-    ``wᵀ(sE − J) = 0`` for every ``s``. Tested at two random ``s`` (scaled to
-    the matrices): a sparse LU that succeeds at either proves regularity; else
-    a dense SVD (``σ_min < tol σ_max`` at both) decides. Above
-    ``DENSE_LIMIT`` unknowns a pencil the LU cannot factor is not analysed
-    (``None``). ``v`` is the right, ``w`` the left singular vector of the
-    smallest singular value at the first ``s``.
+    ``wᵀ(sE − J) = 0`` for every ``s``. Tested by a dense SVD at two random
+    ``s`` (scaled to the matrices), columns equilibrated first so the units of
+    the unknowns do not count (rows are not: a row nearly zero is what a gain
+    that cancels a passive path leaves): singular when ``σ_min < tol σ_max``
+    at both. Above ``DENSE_LIMIT`` unknowns the pencil is not analysed (``None``).
+    ``v`` and ``w`` are the right and left null vectors at the first ``s``.
 
     >>> import numpy as np
     >>> # x' = -x + z, 0 = z - z (an equation that fixes nothing): singular
@@ -163,24 +163,25 @@ def singular_pencil(E, J, tol=1e-11, seed=0):
     >>> v, w = singular_pencil(E, J)
     >>> np.round(np.abs(w), 6).tolist()
     [0.0, 1.0]
-    >>> singular_pencil(E, np.array([[-1.0, 1.0], [0.0, 1.0]])) is None
+    >>> singular_pencil(E, np.array([[-1.0, 1e-9], [0.0, 1e-9]])) is None   # z = 0: regular, z in small units
     True
     """
     E, J = sps.csc_array(E), sps.csc_array(J)
     N = E.shape[0]
-    if N == 0:
+    if N == 0 or N > DENSE_LIMIT:
         return None
     scale = max(float(np.max(np.abs(J.data), initial=0.0)), 1e-300) / \
         max(float(np.max(np.abs(E.data), initial=0.0)), 1e-300)
-    shifts = np.random.default_rng(seed).uniform(0.5, 2.0, 2) * scale
-    if any(factor(s * E - J) is not None for s in shifts) or N > DENSE_LIMIT:
-        return None
     found = None
-    for s in shifts:
-        U, sv, Vh = np.linalg.svd((s * E - J).toarray())
+    for s in np.random.default_rng(seed).uniform(0.5, 2.0, 2) * scale:
+        M = (s * E - J).toarray()
+        c = np.max(np.abs(M), axis=0)
+        c = 1.0 / np.where(c > 0, c, 1.0)
+        M *= c[None, :]
+        U, sv, Vh = np.linalg.svd(M)
         if sv[-1] >= tol * sv[0]:
             return None
-        found = found or (Vh[-1], U[:, -1])
+        found = found or (c * Vh[-1], U[:, -1])
     return found
 
 

@@ -31,6 +31,10 @@ from netdyn.numerics.compiled import compile_model
 
 __all__ = ["linear_dae", "simulate_linear", "LinearSolution", "try_linear"]
 
+#: a pencil this close to singular (smallest over largest singular value, equilibrated) whose null vectors
+#: run through a controlled source is a gain loop: its solution would hang on the gain's last digits
+GAIN_LOOP_TOL = 1e-8
+
 
 def try_linear(net, formulation=None):
     """The :class:`~netdyn.stamp.LinearNetwork` of a network, or ``None`` when it has no index-1 linear form."""
@@ -68,7 +72,7 @@ def refuse_gain_loop(net, lin):
     from netdyn.components.controlled import CCCS, CCVS, VCCS, VCVS
     from netdyn.numerics.higherindex import singular_pencil
     dae, I = linear_dae(lin, reduce=False)
-    found = singular_pencil(dae.E, dae.J)
+    found = singular_pencil(dae.E, dae.J, tol=GAIN_LOOP_TOL)
     if found is None or not hasattr(net, "elements"):
         return
     v, w = found
@@ -87,7 +91,7 @@ def refuse_gain_loop(net, lin):
     raise SingularSystemError(
         f"{', '.join(controlled)}: the gain loop of the controlled source{'s' if len(controlled) > 1 else ''} "
         f"{', '.join(controlled)}{' with ' + ', '.join(others) if others else ''} leaves the circuit without a "
-        "unique solution (det(sE − J) = 0 for every s, SPICE's singular matrix: the gain cancels the path it "
+        "unique solution, or with one that hangs on the gain's last digits (det(sE − J) ≈ 0 for every s, SPICE's singular matrix: the gain cancels the path it "
         "senses); change the gain or add an element that breaks the loop")
 
 
