@@ -297,9 +297,14 @@ def impulse_consistent(E, J, red, y0, v0, impulsive, given=None, labels=None):
             break
     else:
         worst = int(np.argmax(np.abs(r)))
-        raise InitialConditionError("no impulse of the circuit makes the initial values consistent (hidden "
-                                    f"constraint {worst}, residual {r[worst]:.3g}); give initial values that "
-                                    "satisfy it")
+        if given is not None and given.any():
+            raise InitialConditionError("no impulse of the circuit makes the initial values given consistent "
+                                        f"(hidden constraint {worst}, residual {r[worst]:.3g}); give initial "
+                                        "values that satisfy it")
+        raise InitialConditionError("no jump of the state at t0 reaches the circuit's constraints from rest "
+                                    f"(hidden constraint {worst}, residual {r[worst]:.3g}): its matrices are "
+                                    "nearly singular, as a gain loop of controlled sources that almost cancels "
+                                    "a passive path makes them; check the gains of its controlled sources")
     out = y0.copy()
     out[d] += x
     if given is not None:
