@@ -210,15 +210,9 @@ class LinearRadau(Integrator):
         solve = self.solve
         restart = None
         if len(dae.exprs) > len(lin.inputs):  # derivative inputs: re-impose the hidden constraints at corners
-            Ch, Hh = dae.hidden.C, dae.hidden.H
-            cols = np.flatnonzero(np.any(Ch != 0, axis=0))
-
-            def restart(tt, eps, y):
+            def restart(tt, eps, y):  # the jump a source's corner causes: by impulses, as at the start
                 u = dae.inputs_after(tt, eps)
-                r = Ch @ y + Hh @ u[:, 0] if Ch.shape[0] else np.zeros(0)
-                if r.size and np.any(r):
-                    y = y.copy()
-                    y[cols] -= np.linalg.lstsq(Ch[:, cols], r, rcond=None)[0]
+                y = impulse_consistent(dae.E0, dae.J0, dae.hidden, y, u[:, 0], impulsive)
                 return solve(tt, y[:, None], forcing=dae.G @ u)[1][:, 0]
         T, Y, W = radau(dae, grid, y0[:, 0], rtol=rtol, atol=atol, max_step=self.max_step, progress=progress,
                         stats=stats, power=power_function(lin, dae, I), restart=restart)
