@@ -256,7 +256,7 @@ def reduce_index(E, J, G, derivative, multiplier_columns=(), labels=None, max_ro
     return Reduced(sps.csr_array(E), sps.csr_array(J), G, Ch, Hh, replaced)
 
 
-def impulse_consistent(E, J, red, y0, v0, impulsive, given=None, labels=None):
+def impulse_consistent(E, J, red, y0, v0, impulsive, given=None, labels=None, cache=None):
     """Initial values consistent with the hidden constraints, reached from ``y0`` by impulses only.
 
     ``E``, ``J`` are the original (unreduced) matrices; ``impulsive`` the
@@ -272,6 +272,8 @@ def impulse_consistent(E, J, red, y0, v0, impulsive, given=None, labels=None):
     (finite-mode) part of ``E y0`` is kept, as the Weierstrass form of the
     circuit's pencil says of any impulse (dense: an ordered QZ). ``given`` (a mask) marks components the user fixed: a jump in
     one of them is an :class:`~netdyn.errors.InitialConditionError`.
+    ``cache`` (a dict, optional) keeps the dense pseudo-inverses between calls with the same matrices (the
+    restarts at source corners).
     Returns the new ``y0`` (its algebraic components are left for the solver).
 
     >>> import numpy as np, scipy.sparse as sps
@@ -279,7 +281,7 @@ def impulse_consistent(E, J, red, y0, v0, impulsive, given=None, labels=None):
     >>> E, J = np.array([[1.0, 0.0], [0.0, 0.0]]), np.array([[0.0, 1.0], [1.0, 0.0]])
     >>> red = Reduced(sps.csr_array(E), sps.csr_array(J), np.zeros((2, 1)), np.array([[1.0, 0.0]]),
     ...               np.array([[-1.0]]))
-    >>> impulse_consistent(E, J, red, np.zeros(2), np.array([2.0]), [1]).tolist()
+    >>> np.round(impulse_consistent(E, J, red, np.zeros(2), np.array([2.0]), [1]), 12).tolist()
     [2.0, 0.0]
     """
     if red.C.shape[0] == 0:
@@ -292,7 +294,8 @@ def impulse_consistent(E, J, red, y0, v0, impulsive, given=None, labels=None):
     diff = algebraic_split(E)
     d = np.flatnonzero(diff)
     for order in (0, 1):
-        x, ok = _impulse_jump(E, J, red.C, d, np.asarray(impulsive, dtype=int), r, order)
+        x, ok = _impulse_jump(E, J, red.C, d, np.asarray(impulsive, dtype=int), r, order,
+                              {} if cache is None else cache)
         if ok:
             break
     else:
@@ -318,7 +321,7 @@ def impulse_consistent(E, J, red, y0, v0, impulsive, given=None, labels=None):
     return out
 
 
-def _impulse_jump(E, J, C, d, imp, r, order):
+def _impulse_jump(E, J, C, d, imp, r, order, cache):
     """The jump ``Δ`` of the differential components ``d`` that makes ``C (y0 + Δ) = −r`` hold.
 
     ``order = 0``: an impulse ``ζ₀ δ`` on the columns ``imp`` only, ``E Δ = J[:, imp] ζ₀``.
@@ -327,7 +330,18 @@ def _impulse_jump(E, J, C, d, imp, r, order):
     impulses of any order (``Σ ζⱼ δ⁽ʲ⁾``, on any component) can reach.
     Returns ``(Δ, solvable)``.
     """
-    N, nd = E.shape[0], d.size
+    nd = d.size
+    if order not in cache:
+        cache[order] = _jump_matrix(E, J, C, d, imp, order)
+    A, P = cache[order]
+    b = np.concatenate([np.zeros(A.shape[0] - C.shape[0]), -r])
+    x = P @ b
+    res = A @ x - b
+    return x[:nd], bool(np.max(np.abs(res)) <= 1e-8 * (1.0 + np.max(np.abs(b))))
+
+
+def _jump_matrix(E, J, C, d, imp, order):
+    """``(A, pinv(A))`` of :func:`_impulse_jump`'s least-squares problem for ``order``."""
     Ed = E[:, d].toarray()
     if order == 0:
         A = np.vstack([np.hstack([Ed, -J[:, imp].toarray()]),
@@ -339,7 +353,4 @@ def _impulse_jump(E, J, C, d, imp, r, order):
                                             sort=lambda al, be: np.abs(be) > 1e-9 * np.abs(al))
         k = int(np.sum(np.abs(beta) > 1e-9 * np.abs(alpha)))
         A = np.vstack([Z[:, :k].T @ Ed * scale, C[:, d]])
-    b = np.concatenate([np.zeros(A.shape[0] - C.shape[0]), -r])
-    x, *_ = np.linalg.lstsq(A, b, rcond=None)
-    res = A @ x - b
-    return x[:nd], bool(np.max(np.abs(res)) <= 1e-8 * (1.0 + np.max(np.abs(b))))
+    return A, np.linalg.pinv(A)
