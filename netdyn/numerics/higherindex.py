@@ -46,7 +46,7 @@ import scipy.sparse.linalg as spla
 
 from netdyn.errors import InitialConditionError, SingularSystemError
 
-__all__ = ["Reduced", "reduce_index", "impulse_consistent", "algebraic_split"]
+__all__ = ["Reduced", "reduce_index", "impulse_consistent", "algebraic_split", "singular_pencil"]
 
 #: above this size a numerically (not structurally) singular DAE is not analysed densely
 DENSE_LIMIT = 3000
@@ -145,6 +145,46 @@ def left_null_space(S, tol=1e-13):
     return W
 
 
+def singular_pencil(E, J, tol=1e-11, seed=0):
+    """Null vectors ``(v, w)`` of a (numerically) singular pencil (``det(sE − J) ≡ 0``), else ``None``.
+
+    A singular pencil has no unique solution at all (a gain loop that
+    cancels a passive path, ``v₂ = 1·v₂``): ``(sE − J) v = 0`` and
+    ``wᵀ(sE − J) = 0`` for every ``s``. Tested by a dense SVD at two random
+    ``s`` (scaled to the matrices), columns equilibrated first so the units of
+    the unknowns do not count (rows are not: a row nearly zero is what a gain
+    that cancels a passive path leaves): singular when ``σ_min < tol σ_max``
+    at both. Above ``DENSE_LIMIT`` unknowns the pencil is not analysed (``None``).
+    ``v`` and ``w`` are the right and left null vectors at the first ``s``.
+
+    >>> import numpy as np
+    >>> # x' = -x + z, 0 = z - z (an equation that fixes nothing): singular
+    >>> E, J = np.array([[1.0, 0.0], [0.0, 0.0]]), np.array([[-1.0, 1.0], [0.0, 0.0]])
+    >>> v, w = singular_pencil(E, J)
+    >>> np.round(np.abs(w), 6).tolist()
+    [0.0, 1.0]
+    >>> singular_pencil(E, np.array([[-1.0, 1e-9], [0.0, 1e-9]])) is None   # z = 0: regular, z in small units
+    True
+    """
+    E, J = sps.csc_array(E), sps.csc_array(J)
+    N = E.shape[0]
+    if N == 0 or N > DENSE_LIMIT:
+        return None
+    scale = max(float(np.max(np.abs(J.data), initial=0.0)), 1e-300) / \
+        max(float(np.max(np.abs(E.data), initial=0.0)), 1e-300)
+    found = None
+    for s in np.random.default_rng(seed).uniform(0.5, 2.0, 2) * scale:
+        M = (s * E - J).toarray()
+        c = np.max(np.abs(M), axis=0)
+        c = 1.0 / np.where(c > 0, c, 1.0)
+        M *= c[None, :]
+        U, sv, Vh = np.linalg.svd(M)
+        if sv[-1] >= tol * sv[0]:
+            return None
+        found = found or (c * Vh[-1], U[:, -1])
+    return found
+
+
 def reduce_index(E, J, G, derivative, multiplier_columns=(), labels=None, max_rounds=4):
     """Differentiate the hidden constraints of ``E ẏ = J y + G u(t)`` until it is of index one.
 
@@ -216,18 +256,33 @@ def reduce_index(E, J, G, derivative, multiplier_columns=(), labels=None, max_ro
     return Reduced(sps.csr_array(E), sps.csr_array(J), G, Ch, Hh, replaced)
 
 
-def impulse_consistent(E, J, red, y0, v0, impulsive, given=None, labels=None):
+def impulse_consistent(E, J, red, y0, v0, impulsive, given=None, labels=None, cache=None):
     """Initial values consistent with the hidden constraints, reached from ``y0`` by impulses only.
 
     ``E``, ``J`` are the original (unreduced) matrices; ``impulsive`` the
-    columns that may carry a Dirac impulse at ``t0`` (the multipliers:
-    currents of voltage sources, voltages of current sources). The jump
-    ``Δ`` solves ``E Δ = J[:, impulsive] ζ`` (integrated over the impulse, the
-    finite components contribute nothing) together with
-    ``red.C (y0 + Δ) + red.H v0 = 0``. ``given`` (a mask) marks components
-    the user fixed: a jump in one of them is an
-    :class:`~netdyn.errors.InitialConditionError`.
+    columns that may carry a Dirac impulse at ``t0`` (the algebraic unknowns:
+    currents of voltage sources, voltages of current sources, controlled
+    sources' multipliers). The jump ``Δ`` solves ``E Δ = J ζ₀`` (integrated
+    over the impulse, the finite components contribute nothing) together with
+    ``red.C (y0 + Δ) + red.H v0 = 0``. When no impulse of those columns is
+    enough, the impulse is of higher order or runs through differential
+    components (an ``H`` that copies the impulsive current of a capacitor
+    charged across a supply puts an impulse of voltage on a capacitor across
+    its output, whose charge then carries it): then only the slow
+    (finite-mode) part of ``E y0`` is kept, as the Weierstrass form of the
+    circuit's pencil says of any impulse (dense: an ordered QZ). ``given`` (a mask) marks components the user fixed: a jump in
+    one of them is an :class:`~netdyn.errors.InitialConditionError`.
+    ``cache`` (a dict, optional) keeps the dense pseudo-inverses between calls with the same matrices (the
+    restarts at source corners).
     Returns the new ``y0`` (its algebraic components are left for the solver).
+
+    >>> import numpy as np, scipy.sparse as sps
+    >>> # q' = i, 0 = q - u (a capacitor across a supply u = 2): the charge jumps to 2 by an impulse of i
+    >>> E, J = np.array([[1.0, 0.0], [0.0, 0.0]]), np.array([[0.0, 1.0], [1.0, 0.0]])
+    >>> red = Reduced(sps.csr_array(E), sps.csr_array(J), np.zeros((2, 1)), np.array([[1.0, 0.0]]),
+    ...               np.array([[-1.0]]))
+    >>> np.round(impulse_consistent(E, J, red, np.zeros(2), np.array([2.0]), [1]), 12).tolist()
+    [2.0, 0.0]
     """
     if red.C.shape[0] == 0:
         return y0
@@ -238,22 +293,25 @@ def impulse_consistent(E, J, red, y0, v0, impulsive, given=None, labels=None):
     E, J = sps.csr_array(E), sps.csr_array(J)
     diff = algebraic_split(E)
     d = np.flatnonzero(diff)
-    imp = np.asarray(impulsive, dtype=int)
-    top = sps.hstack([E[:, d], -J[:, imp]]).toarray()
-    bottom = np.hstack([red.C[:, d], np.zeros((red.C.shape[0], imp.size))])
-    A = np.vstack([top, bottom])
-    b = np.concatenate([np.zeros(N), -r])
-    x, *_ = np.linalg.lstsq(A, b, rcond=None)
-    res = A @ x - b
-    if np.max(np.abs(res)) > 1e-8 * (1.0 + np.max(np.abs(b))):
-        worst = int(np.argmax(np.abs(red.C @ np.where(diff, y0, 0) + red.H @ v0)))
-        raise InitialConditionError("no impulse of the sources' currents/voltages makes the initial values "
-                                    f"consistent (hidden constraint {worst}, residual {r[worst]:.3g}); "
-                                    "give initial values that satisfy it")
+    for order in (0, 1):
+        x, ok = _impulse_jump(E, J, red.C, d, np.asarray(impulsive, dtype=int), r, order,
+                              {} if cache is None else cache)
+        if ok:
+            break
+    else:
+        worst = int(np.argmax(np.abs(r)))
+        if given is not None and given.any():
+            raise InitialConditionError("no impulse of the circuit makes the initial values given consistent "
+                                        f"(hidden constraint {worst}, residual {r[worst]:.3g}); give initial "
+                                        "values that satisfy it")
+        raise InitialConditionError("no jump of the state at t0 reaches the circuit's constraints from rest "
+                                    f"(hidden constraint {worst}, residual {r[worst]:.3g}): its matrices are "
+                                    "nearly singular, as a gain loop of controlled sources that almost cancels "
+                                    "a passive path makes them; check the gains of its controlled sources")
     out = y0.copy()
-    out[d] += x[:d.size]
+    out[d] += x
     if given is not None:
-        moved = np.flatnonzero(given[d] & (np.abs(x[:d.size]) > 1e-9 * (1.0 + np.abs(y0[d]))))
+        moved = np.flatnonzero(given[d] & (np.abs(x) > 1e-9 * (1.0 + np.abs(y0[d]))))
         if moved.size:
             names = [labels[d[k]] if labels else f"component {d[k]}" for k in moved]
             raise InitialConditionError(
@@ -261,3 +319,38 @@ def impulse_consistent(E, J, red, y0, v0, impulsive, given=None, labels=None):
                 "and capacitors or a cut-set of current sources and inductors; leave them out (they follow from "
                 "the sources) or change them")
     return out
+
+
+def _impulse_jump(E, J, C, d, imp, r, order, cache):
+    """The jump ``Δ`` of the differential components ``d`` that makes ``C (y0 + Δ) = −r`` hold.
+
+    ``order = 0``: an impulse ``ζ₀ δ`` on the columns ``imp`` only, ``E Δ = J[:, imp] ζ₀``.
+    Otherwise the slow (finite-mode) part of ``E y`` is kept: ``wᵀ E Δ = 0`` for every ``w`` of the
+    pencil's left deflating subspace of finite eigenvalues (ordered QZ of ``(Jᵀ, Eᵀ)``), which is what
+    impulses of any order (``Σ ζⱼ δ⁽ʲ⁾``, on any component) can reach.
+    Returns ``(Δ, solvable)``.
+    """
+    nd = d.size
+    if order not in cache:
+        cache[order] = _jump_matrix(E, J, C, d, imp, order)
+    A, P = cache[order]
+    b = np.concatenate([np.zeros(A.shape[0] - C.shape[0]), -r])
+    x = P @ b
+    res = A @ x - b
+    return x[:nd], bool(np.max(np.abs(res)) <= 1e-8 * (1.0 + np.max(np.abs(b))))
+
+
+def _jump_matrix(E, J, C, d, imp, order):
+    """``(A, pinv(A))`` of :func:`_impulse_jump`'s least-squares problem for ``order``."""
+    Ed = E[:, d].toarray()
+    if order == 0:
+        A = np.vstack([np.hstack([Ed, -J[:, imp].toarray()]),
+                       np.hstack([C[:, d], np.zeros((C.shape[0], imp.size))])])
+    else:
+        Ez, Jz = E.toarray(), J.toarray()
+        scale = max(np.max(np.abs(Jz), initial=0.0), 1e-300) / max(np.max(np.abs(Ez), initial=0.0), 1e-300)
+        _, _, alpha, beta, _, Z = sla.ordqz(Jz.T, scale * Ez.T, output="real",
+                                            sort=lambda al, be: np.abs(be) > 1e-9 * np.abs(al))
+        k = int(np.sum(np.abs(beta) > 1e-9 * np.abs(alpha)))
+        A = np.vstack([Z[:, :k].T @ Ed * scale, C[:, d]])
+    return A, np.linalg.pinv(A)

@@ -31,6 +31,10 @@ from netdyn.numerics.compiled import compile_model
 
 __all__ = ["linear_dae", "simulate_linear", "LinearSolution", "try_linear"]
 
+#: a pencil this close to singular (smallest over largest singular value, equilibrated) whose null vectors
+#: run through a controlled source is a gain loop: its solution would hang on the gain's last digits
+GAIN_LOOP_TOL = 1e-8
+
 
 def try_linear(net, formulation=None):
     """The :class:`~netdyn.stamp.LinearNetwork` of a network, or ``None`` when it has no index-1 linear form."""
@@ -42,13 +46,53 @@ def try_linear(net, formulation=None):
         return None
     elif any(getattr(el, "prefers_kind", None) for el in net.elements.values()):
         return None  # a semiconductor device (diode): never linear, the circuit path takes it
+    lin = None
     try:
         with paused_gc():  # a large build allocates many objects and frees none: no cyclic collection
             lin = LinearNetwork(**form) if hasattr(net, "linear_form") else linear_network(net, formulation)
             prepared_dae(lin)  # the DAE and its solver, kept on lin for the integrator
-    except (NotLinear, SingularSystemError):
+    except NotLinear:
+        return None
+    except SingularSystemError:
+        if lin is not None:
+            refuse_gain_loop(net, lin)  # no unique solution at all: no other path would find one
         return None
     return lin
+
+
+def refuse_gain_loop(net, lin):
+    """Raise :class:`~netdyn.errors.SingularSystemError` naming the controlled sources of a singular pencil.
+
+    A controlled source whose gain cancels a passive path (an ``E`` driving the
+    node it senses with gain 1: ``v₂ = 1·v₂``) leaves a combination of the
+    unknowns free at every instant (``det(sE − J) ≡ 0``, SPICE's "singular
+    matrix"); no method can integrate it. Returns quietly when the pencil is
+    regular or no controlled source takes part (the caller goes on).
+    """
+    from netdyn.components.controlled import CCCS, CCVS, VCCS, VCVS
+    from netdyn.numerics.higherindex import singular_pencil
+    dae, I = linear_dae(lin, reduce=False)
+    found = singular_pencil(dae.E, dae.J, tol=GAIN_LOOP_TOL)
+    if found is None or not hasattr(net, "elements"):
+        return
+    v, w = found
+    n, nI = lin.n, I.size
+    big = lambda x: set(np.flatnonzero(np.abs(x) > 1e-8 * np.max(np.abs(x))).tolist())
+    free_q = {i for i in big(v) if i < n} | {int(I[k - n]) for k in big(v) if n <= k < n + nI}
+    rows = {int(I[k]) for k in big(w) if k < nI} | {k - nI for k in big(w) if nI <= k < nI + n}
+    labels = {str(lin.flow_labels[k - n - nI]) for k in big(v) if k >= n + nI} | \
+        {str(lin.flow_labels[k - n - nI]) for k in big(w) if k >= n + nI}
+    involved = [name for name in net.elements
+                if name in labels or any(set(combo) & (free_q | rows) for _, combo in lin.ports.get(name, ()))]
+    controlled = [nm for nm in involved if isinstance(net.elements[nm], (VCVS, VCCS, CCCS, CCVS))]
+    if not controlled:
+        return
+    others = [nm for nm in involved if nm not in controlled]
+    raise SingularSystemError(
+        f"{', '.join(controlled)}: the gain loop of the controlled source{'s' if len(controlled) > 1 else ''} "
+        f"{', '.join(controlled)}{' with ' + ', '.join(others) if others else ''} leaves the circuit without a "
+        "unique solution, or with one that hangs on the gain's last digits (det(sE − J) ≈ 0 for every s, SPICE's singular matrix: the gain cancels the path it "
+        "senses); change the gain or add an element that breaks the loop")
 
 
 def explain_not_linear(system, formulation=None, params=None):
@@ -63,8 +107,12 @@ def explain_not_linear(system, formulation=None, params=None):
         return
     if not hasattr(system, "elements"):
         raise ModelError("method='linear' needs a Network (a hand-written LagrangianModel takes the symbolic path)")
-    linear_dae_of = linear_dae(linear_network(system, formulation))[0]  # raises NotLinear naming the element
-    consistent_rates(linear_dae_of)  # raises SingularSystemError: not of index one
+    lin = linear_network(system, formulation)  # raises NotLinear naming the element
+    try:
+        consistent_rates(linear_dae(lin)[0])  # raises SingularSystemError: not of index one
+    except SingularSystemError:
+        refuse_gain_loop(system, lin)
+        raise
 
 
 def simulate_linear(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-8, atol=None, max_step=np.inf,

@@ -211,23 +211,18 @@ class LinearRadau(Integrator):
         # impulses may run through every algebraic unknown, not only the sources' multipliers: a controlled
         # source (F, H) passes on the impulse of the current it senses (a capacitor across a supply at t0)
         impulsive = np.flatnonzero(~algebraic_split(dae.E0))
+        jumps = {}  # the jump's dense pseudo-inverses, shared by the start and the restarts at corners
         y0 = impulse_consistent(dae.E0, dae.J0, dae.hidden, y0, dae.u(t0)[:, 0], impulsive,
-                                given=given, labels=names)
+                                given=given, labels=names, cache=jumps)
         _, y0 = self.solve(t0, y0[:, None])
         grid = np.union1d(te, self.corners)  # steps stop at source corners, as SPICE's do
         stats = {}
         solve = self.solve
         restart = None
         if len(dae.exprs) > len(lin.inputs):  # derivative inputs: re-impose the hidden constraints at corners
-            Ch, Hh = dae.hidden.C, dae.hidden.H
-            cols = np.flatnonzero(np.any(Ch != 0, axis=0))
-
-            def restart(tt, eps, y):
+            def restart(tt, eps, y):  # the jump a source's corner causes: by impulses, as at the start
                 u = dae.inputs_after(tt, eps)
-                r = Ch @ y + Hh @ u[:, 0] if Ch.shape[0] else np.zeros(0)
-                if r.size and np.any(r):
-                    y = y.copy()
-                    y[cols] -= np.linalg.lstsq(Ch[:, cols], r, rcond=None)[0]
+                y = impulse_consistent(dae.E0, dae.J0, dae.hidden, y, u[:, 0], impulsive, cache=jumps)
                 return solve(tt, y[:, None], forcing=dae.G @ u)[1][:, 0]
         T, Y, W = radau(dae, grid, y0[:, 0], rtol=rtol, atol=atol, max_step=self.max_step, progress=progress,
                         stats=stats, power=power_function(lin, dae, I), restart=restart)
