@@ -41,6 +41,9 @@ CACHE = __name__.startswith("netdyn.")
 #: the columns of a port table row
 PORT_FIELDS = ("kind", "G", "IS", "nvt", "gmin", "has_bv", "xbv", "nbvt", "vcrit", "has_q", "CJO", "VJ", "M", "FC",
                "TT")
+#: the first step after a source corner (order 1, no history for an error estimate): this fraction of the last
+#: step, as SPICE cuts its step at a breakpoint
+RESTART_STEP = 0.1
 XMAX = 50.0  # netdyn.components.diode.XMAX: the exponent above which a junction's law continues linearly
 
 __all__ = ["PORT_FIELDS", "port_laws", "band_lu", "band_solve", "bdf_step", "bdf_run", "source_values", "step_work",
@@ -179,8 +182,10 @@ def band_solve(ab, kl, ku, ipiv, b):
 @njit(cache=CACHE)
 def _bdf_weights(ht, nh, t_new, order, a, w):
     """BDF weights ``a`` (``ẏ = a0 y_new + Σ a_i y_i``, newest history point first) and predictor weights ``w``
-    over the last ``order + 1`` points; returns the error factor ``(t_new − t_last) / (t_new − t_oldest)``."""
-    order = min(order, nh)
+    over the last ``order + 1`` points; returns the error factor ``(t_new − t_last) / (t_new − t_oldest)``.
+    The order is at most ``nh − 1`` (at least 1): the error estimate needs one point more than the formula,
+    so the step after a restart is the only one without it (and :func:`bdf_run` keeps it short)."""
+    order = min(order, max(nh - 1, 1))
     for j in range(order + 1):
         tj = t_new if j == 0 else ht[nh - j]
         if j == 0:
@@ -646,7 +651,7 @@ def bdf_run(t0, t1, h, max_step, targets, is_corner, is_output, ops, args, ptr, 
                 return (1 if not ok else 2), tt, nout, nsteps
             continue
         if do_work:
-            npts = min(order, nh) + 1
+            npts = min(order, max(nh - 1, 1)) + 1  # the order the step was taken at (_bdf_weights)
             tw[0] = t_new
             yw[0, :] = y
             for j in range(1, npts):
@@ -677,6 +682,8 @@ def bdf_run(t0, t1, h, max_step, targets, is_corner, is_output, ops, args, ptr, 
         h_next = min(h_try * min(2.0, max(0.2, grow)), max_step)
         h = max(h, h_next) if hit else h_next
         h = min(h, max_step)
+        if restart:  # SPICE's step after a breakpoint: a tenth of the last one (it has no error estimate)
+            h = RESTART_STEP * min(h, h_try)
         order = 1 if restart else 2
         if hit:
             if is_output[k]:

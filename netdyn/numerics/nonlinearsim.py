@@ -35,6 +35,7 @@ from netdyn.numerics.integrators.linear import linear_dae
 from netdyn.numerics.linearsim import LinearSolution, _corners, _values
 from netdyn.graph.gcpause import paused_gc
 from netdyn.numerics.operating_point import port_incidence
+from netdyn.numerics.circuit_kernel import RESTART_STEP
 
 __all__ = ["try_circuit", "simulate_circuit", "CircuitSolution", "warm_up"]
 
@@ -258,6 +259,8 @@ def _step_loop(stepper, t0, t1, h, max_step, targets, corner_set, t_eval_set, y,
         h_next = min(h_try * min(2.0, max(0.2, grow)), max_step)
         h = max(h, h_next) if hit else h_next  # a step cut short by a target does not shrink the next one
         h = min(h, max_step)
+        if restart:  # the step after a corner has no error estimate (no history): a tenth of the last one
+            h = RESTART_STEP * min(h, h_try)
         order = 1 if restart else 2
         if hit:
             if target in t_eval_set:
@@ -357,7 +360,7 @@ class _PyStep:
     def accept(self, restart):
         t_new, y, yd = self.new
         if self.work is not None:
-            used = self.hist[-min(self.order, len(self.hist)):][::-1]
+            used = self.hist[-min(self.order, max(len(self.hist) - 1, 1)):][::-1]  # the step's order (_bdf)
             self.work.step([t_new] + [p[0] for p in used], np.vstack([y] + [p[1] for p in used]))
         self.hist = (self.hist + [(t_new, y.copy())])[-4:]
         self.qhist = (self.qhist + [self.charge_at(y, yd)])[-4:]
@@ -479,7 +482,7 @@ class _CompiledStep:
 
     def accept(self, restart):
         if self.work is not None:
-            npts = min(self.order, self.nh) + 1
+            npts = min(self.order, max(self.nh - 1, 1)) + 1
             idx = [self.nh - j for j in range(1, npts)]
             self.work.step(np.r_[self.t_new, self.ht[idx]], np.vstack([self.y[None, :], self.hy[idx]]))
         if restart:
@@ -497,7 +500,7 @@ def _bdf(hist, t_new, order):
     the last ``order + 1`` points, extrapolated) and the factor turning corrector − predictor into the local
     error (``h / (t_new − t_oldest)``; 0 when there is not enough history to tell) and the predictor's
     weights (newest point first)."""
-    order = min(order, len(hist))
+    order = min(order, max(len(hist) - 1, 1))  # one point more than the formula: the error estimate
     ts = [t_new] + [p[0] for p in reversed(hist[-order:])]
     ys = [p[1] for p in reversed(hist[-order:])]
     a = np.zeros(len(ts))
