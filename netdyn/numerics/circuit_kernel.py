@@ -233,7 +233,7 @@ def _flows(y, yd, fsrc, finert, f):
 
 
 @njit(cache=CACHE)
-def bdf_step(t_new, order, ht, hy, hq, nh, gu,                    # the step and the accepted history
+def bdf_step(t_new, order, ht, hy, hq, nh, hyd, gu,               # the step and the accepted history
              n, nI, fsrc, finert, e_ptr, e_idx, e_val, j_ptr, j_idx, j_val,
              ct_ptr, ct_idx, ct_val, table, charges,
              base_pos, base_E, base_J, nw_port, nw_pos, nw_coef, nw_alpha, kl, ku,
@@ -243,6 +243,9 @@ def bdf_step(t_new, order, ht, hy, hq, nh, gu,                    # the step and
     """One BDF step attempt from the ``nh`` accepted points ``ht``, ``hy`` (rows), ``hq`` (junction charges,
     rows) to ``t_new`` with the sources' forcing ``gu``; fills ``y``, ``yd``, ``qn`` and returns ``(ok, e)``:
     Newton converged, and the local error over its tolerance (0 when there is not enough history).
+    ``hyd``: the rates at the newest accepted point; from one point (after a restart) the displacements are
+    predicted along them, so the flows without inertia (``ẏ`` of their displacements) start where they were,
+    not at zero.
 
     The band matrix ``ab`` holds the Newton matrix with rows and columns renumbered: band row ``k`` is
     equation ``rperm[k]``, band column ``k`` state ``cperm[k]``; ``base_pos`` / ``nw_pos`` are flat positions
@@ -271,6 +274,10 @@ def bdf_step(t_new, order, ht, hy, hq, nh, gu,                    # the step and
         row = nh - 1 - j
         for k in range(Ny):
             pred[k] += w[j] * hy[row, k]
+    if npts == 1:
+        dt = t_new - ht[nh - 1]
+        for k in range(n):
+            pred[k] += dt * hyd[k]
     for k in range(Ny):
         y[k] = pred[k]
     if lu_state[0] != 0.0 and abs(a0 / lu_state[1] - 1.0) > drift:
@@ -607,7 +614,7 @@ def source_values(ops, args, ptr, t, u):
 
 @njit(cache=CACHE)
 def bdf_run(t0, t1, h, max_step, targets, is_corner, is_output, ops, args, ptr, G,
-            ht, hy, hq, n, nI, fsrc, finert, e_ptr, e_idx, e_val, j_ptr, j_idx, j_val,
+            ht, hy, hq, hyd, n, nI, fsrc, finert, e_ptr, e_idx, e_val, j_ptr, j_idx, j_val,
             ct_ptr, ct_idx, ct_val, table, charges,
             base_pos, base_E, base_J, nw_port, nw_pos, nw_coef, nw_alpha, kl, ku,
             rperm, cperm, ab, ipiv, lu_state, drift, rate,
@@ -639,7 +646,7 @@ def bdf_run(t0, t1, h, max_step, targets, is_corner, is_output, ops, args, ptr, 
             for j in range(u.size):
                 s += G[i, j] * u[j]
             gu[i] = s
-        ok, e = bdf_step(t_new, order, ht, hy, hq, nh, gu, n, nI, fsrc, finert, e_ptr, e_idx, e_val,
+        ok, e = bdf_step(t_new, order, ht, hy, hq, nh, hyd, gu, n, nI, fsrc, finert, e_ptr, e_idx, e_val,
                          j_ptr, j_idx, j_val, ct_ptr, ct_idx, ct_val, table, charges,
                          base_pos, base_E, base_J, nw_port, nw_pos, nw_coef, nw_alpha, kl, ku,
                          rperm, cperm, ab, ipiv, lu_state, drift, rate,
@@ -666,7 +673,7 @@ def bdf_run(t0, t1, h, max_step, targets, is_corner, is_output, ops, args, ptr, 
                       wprog[16], wprog[17], W)
         tt = t_new
         nsteps += 1
-        restart = hit and is_corner[k]
+        restart = hit and is_corner[k] or nsteps == 1  # the first step may jump: no history across it
         if restart:
             nh = 0
         elif nh == 4:
@@ -678,6 +685,7 @@ def bdf_run(t0, t1, h, max_step, targets, is_corner, is_output, ops, args, ptr, 
         ht[nh] = tt
         hy[nh, :] = y
         hq[nh, :] = qn
+        hyd[:] = yd
         nh += 1
         h_next = min(h_try * min(2.0, max(0.2, grow)), max_step)
         h = max(h, h_next) if hit else h_next

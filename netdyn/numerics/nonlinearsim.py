@@ -254,7 +254,9 @@ def _step_loop(stepper, t0, t1, h, max_step, targets, corner_set, t_eval_set, y,
             continue
         tt = t_new
         nsteps += 1
-        restart = hit and target in corner_set  # restart after a source corner: no history across the kink
+        # restart after a source corner (no history across the kink) and after the first step (it jumps from an
+        # initial state the sources' loops may not allow onto one they do: no history across the jump)
+        restart = hit and target in corner_set or nsteps == 1
         y, yd = stepper.accept(restart)
         h_next = min(h_try * min(2.0, max(0.2, grow)), max_step)
         h = max(h, h_next) if hit else h_next  # a step cut short by a target does not shrink the next one
@@ -317,6 +319,7 @@ class _PyStep:
         self.scale = np.maximum(np.abs(y[err]), 1e-30)
         self.charge_at = (lambda yy, yyd: c.charges(c.flows(yy, yyd))[0]) if c.has_charge else (lambda yy, yyd: None)
         self.hist = [(t0, y.copy())]  # (t, y) of the last accepted points, newest last
+        self.hyd = yd.copy()  # the rates at the newest of them
         self.qhist = [self.charge_at(y, yd)]  # the devices' charges at those points
         self.qscale = np.abs(self.qhist[0]) if c.has_charge else None
         self.qmask = _charged_ports(c) if c.has_charge else None
@@ -334,6 +337,8 @@ class _PyStep:
         self.order = order
         rtol, atol, drive, charge_error = self.tol
         coeff, pred, C, w = _bdf(self.hist, t_new, order)
+        if len(self.hist) == 1:  # one point (after a restart): the displacements along their rates, so the flows
+            pred[:c.n] += (t_new - self.hist[0][0]) * self.hyd[:c.n]  # without inertia do not start at zero
         qpast = None
         if c.has_charge:  # the BDF history of the device charges: Σ a_i Q_i over the same points as y's
             a = coeff[0]
@@ -363,6 +368,7 @@ class _PyStep:
             used = self.hist[-min(self.order, max(len(self.hist) - 1, 1)):][::-1]  # the step's order (_bdf)
             self.work.step([t_new] + [p[0] for p in used], np.vstack([y] + [p[1] for p in used]))
         self.hist = (self.hist + [(t_new, y.copy())])[-4:]
+        self.hyd = yd.copy()
         self.qhist = (self.qhist + [self.charge_at(y, yd)])[-4:]
         if restart:
             self.hist, self.qhist = self.hist[-1:], self.qhist[-1:]
@@ -431,6 +437,7 @@ class _CompiledStep:
         self.ht, self.hy, self.hq = np.zeros(4), np.zeros((4, N)), np.zeros((4, K))
         self.ht[0], self.hy[0] = t0, y
         self.yd0 = yd.copy()
+        self.hyd = yd.copy()  # the rates at the newest accepted point (the predictor after a restart)
         if c.has_charge:
             self.hq[0] = c.charges(c.flows(y, yd))[0]
         self.qscale = np.abs(self.hq[0]).copy()
@@ -441,7 +448,8 @@ class _CompiledStep:
 
     def attempt(self, t_new, order):
         self.t_new, self.order = t_new, order
-        ok, e = self.kernel(t_new, order, self.ht, self.hy, self.hq, self.nh, self.forcing(t_new), *self.static,
+        ok, e = self.kernel(t_new, order, self.ht, self.hy, self.hq, self.nh, self.hyd, self.forcing(t_new),
+                            *self.static,
                             self.ab, self.ipiv, self.lu_state, 0.02, 0.2, self.err_rows, self.scale, self.qscale,
                             self.rtol, self.atol, self.drive, self.charge_error, self.y, self.yd, self.qn, self.stats)
         return ok, e
@@ -471,7 +479,7 @@ class _CompiledStep:
         wprog = work.program if work is not None else no_program()
         status, tt, nout, nsteps = circuit_kernel.bdf_run(
             t0, t1, h, float(max_step), np.ascontiguousarray(targets, dtype=float), is_corner, is_output, *prog, G,
-            self.ht, self.hy, self.hq, *self.static, self.ab, self.ipiv, self.lu_state, 0.02, 0.2, self.err_rows,
+            self.ht, self.hy, self.hq, self.hyd, *self.static, self.ab, self.ipiv, self.lu_state, 0.02, 0.2, self.err_rows,
             self.scale, self.qscale, self.rtol, self.atol, self.drive, self.charge_error, out_t[1:], out_y[1:],
             out_yd[1:], self.stats, work is not None, wprog, W, out_w[1:])
         if status:
@@ -492,6 +500,7 @@ class _CompiledStep:
             self.nh = 3
         self.ht[self.nh], self.hy[self.nh], self.hq[self.nh] = self.t_new, self.y, self.qn
         self.nh += 1
+        self.hyd[:] = self.yd
         return self.y.copy(), self.yd.copy()
 
 
