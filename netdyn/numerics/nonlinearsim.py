@@ -192,7 +192,7 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
     # sources' size (a circuit at rest driven by a SIN would otherwise start with no absolute tolerance at all)
     drive = float(np.max(np.abs(dae.forcing(np.linspace(t0, t1, 257))), initial=0.0))
     tol = (rtol, atol, drive, charge_error)
-    y, yd = _jump(c, y, yd, t0, t1, tol, reference)
+    y, yd = _jump(c, y, yd, t0, t1, tol)
     stepper = None
     if not reference and compiled is not False:
         stepper = _CompiledStep.of(c, y, yd, t0, tol)
@@ -281,7 +281,7 @@ def _step_loop(stepper, t0, t1, h, max_step, targets, corner_set, t_eval_set, y,
     return np.array(out_t), np.array(out_y), np.array(out_yd), nsteps
 
 
-def _jump(c, y, yd, t0, t1, tol, reference):
+def _jump(c, y, yd, t0, t1, tol):
     """The state the circuit jumps to at ``t0`` when the given one breaks a loop of voltage sources and
     capacitors (or a cut-set of current sources and inductors): one backward-Euler step of ``JUMP_STEP`` of
     the span from it, whose limit as the step shrinks is the impulse-consistent state (the resistive devices
@@ -289,7 +289,7 @@ def _jump(c, y, yd, t0, t1, tol, reference):
     multipliers and rates are the finite ones after the impulse. The start and the work then count from the
     state the circuit actually runs from, as on the linear path. Returns the given state unchanged when Newton
     fails on either step."""
-    step = _PyStep(c, y, yd, t0, tol, reference)
+    step = _PyStep(c, y, yd, t0, tol, True)  # a fresh factorisation every iteration: the step is tiny
     dt = JUMP_STEP * (t1 - t0)
     for k in (1, 2):
         ok, _ = step.attempt(t0 + k * dt, 1)
