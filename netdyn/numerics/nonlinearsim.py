@@ -288,16 +288,19 @@ def _jump(c, y, yd, t0, t1, tol):
     carry no impulse; a junction's charge takes its share of it), then a second one from there, whose
     multipliers and rates are the finite ones after the impulse. The start and the work then count from the
     state the circuit actually runs from, as on the linear path. Returns the given state unchanged when Newton
-    fails on either step."""
-    step = _PyStep(c, y, yd, t0, tol, True)  # a fresh factorisation every iteration: the step is tiny
+    fails (the chord iteration and then the plain one)."""
     dt = JUMP_STEP * (t1 - t0)
-    for k in (1, 2):
-        ok, _ = step.attempt(t0 + k * dt, 1)
-        if not ok:
-            return y, yd
-        step.accept(True)
-    _, y_new, yd_new = step.new
-    return y_new.copy(), yd_new.copy()
+    for reference in (False, True):  # on so short a step either Newton may stall at roundoff: the other one
+        step = _PyStep(c, y, yd, t0, tol, reference)
+        for k in (1, 2):
+            ok, _ = step.attempt(t0 + k * dt, 1)
+            if not ok:
+                break
+            step.accept(True)
+        if ok:
+            _, y_new, yd_new = step.new
+            return y_new.copy(), yd_new.copy()
+    return y, yd
 
 
 def _too_small(tt, ok):
