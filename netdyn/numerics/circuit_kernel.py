@@ -387,15 +387,21 @@ def bdf_step(t_new, order, ht, hy, hq, nh, hyd, gu,               # the step and
         port_laws(table, F, gp, hp, qn, cp)
     e = 0.0
     if err_rows.size and Cerr > 0.0:
-        smax = 0.0
+        smax, dmax = 0.0, 0.0  # the largest flow and the largest displacement seen
         for k in range(err_rows.size):
             scale[k] = max(scale[k], abs(y[err_rows[k]]))
-            smax = max(smax, scale[k])
+            if err_rows[k] < n:
+                dmax = max(dmax, scale[k])
+            else:
+                smax = max(smax, scale[k])
+        # the absolute floors, each in its own unit: flows (and the sources' size), and displacements (their
+        # own largest, at least the flows' floor over this step)
         floor = atol if atol >= 0.0 else rtol * 1e-3 * max(smax, drive, 1e-30)
+        dfloor = atol if atol >= 0.0 else max(rtol * 1e-3 * dmax, floor * (t_new - ht[nh - 1]))
         s = 0.0
         for k in range(err_rows.size):
             row = err_rows[k]
-            z = Cerr * (y[row] - pred[row]) / (floor + rtol * scale[k])
+            z = Cerr * (y[row] - pred[row]) / ((dfloor if row < n else floor) + rtol * scale[k])
             s += z * z
         e = math.sqrt(s / err_rows.size)
         if charges and charge_error:

@@ -322,6 +322,17 @@ def _forcing(dae):
     return lambda tt: G @ np.array([float(fn(tt)) for fn in fns])
 
 
+def _floors(rows, n, scale, rtol, drive, h):
+    """The absolute floors of the error test, each state in its own unit: flows (rows ``≥ n``) rtol 1e-3 of
+    the largest flow seen or of the sources' size; displacements rtol 1e-3 of the largest displacement seen,
+    at least the flows' floor over the step ``h`` (a flux is not measured in volts). Returns the floors by
+    row and the flows' floor."""
+    disp = rows < n
+    floor = rtol * 1e-3 * max(np.max(scale[~disp], initial=0.0), drive, 1e-30)
+    dfloor = max(rtol * 1e-3 * np.max(scale[disp], initial=0.0), floor * h)
+    return np.where(disp, dfloor, floor), floor
+
+
 def _error(C, new, pred, scale, rtol, floor):
     """The local error over its tolerance (RMS) of ``C (new − pred)``, the tolerance ``floor + rtol · scale``
     with ``scale`` the running maxima of |x| (updated here)."""
@@ -374,9 +385,9 @@ class _PyStep:
         e = 0.0
         err = c.error_rows
         if ok and err.size and C > 0:
-            floor = atol if atol is not None else \
-                rtol * 1e-3 * max(np.max(np.maximum(self.scale, np.abs(y_new[err]))), drive, 1e-30)
-            e = _error(C, y_new[err], pred[err], self.scale, rtol, floor)
+            floors, floor = (atol, atol) if atol is not None else \
+                _floors(err, c.n, np.maximum(self.scale, np.abs(y_new[err])), rtol, drive, t_new - self.hist[-1][0])
+            e = _error(C, y_new[err], pred[err], self.scale, rtol, floors)
             if c.has_charge and charge_error:
                 # junction charges: the floor is rtol 1e-3 of the largest charge seen, at least the voltages'
                 # floor times the junction's capacitance
