@@ -237,7 +237,7 @@ def bdf_step(t_new, order, ht, hy, hq, nh, hyd, gu,               # the step and
              n, nI, fsrc, finert, e_ptr, e_idx, e_val, j_ptr, j_idx, j_val,
              ct_ptr, ct_idx, ct_val, table, charges,
              base_pos, base_E, base_J, nw_port, nw_pos, nw_coef, nw_alpha, kl, ku,
-             rperm, cperm, ab, ipiv, lu_state, drift, rate,
+             rperm, cperm, k_ptr, k_idx, k_val, k_diag, ab, ipiv, lu_state, drift, rate,
              err_rows, scale, qscale, rtol, atol, drive, charge_error,
              y, yd, qn, stats):
     """One BDF step attempt from the ``nh`` accepted points ``ht``, ``hy`` (rows), ``hq`` (junction charges,
@@ -386,24 +386,34 @@ def bdf_step(t_new, order, ht, hy, hq, nh, hyd, gu,               # the step and
         _ports(ct_ptr, ct_idx, ct_val, f, F)
         port_laws(table, F, gp, hp, qn, cp)
     e = 0.0
-    if err_rows.size and Cerr > 0.0:
-        smax, dmax = 0.0, 0.0  # the largest flow and the largest displacement seen
+    if (err_rows.size or k_ptr.size > 1) and Cerr > 0.0:
+        smax = 0.0
         for k in range(err_rows.size):
             scale[k] = max(scale[k], abs(y[err_rows[k]]))
-            if err_rows[k] < n:
-                dmax = max(dmax, scale[k])
-            else:
-                smax = max(smax, scale[k])
-        # the absolute floors, each in its own unit: flows (and the sources' size), and displacements (their
-        # own largest, at least the flows' floor over this step)
+            smax = max(smax, scale[k])
         floor = atol if atol >= 0.0 else rtol * 1e-3 * max(smax, drive, 1e-30)
-        dfloor = atol if atol >= 0.0 else max(rtol * 1e-3 * dmax, floor * (t_new - ht[nh - 1]))
         s = 0.0
         for k in range(err_rows.size):
             row = err_rows[k]
-            z = Cerr * (y[row] - pred[row]) / ((dfloor if row < n else floor) + rtol * scale[k])
+            z = Cerr * (y[row] - pred[row]) / (floor + rtol * scale[k])
             s += z * z
-        e = math.sqrt(s / err_rows.size)
+        # the potentials' efforts K q (rows of K in CSR, their running maxima after the states' in ``scale``):
+        # floor rtol 1e-3 of the largest, at least the flows' floor over the step through K
+        m, nk = err_rows.size, k_ptr.size - 1
+        kn = np.zeros(nk)
+        kp = np.zeros(nk)
+        kmax = 0.0
+        for r in range(nk):
+            for jj in range(k_ptr[r], k_ptr[r + 1]):
+                kn[r] += k_val[jj] * y[k_idx[jj]]
+                kp[r] += k_val[jj] * pred[k_idx[jj]]
+            kmax = max(kmax, scale[m + r], abs(kn[r]))
+        kfloor = atol if atol >= 0.0 else max(rtol * 1e-3 * kmax, floor * (t_new - ht[nh - 1]) * k_diag)
+        for r in range(nk):
+            scale[m + r] = max(scale[m + r], abs(kn[r]))
+            z = Cerr * (kn[r] - kp[r]) / (kfloor + rtol * scale[m + r])
+            s += z * z
+        e = math.sqrt(s / max(m + nk, 1))
         if charges and charge_error:
             qmax = 0.0
             for p in range(K):
@@ -623,7 +633,7 @@ def bdf_run(t0, t1, h, max_step, targets, is_corner, is_output, ops, args, ptr, 
             ht, hy, hq, hyd, n, nI, fsrc, finert, e_ptr, e_idx, e_val, j_ptr, j_idx, j_val,
             ct_ptr, ct_idx, ct_val, table, charges,
             base_pos, base_E, base_J, nw_port, nw_pos, nw_coef, nw_alpha, kl, ku,
-            rperm, cperm, ab, ipiv, lu_state, drift, rate,
+            rperm, cperm, k_ptr, k_idx, k_val, k_diag, ab, ipiv, lu_state, drift, rate,
             err_rows, scale, qscale, rtol, atol, drive, charge_error,
             out_t, out_y, out_yd, stats, do_work, wprog, W, out_w):
     """The whole transient: :func:`bdf_step` attempts under the step-size control of
@@ -655,7 +665,7 @@ def bdf_run(t0, t1, h, max_step, targets, is_corner, is_output, ops, args, ptr, 
         ok, e = bdf_step(t_new, order, ht, hy, hq, nh, hyd, gu, n, nI, fsrc, finert, e_ptr, e_idx, e_val,
                          j_ptr, j_idx, j_val, ct_ptr, ct_idx, ct_val, table, charges,
                          base_pos, base_E, base_J, nw_port, nw_pos, nw_coef, nw_alpha, kl, ku,
-                         rperm, cperm, ab, ipiv, lu_state, drift, rate,
+                         rperm, cperm, k_ptr, k_idx, k_val, k_diag, ab, ipiv, lu_state, drift, rate,
                          err_rows, scale, qscale, rtol, atol, drive, charge_error, y, yd, qn, stats)
         grow = 0.9 * (1.0 / max(e, 1e-10)) ** (1.0 / (order + 1))
         if not ok or e > 1.0:
