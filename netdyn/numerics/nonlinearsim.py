@@ -37,8 +37,9 @@ from netdyn.graph.gcpause import paused_gc
 from netdyn.numerics.operating_point import port_incidence
 from netdyn.numerics.circuit_kernel import RESTART_STEP
 
-#: the initial jump (:func:`_jump`): a backward-Euler step of this fraction of the span
-JUMP_STEP = 1e-10
+#: the initial jump (:func:`_jump`): backward-Euler steps of these fractions of the span, the first that
+#: converges (no longer than the first step of the run, 1e-6 of the span)
+JUMP_STEPS = (1e-10, 1e-9, 1e-8, 1e-7)
 
 __all__ = ["try_circuit", "simulate_circuit", "CircuitSolution", "warm_up"]
 
@@ -289,23 +290,24 @@ def _step_loop(stepper, t0, t1, h, max_step, targets, corner_set, t_eval_set, y,
 
 def _jump(c, y, yd, t0, t1, tol):
     """The state the circuit jumps to at ``t0`` when the given one breaks a loop of voltage sources and
-    capacitors (or a cut-set of current sources and inductors): one backward-Euler step of ``JUMP_STEP`` of
+    capacitors (or a cut-set of current sources and inductors): one backward-Euler step of ``JUMP_STEPS`` of
     the span from it, whose limit as the step shrinks is the impulse-consistent state (the resistive devices
     carry no impulse; a junction's charge takes its share of it), then a second one from there, whose
     multipliers and rates are the finite ones after the impulse. The start and the work then count from the
     state the circuit actually runs from, as on the linear path. Returns the given state unchanged when Newton
     fails (the chord iteration and then the plain one)."""
-    dt = JUMP_STEP * (t1 - t0)
-    for reference in (False, True):  # on so short a step either Newton may stall at roundoff: the other one
-        step = _PyStep(c, y, yd, t0, tol, reference)
-        for k in (1, 2):
-            ok, _ = step.attempt(t0 + k * dt, 1)
-            if not ok:
-                break
-            step.accept(True)
-        if ok:
-            _, y_new, yd_new = step.new
-            return y_new.copy(), yd_new.copy()
+    for fraction in JUMP_STEPS:  # the shortest step whose Newton converges
+        dt = fraction * (t1 - t0)
+        for reference in (False, True):  # on so short a step either Newton may stall at roundoff: the other one
+            step = _PyStep(c, y, yd, t0, tol, reference)
+            for k in (1, 2):
+                ok, _ = step.attempt(t0 + k * dt, 1)
+                if not ok:
+                    break
+                step.accept(True)
+            if ok:
+                _, y_new, yd_new = step.new
+                return y_new.copy(), yd_new.copy()
     return y, yd
 
 
