@@ -43,6 +43,9 @@ CACHE = __name__.startswith("netdyn.")
 #: the columns of a port table row
 PORT_FIELDS = ("kind", "G", "IS", "nvt", "gmin", "has_bv", "xbv", "nbvt", "vcrit", "has_q", "CJO", "VJ", "M", "FC",
                "TT")
+#: the first step after a source corner (order 1, no history for an error estimate): this fraction of the last
+#: step, as SPICE cuts its step at a breakpoint
+RESTART_STEP = 0.1
 XMAX = 50.0  # netdyn.components.diode.XMAX: the exponent above which a junction's law continues linearly
 
 __all__ = ["PORT_FIELDS", "port_laws", "band_lu", "band_solve", "bdf_step", "bdf_run", "source_values", "step_work",
@@ -174,8 +177,10 @@ def band_solve(ab, kl, ku, ipiv, b):
 @njit(cache=CACHE)
 def _bdf_weights(ht, nh, t_new, order, a, w):
     """BDF weights ``a`` (``ẏ = a0 y_new + Σ a_i y_i``, newest history point first) and predictor weights ``w``
-    over the last ``order + 1`` points; returns the error factor ``(t_new − t_last) / (t_new − t_oldest)``."""
-    order = min(order, nh)
+    over the last ``order + 1`` points; returns the error factor ``(t_new − t_last) / (t_new − t_oldest)``.
+    The order is at most ``nh − 1`` (at least 1): the error estimate needs one point more than the formula,
+    so the step after a restart is the only one without it (and :func:`bdf_run` keeps it short)."""
+    order = min(order, max(nh - 1, 1))
     for j in range(order + 1):
         tj = t_new if j == 0 else ht[nh - j]
         if j == 0:
@@ -223,16 +228,19 @@ def _flows(y, yd, fsrc, finert, f):
 
 
 @njit(cache=CACHE)
-def bdf_step(t_new, order, ht, hy, hq, nh, gu,                    # the step and the accepted history
+def bdf_step(t_new, order, ht, hy, hq, nh, hyd, gu,               # the step and the accepted history
              n, nI, fsrc, finert, e_ptr, e_idx, e_val, j_ptr, j_idx, j_val,
              ct_ptr, ct_idx, ct_val, table, charges,
              base_pos, base_E, base_J, nw_port, nw_pos, nw_coef, nw_alpha, kl, ku,
-             rperm, cperm, ab, ipiv, lu_state, drift, rate,
+             rperm, cperm, k_ptr, k_idx, k_val, k_diag, ab, ipiv, lu_state, drift, rate,
              err_rows, scale, qscale, rtol, atol, drive, charge_error,
              y, yd, qn, stats):
     """One BDF step attempt from the ``nh`` accepted points ``ht``, ``hy`` (rows), ``hq`` (junction charges,
     rows) to ``t_new`` with the sources' forcing ``gu``; fills ``y``, ``yd``, ``qn`` and returns ``(ok, e)``:
     Newton converged, and the local error over its tolerance (0 when there is not enough history).
+    ``hyd``: the rates at the newest accepted point; from one point (after a restart) the displacements are
+    predicted along them, so the flows without inertia (``ẏ`` of their displacements) start where they were,
+    not at zero.
 
     The band matrix ``ab`` holds the Newton matrix with rows and columns renumbered: band row ``k`` is
     equation ``rperm[k]``, band column ``k`` state ``cperm[k]``; ``base_pos`` / ``nw_pos`` are flat positions
@@ -261,6 +269,10 @@ def bdf_step(t_new, order, ht, hy, hq, nh, gu,                    # the step and
         row = nh - 1 - j
         for k in range(Ny):
             pred[k] += w[j] * hy[row, k]
+    if npts == 1:
+        dt = t_new - ht[nh - 1]
+        for k in range(n):
+            pred[k] += dt * hyd[k]
     for k in range(Ny):
         y[k] = pred[k]
     if lu_state[0] != 0.0 and abs(a0 / lu_state[1] - 1.0) > drift:
@@ -369,7 +381,7 @@ def bdf_step(t_new, order, ht, hy, hq, nh, gu,                    # the step and
         _ports(ct_ptr, ct_idx, ct_val, f, F)
         port_laws(table, F, gp, hp, qn, cp)
     e = 0.0
-    if err_rows.size and Cerr > 0.0:
+    if (err_rows.size or k_ptr.size > 1) and Cerr > 0.0:
         smax = 0.0
         for k in range(err_rows.size):
             scale[k] = max(scale[k], abs(y[err_rows[k]]))
@@ -380,7 +392,23 @@ def bdf_step(t_new, order, ht, hy, hq, nh, gu,                    # the step and
             row = err_rows[k]
             z = Cerr * (y[row] - pred[row]) / (floor + rtol * scale[k])
             s += z * z
-        e = math.sqrt(s / err_rows.size)
+        # the potentials' efforts K q (rows of K in CSR, their running maxima after the states' in ``scale``):
+        # floor rtol 1e-3 of the largest, at least the flows' floor over the step through K
+        m, nk = err_rows.size, k_ptr.size - 1
+        kn = np.zeros(nk)
+        kp = np.zeros(nk)
+        kmax = 0.0
+        for r in range(nk):
+            for jj in range(k_ptr[r], k_ptr[r + 1]):
+                kn[r] += k_val[jj] * y[k_idx[jj]]
+                kp[r] += k_val[jj] * pred[k_idx[jj]]
+            kmax = max(kmax, scale[m + r], abs(kn[r]))
+        kfloor = atol if atol >= 0.0 else max(rtol * 1e-3 * kmax, floor * (t_new - ht[nh - 1]) * k_diag)
+        for r in range(nk):
+            scale[m + r] = max(scale[m + r], abs(kn[r]))
+            z = Cerr * (kn[r] - kp[r]) / (kfloor + rtol * scale[m + r])
+            s += z * z
+        e = math.sqrt(s / max(m + nk, 1))
         if charges and charge_error:
             qmax = 0.0
             for p in range(K):
@@ -597,10 +625,10 @@ def source_values(ops, args, ptr, t, u):
 
 @njit(cache=CACHE)
 def bdf_run(t0, t1, h, max_step, targets, is_corner, is_output, ops, args, ptr, G,
-            ht, hy, hq, n, nI, fsrc, finert, e_ptr, e_idx, e_val, j_ptr, j_idx, j_val,
+            ht, hy, hq, hyd, n, nI, fsrc, finert, e_ptr, e_idx, e_val, j_ptr, j_idx, j_val,
             ct_ptr, ct_idx, ct_val, table, charges,
             base_pos, base_E, base_J, nw_port, nw_pos, nw_coef, nw_alpha, kl, ku,
-            rperm, cperm, ab, ipiv, lu_state, drift, rate,
+            rperm, cperm, k_ptr, k_idx, k_val, k_diag, ab, ipiv, lu_state, drift, rate,
             err_rows, scale, qscale, rtol, atol, drive, charge_error,
             out_t, out_y, out_yd, stats, do_work, wprog, W, out_w):
     """The whole transient: :func:`bdf_step` attempts under the step-size control of
@@ -629,10 +657,10 @@ def bdf_run(t0, t1, h, max_step, targets, is_corner, is_output, ops, args, ptr, 
             for j in range(u.size):
                 s += G[i, j] * u[j]
             gu[i] = s
-        ok, e = bdf_step(t_new, order, ht, hy, hq, nh, gu, n, nI, fsrc, finert, e_ptr, e_idx, e_val,
+        ok, e = bdf_step(t_new, order, ht, hy, hq, nh, hyd, gu, n, nI, fsrc, finert, e_ptr, e_idx, e_val,
                          j_ptr, j_idx, j_val, ct_ptr, ct_idx, ct_val, table, charges,
                          base_pos, base_E, base_J, nw_port, nw_pos, nw_coef, nw_alpha, kl, ku,
-                         rperm, cperm, ab, ipiv, lu_state, drift, rate,
+                         rperm, cperm, k_ptr, k_idx, k_val, k_diag, ab, ipiv, lu_state, drift, rate,
                          err_rows, scale, qscale, rtol, atol, drive, charge_error, y, yd, qn, stats)
         grow = 0.9 * (1.0 / max(e, 1e-10)) ** (1.0 / (order + 1))
         if not ok or e > 1.0:
@@ -641,7 +669,7 @@ def bdf_run(t0, t1, h, max_step, targets, is_corner, is_output, ops, args, ptr, 
                 return (1 if not ok else 2), tt, nout, nsteps
             continue
         if do_work:
-            npts = min(order, nh) + 1
+            npts = min(order, max(nh - 1, 1)) + 1  # the order the step was taken at (_bdf_weights)
             tw[0] = t_new
             yw[0, :] = y
             for j in range(1, npts):
@@ -656,7 +684,7 @@ def bdf_run(t0, t1, h, max_step, targets, is_corner, is_output, ops, args, ptr, 
                       wprog[16], wprog[17], W)
         tt = t_new
         nsteps += 1
-        restart = hit and is_corner[k]
+        restart = hit and is_corner[k] or nsteps == 1  # the first step may jump: no history across it
         if restart:
             nh = 0
         elif nh == 4:
@@ -668,10 +696,13 @@ def bdf_run(t0, t1, h, max_step, targets, is_corner, is_output, ops, args, ptr, 
         ht[nh] = tt
         hy[nh, :] = y
         hq[nh, :] = qn
+        hyd[:] = yd
         nh += 1
         h_next = min(h_try * min(2.0, max(0.2, grow)), max_step)
         h = max(h, h_next) if hit else h_next
         h = min(h, max_step)
+        if restart:  # SPICE's step after a breakpoint: a tenth of the last one (it has no error estimate)
+            h = RESTART_STEP * min(h, h_try)
         order = 1 if restart else 2
         if hit:
             if is_output[k]:

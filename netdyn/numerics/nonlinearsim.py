@@ -35,6 +35,11 @@ from netdyn.numerics.integrators.linear import linear_dae
 from netdyn.numerics.linearsim import LinearSolution, _corners, _values
 from netdyn.graph.gcpause import paused_gc
 from netdyn.numerics.operating_point import port_incidence
+from netdyn.numerics.circuit_kernel import RESTART_STEP
+
+#: the initial jump (:func:`_jump`): backward-Euler steps of these fractions of the span, the first that
+#: converges (no longer than the first step of the run, 1e-6 of the span)
+JUMP_STEPS = (1e-10, 1e-9, 1e-8, 1e-7)
 
 __all__ = ["try_circuit", "simulate_circuit", "CircuitSolution", "warm_up"]
 
@@ -86,8 +91,14 @@ class _Circuit:
         if self.dense:
             self.E_dense, self.J_dense = self.dae.E.toarray(), self.dae.J.toarray()  # small circuits: dense LAPACK beats sparse bookkeeping
         # energy-carrying states: inertial flows and displacements with a potential
-        K_cols = np.flatnonzero(np.asarray(abs(self.lin.K).sum(axis=0)).ravel() > 0)
-        self.error_rows = np.concatenate([K_cols, n + np.arange(nI)]).astype(int)
+        # energy-carrying states: inertial flows, and displacements with a potential through the efforts they
+        # give, K q (the inductor currents into each node): a node's flux grows with its voltage over the whole
+        # run, the flux across an inductor is the small difference of two (random diode seed 24: 8e-3 of peak)
+        K = sps.csr_array(self.lin.K)
+        K_rows = np.flatnonzero(np.diff(K.indptr) > 0)
+        self.K_err = sps.csr_array(K[K_rows])
+        self.K_diag = float(np.max(np.abs(K.diagonal()), initial=0.0))
+        self.error_rows = (n + np.arange(nI)).astype(int)
 
     def flows(self, y, yd):
         f = yd[:self.n].copy()
@@ -188,6 +199,7 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
     # sources' size (a circuit at rest driven by a SIN would otherwise start with no absolute tolerance at all)
     drive = float(np.max(np.abs(dae.forcing(np.linspace(t0, t1, 257))), initial=0.0))
     tol = (rtol, atol, drive, charge_error)
+    y, yd = _jump(c, y, yd, t0, t1, tol)
     stepper = None
     if not reference and compiled is not False:
         stepper = _CompiledStep.of(c, y, yd, t0, tol)
@@ -253,11 +265,15 @@ def _step_loop(stepper, t0, t1, h, max_step, targets, corner_set, t_eval_set, y,
             continue
         tt = t_new
         nsteps += 1
-        restart = hit and target in corner_set  # restart after a source corner: no history across the kink
+        # restart after a source corner (no history across the kink) and after the first step (it jumps from an
+        # initial state the sources' loops may not allow onto one they do: no history across the jump)
+        restart = hit and target in corner_set or nsteps == 1
         y, yd = stepper.accept(restart)
         h_next = min(h_try * min(2.0, max(0.2, grow)), max_step)
         h = max(h, h_next) if hit else h_next  # a step cut short by a target does not shrink the next one
         h = min(h, max_step)
+        if restart:  # the step after a corner has no error estimate (no history): a tenth of the last one
+            h = RESTART_STEP * min(h, h_try)
         order = 1 if restart else 2
         if hit:
             if target in t_eval_set:
@@ -270,6 +286,29 @@ def _step_loop(stepper, t0, t1, h, max_step, targets, corner_set, t_eval_set, y,
             if progress is not None:
                 progress(tt)
     return np.array(out_t), np.array(out_y), np.array(out_yd), nsteps
+
+
+def _jump(c, y, yd, t0, t1, tol):
+    """The state the circuit jumps to at ``t0`` when the given one breaks a loop of voltage sources and
+    capacitors (or a cut-set of current sources and inductors): one backward-Euler step of ``JUMP_STEPS`` of
+    the span from it, whose limit as the step shrinks is the impulse-consistent state (the resistive devices
+    carry no impulse; a junction's charge takes its share of it), then a second one from there, whose
+    multipliers and rates are the finite ones after the impulse. The start and the work then count from the
+    state the circuit actually runs from, as on the linear path. Returns the given state unchanged when Newton
+    fails (the chord iteration and then the plain one)."""
+    for fraction in JUMP_STEPS:  # the shortest step whose Newton converges
+        dt = fraction * (t1 - t0)
+        for reference in (False, True):  # on so short a step either Newton may stall at roundoff: the other one
+            step = _PyStep(c, y, yd, t0, tol, reference)
+            for k in (1, 2):
+                ok, _ = step.attempt(t0 + k * dt, 1)
+                if not ok:
+                    break
+                step.accept(True)
+            if ok:
+                _, y_new, yd_new = step.new
+                return y_new.copy(), yd_new.copy()
+    return y, yd
 
 
 def _too_small(tt, ok):
@@ -312,8 +351,10 @@ class _PyStep:
             self.newton = _Chord(c, NewtonMatrix(c)).solve
         err = c.error_rows
         self.scale = np.maximum(np.abs(y[err]), 1e-30)
+        self.kscale = np.maximum(np.abs(c.K_err @ y[:c.n]), 1e-30)
         self.charge_at = (lambda yy, yyd: c.charges(c.flows(yy, yyd))[0]) if c.has_charge else (lambda yy, yyd: None)
         self.hist = [(t0, y.copy())]  # (t, y) of the last accepted points, newest last
+        self.hyd = yd.copy()  # the rates at the newest of them
         self.qhist = [self.charge_at(y, yd)]  # the devices' charges at those points
         self.qscale = np.abs(self.qhist[0]) if c.has_charge else None
         self.qmask = _charged_ports(c) if c.has_charge else None
@@ -331,6 +372,8 @@ class _PyStep:
         self.order = order
         rtol, atol, drive, charge_error = self.tol
         coeff, pred, C, w = _bdf(self.hist, t_new, order)
+        if len(self.hist) == 1:  # one point (after a restart): the displacements along their rates, so the flows
+            pred[:c.n] += (t_new - self.hist[0][0]) * self.hyd[:c.n]  # without inertia do not start at zero
         qpast = None
         if c.has_charge:  # the BDF history of the device charges: Σ a_i Q_i over the same points as y's
             a = coeff[0]
@@ -339,10 +382,16 @@ class _PyStep:
         self.new = (t_new, y_new, yd_new)
         e = 0.0
         err = c.error_rows
-        if ok and err.size and C > 0:
+        if ok and (err.size or c.K_err.shape[0]) and C > 0:
             floor = atol if atol is not None else \
-                rtol * 1e-3 * max(np.max(np.maximum(self.scale, np.abs(y_new[err]))), drive, 1e-30)
-            e = _error(C, y_new[err], pred[err], self.scale, rtol, floor)
+                rtol * 1e-3 * max(np.max(np.maximum(self.scale, np.abs(y_new[err])), initial=0.0), drive, 1e-30)
+            e = _error(C, y_new[err], pred[err], self.scale, rtol, floor) ** 2 * err.size if err.size else 0.0
+            if c.K_err.shape[0]:  # the potentials' efforts: floor rtol 1e-3 of the largest, at least the
+                kn, kp = c.K_err @ y_new[:c.n], c.K_err @ pred[:c.n]  # flows' floor over the step through K
+                kfloor = atol if atol is not None else max(rtol * 1e-3 * max(np.max(self.kscale), np.max(np.abs(kn))),
+                                                           floor * (t_new - self.hist[-1][0]) * c.K_diag)
+                e += _error(C, kn, kp, self.kscale, rtol, kfloor) ** 2 * kn.size
+            e = float(np.sqrt(e / (err.size + c.K_err.shape[0])))
             if c.has_charge and charge_error:
                 # junction charges: the floor is rtol 1e-3 of the largest charge seen, at least the voltages'
                 # floor times the junction's capacitance
@@ -357,9 +406,10 @@ class _PyStep:
     def accept(self, restart):
         t_new, y, yd = self.new
         if self.work is not None:
-            used = self.hist[-min(self.order, len(self.hist)):][::-1]
+            used = self.hist[-min(self.order, max(len(self.hist) - 1, 1)):][::-1]  # the step's order (_bdf)
             self.work.step([t_new] + [p[0] for p in used], np.vstack([y] + [p[1] for p in used]))
         self.hist = (self.hist + [(t_new, y.copy())])[-4:]
+        self.hyd = yd.copy()
         self.qhist = (self.qhist + [self.charge_at(y, yd)])[-4:]
         if restart:
             self.hist, self.qhist = self.hist[-1:], self.qhist[-1:]
@@ -418,16 +468,18 @@ class _CompiledStep:
                        ints(Ct.indptr), ints(Ct.indices), Ct.data.astype(float), table, bool(c.has_charge),
                        ints(band.base_pos), band.base_E, band.base_J, ints(band.nw_port), ints(band.nw_pos),
                        band.nw_coef.astype(float), band.nw_alpha.astype(np.bool_), band.kl, band.ku,
-                       ints(band.rperm), ints(band.cperm))
+                       ints(band.rperm), ints(band.cperm), ints(c.K_err.indptr), ints(c.K_err.indices),
+                       c.K_err.data.astype(float), c.K_diag)
         self.ab = np.zeros(band.shape)
         self.ipiv = np.zeros(N, dtype=np.int64)
         self.lu_state = np.zeros(2)
         self.stats = np.zeros(2, dtype=np.int64)
         self.err_rows = ints(c.error_rows)
-        self.scale = np.maximum(np.abs(y[self.err_rows]), 1e-30)
+        self.scale = np.maximum(np.concatenate([np.abs(y[self.err_rows]), np.abs(c.K_err @ y[:n])]), 1e-30)
         self.ht, self.hy, self.hq = np.zeros(4), np.zeros((4, N)), np.zeros((4, K))
         self.ht[0], self.hy[0] = t0, y
         self.yd0 = yd.copy()
+        self.hyd = yd.copy()  # the rates at the newest accepted point (the predictor after a restart)
         if c.has_charge:
             self.hq[0] = c.charges(c.flows(y, yd))[0]
         self.qscale = np.abs(self.hq[0]).copy()
@@ -438,7 +490,8 @@ class _CompiledStep:
 
     def attempt(self, t_new, order):
         self.t_new, self.order = t_new, order
-        ok, e = self.kernel(t_new, order, self.ht, self.hy, self.hq, self.nh, self.forcing(t_new), *self.static,
+        ok, e = self.kernel(t_new, order, self.ht, self.hy, self.hq, self.nh, self.hyd, self.forcing(t_new),
+                            *self.static,
                             self.ab, self.ipiv, self.lu_state, 0.02, 0.2, self.err_rows, self.scale, self.qscale,
                             self.rtol, self.atol, self.drive, self.charge_error, self.y, self.yd, self.qn, self.stats)
         return ok, e
@@ -468,7 +521,7 @@ class _CompiledStep:
         wprog = work.program if work is not None else no_program()
         status, tt, nout, nsteps = circuit_kernel.bdf_run(
             t0, t1, h, float(max_step), np.ascontiguousarray(targets, dtype=float), is_corner, is_output, *prog, G,
-            self.ht, self.hy, self.hq, *self.static, self.ab, self.ipiv, self.lu_state, 0.02, 0.2, self.err_rows,
+            self.ht, self.hy, self.hq, self.hyd, *self.static, self.ab, self.ipiv, self.lu_state, 0.02, 0.2, self.err_rows,
             self.scale, self.qscale, self.rtol, self.atol, self.drive, self.charge_error, out_t[1:], out_y[1:],
             out_yd[1:], self.stats, work is not None, wprog, W, out_w[1:])
         if status:
@@ -479,7 +532,7 @@ class _CompiledStep:
 
     def accept(self, restart):
         if self.work is not None:
-            npts = min(self.order, self.nh) + 1
+            npts = min(self.order, max(self.nh - 1, 1)) + 1
             idx = [self.nh - j for j in range(1, npts)]
             self.work.step(np.r_[self.t_new, self.ht[idx]], np.vstack([self.y[None, :], self.hy[idx]]))
         if restart:
@@ -489,6 +542,7 @@ class _CompiledStep:
             self.nh = 3
         self.ht[self.nh], self.hy[self.nh], self.hq[self.nh] = self.t_new, self.y, self.qn
         self.nh += 1
+        self.hyd[:] = self.yd
         return self.y.copy(), self.yd.copy()
 
 
@@ -497,7 +551,7 @@ def _bdf(hist, t_new, order):
     the last ``order + 1`` points, extrapolated) and the factor turning corrector − predictor into the local
     error (``h / (t_new − t_oldest)``; 0 when there is not enough history to tell) and the predictor's
     weights (newest point first)."""
-    order = min(order, len(hist))
+    order = min(order, max(len(hist) - 1, 1))  # one point more than the formula: the error estimate
     ts = [t_new] + [p[0] for p in reversed(hist[-order:])]
     ys = [p[1] for p in reversed(hist[-order:])]
     a = np.zeros(len(ts))
