@@ -679,7 +679,12 @@ def test_random_circuit_with_diodes():
 def test_random_circuit_with_controlled_sources(seed, formulations):
     """E, G, F and H on random controlling pairs and sensed sources: every formulation against the exact
     MNA solution and ngspice (1e-3 of each waveform's peak), against each other (1e-5), power balance."""
-    r = check_circuit(seed, devices="controlled", formulations=formulations)
+    _assert_controlled(check_circuit(seed, devices="controlled", formulations=formulations), NGSPICE)
+
+
+def _assert_controlled(r, ngspice):
+    """A controlled-source circuit's report: simulated on the linear path, formulations agreeing (1e-5),
+    power balance (1e-6), every formulation against the exact MNA (and ngspice when given) to 1e-3 of peak."""
     print(r)
     assert "singular" not in r and not r["errors"], r
     assert r["method"] == "linear"
@@ -687,7 +692,7 @@ def test_random_circuit_with_controlled_sources(seed, formulations):
     assert r["power_balance"] < 1e-6, r
     for form, row in r["by_formulation"].items():
         assert row["vs_exact"] < 1e-3, (form, r)
-        if NGSPICE:
+        if ngspice:
             assert row["vs_ngspice"] < 1e-3, (form, r)
 
 
@@ -707,14 +712,7 @@ def test_random_circuit_against_the_exact_solution_only(seed, monkeypatch):
     amplified by the growth, is 3.9 of peak."""
     import sys
     monkeypatch.setattr(sys.modules[__name__], "NGSPICE", None)
-    r = check_circuit(seed, devices="controlled")
-    print(r)
-    assert "singular" not in r and not r["errors"], r
-    assert r["method"] == "linear"
-    assert r["formulations"] < 1e-5, r
-    assert r["power_balance"] < 1e-6, r
-    for form, row in r["by_formulation"].items():
-        assert row["vs_exact"] < 1e-3, (form, r)
+    _assert_controlled(check_circuit(seed, devices="controlled"), None)
 
 
 def _gain_loop(gain):
