@@ -73,7 +73,7 @@ def refuse_gain_loop(net, lin):
     from netdyn.numerics.higherindex import singular_pencil
     dae, I = linear_dae(lin, reduce=False)
     found = singular_pencil(dae.E, dae.J, tol=GAIN_LOOP_TOL)
-    if found is None or not hasattr(net, "elements"):
+    if found is None or not isinstance(getattr(net, "elements", None), dict):  # (a bond graph's are a list)
         return
     v, w = found
     n, nI = lin.n, I.size
