@@ -157,3 +157,11 @@ def test_cli_prints_the_operating_point_and_warns_for_cards_not_acted_on(capsys)
         assert "v(out)" in capsys.readouterr().out
         assert main(["simulate", path, "--tstop", "5q"]) == 2
         assert "unknown unit suffix 'q'" in capsys.readouterr().err
+
+
+def test_operating_point_of_a_model_is_refused_by_name():
+    """A LagrangianModel has no element laws to take the DC point from: a ModelError saying what to use."""
+    x = netdyn.coordinates("x")
+    model = netdyn.LagrangianModel([x], T=x.diff(netdyn.t) ** 2 / 2)
+    with pytest.raises(netdyn.ModelError, match="takes a Network .* not a LagrangianModel; .*equilibrium"):
+        netdyn.operating_point(model)

@@ -198,6 +198,9 @@ def operating_point(net, formulation=None, t0=0.0, hold=None, clamp=None, tol=1e
     from netdyn.graph.network import Network
     from netdyn.numerics.compiled import time_function
 
+    if not isinstance(net, Network):
+        raise ModelError(f"operating_point takes a Network (its elements give the DC laws), not a "
+                         f"{type(net).__name__}; for a LagrangianModel use netdyn.equilibrium(model)")
     hold = dict(hold or {})
     for name in hold:
         if name not in net.elements:
