@@ -366,7 +366,7 @@ def _book_mechanism(kind):
     import sympy as sp
 
     netdyn = _netdyn()
-    t, D = netdyn.t, (lambda e: e.diff(netdyn.t))
+    D = lambda e: e.diff(netdyn.t)
     c, s = sp.cos, sp.sin
     g = sp.Symbol("g", positive=True)
     if kind == "four_bar":

@@ -40,8 +40,6 @@ element   charge coordinates (branch, loop)      flux coordinates (node)
 >>> c.flow_constraints, c.reactions
 ([f1], {0: {1: 1, 0: 10}})
 """
-import sympy as sp
-
 from netdyn.errors import ElementError
 from netdyn.symbols import as_expr
 

@@ -385,7 +385,6 @@ def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, param
     p = cm.parameter_vector({**(params or {}), **_model_inputs(jac, udict)})
     q0, f0 = consistent_initial_conditions(cm, 0.0, q_op, f_op, p, guess=guess)
     labels = list(model.constraint_labels) + list(model.flow_constraint_labels)
-    m1 = len(eq.phi)
     zero = np.zeros(n)
     J0 = jac(q0, f0, zero, np.zeros(len(jac.nu)), pv, uvec)
     C = J0["V_f"]

@@ -443,7 +443,6 @@ def _orient(bg, j, e, b, domain, a, bb):
 
 
 def _one_port(n, kind, p, d, a, b, lib):
-    across = _EFFORT_ACROSS[d]
     if d == "electrical":
         if kind == "C":
             return lib.Capacitor(n, a, b, C=p["C"]) if "C" in p else \

@@ -26,9 +26,6 @@ The default is ``"loop"`` for circuits and ``"node"`` for mechanical networks.
 """
 from __future__ import annotations
 
-import re
-
-import numpy as np
 import sympy as sp
 from sympy.physics.mechanics import dynamicsymbols
 

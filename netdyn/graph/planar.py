@@ -37,7 +37,7 @@ from netdyn.components.planar import GROUND_POSE, Gravity
 from netdyn.graph.deferred import Deferred
 from netdyn.graph.treeposes import TreePoses
 from netdyn.errors import ModelError, TopologyError
-from netdyn.symbols import identifier, t
+from netdyn.symbols import identifier
 
 FORMULATIONS = ("absolute", "relative")
 

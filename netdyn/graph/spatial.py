@@ -34,7 +34,7 @@ from netdyn.graph.mechanism import BodyPart, joint_multipliers
 from netdyn.components.spatial import (AXES, COMPONENTS, FREE, GROUND, PRESCRIBED, Pose, body_omega, quat_conj,
                                        quat_matrix, quat_mul)
 from netdyn.errors import ElementError, ModelError, TopologyError
-from netdyn.symbols import as_expr, identifier, t
+from netdyn.symbols import as_expr, identifier
 
 FORMULATIONS = ("absolute", "relative")
 NORM_WEIGHT = 10  # scale of the Euler-parameter norm rows (same solution set)

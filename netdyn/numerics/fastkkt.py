@@ -313,7 +313,6 @@ class FastKKT:
         (for the singularity watch), or None when the dense path was used."""
         q, f = q.copy(), f.copy()
         v = self.values(tt, q, f)
-        k = self.sl[3].stop - self.sl[3].start
         for _ in range(iterations if self.m1 else 0):
             phi = v[self.sl[2]]
             if np.max(np.abs(phi)) < 1e-14 * (1 + np.max(np.abs(q))):

@@ -286,7 +286,6 @@ def impulse_consistent(E, J, red, y0, v0, impulsive, given=None, labels=None, ca
     """
     if red.C.shape[0] == 0:
         return y0
-    N = y0.size
     r = red.C @ y0 + red.H @ v0
     if np.max(np.abs(r)) <= 1e-12 * (1.0 + np.max(np.abs(red.H @ v0), initial=0.0) + np.max(np.abs(y0))):
         return y0

@@ -18,13 +18,9 @@ closed form in numpy when the element offers one, ``dissipation_batch``; its
 lambdified dissipation otherwise) and one ``numpy.bincount`` — no sparse
 matrix products, no Python loop over devices.
 
->>> import numpy as np, netdyn
->>> from netdyn.components.electrical import VoltageSource, Resistor
->>> from netdyn.components.diode import Diode
+>>> import numpy as np
 >>> from netdyn.numerics.nonlinearsim import try_circuit
->>> net = netdyn.Network()
->>> _ = net.add(VoltageSource("V1", "a", "0", 5.0), Resistor("R1", "a", "d", 1e3), Diode("D1", "d", "0"))
->>> c = try_circuit(net)
+>>> c = try_circuit(example_network())
 >>> nm = NewtonMatrix(c)
 >>> f = np.full(c.n, 0.6)
 >>> g, H = nm.devices(f, 0.0)
@@ -38,6 +34,17 @@ import numpy as np
 import scipy.sparse as sps
 
 __all__ = ["NewtonMatrix", "BandLayout"]
+
+
+def example_network():
+    """The network of this module's examples: 5 V through 1 kΩ into a diode."""
+    from netdyn.components.diode import Diode
+    from netdyn.components.electrical import Resistor, VoltageSource
+    from netdyn.graph.network import Network
+
+    net = Network()
+    net.add(VoltageSource("V1", "a", "0", 5.0), Resistor("R1", "a", "d", 1e3), Diode("D1", "d", "0"))
+    return net
 
 
 class NewtonMatrix:
@@ -151,13 +158,9 @@ class BandLayout:
     entries of ``E`` and ``J``), ``nw_port``, ``nw_pos``, ``nw_coef``, ``nw_alpha`` (one row per device
     entry: its port, position, coefficient and whether it scales with the BDF weight).
 
-    >>> import numpy as np, netdyn
-    >>> from netdyn.components.electrical import VoltageSource, Resistor
-    >>> from netdyn.components.diode import Diode
+    >>> import numpy as np
     >>> from netdyn.numerics.nonlinearsim import try_circuit
-    >>> net = netdyn.Network()
-    >>> _ = net.add(VoltageSource("V1", "a", "0", 5.0), Resistor("R1", "a", "d", 1e3), Diode("D1", "d", "0"))
-    >>> nm = NewtonMatrix(try_circuit(net))
+    >>> nm = NewtonMatrix(try_circuit(example_network()))
     >>> band = BandLayout.of(nm)
     >>> h = np.array([2e-3])
     >>> A = np.zeros(band.shape); A.ravel()[band.base_pos] += 3.0 * band.base_E - band.base_J

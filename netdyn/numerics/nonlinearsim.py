@@ -30,7 +30,7 @@ import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 
 from netdyn.components.base import ACROSS, DOMAINS, THROUGH
-from netdyn.errors import IntegrationError, ModelError, SingularSystemError
+from netdyn.errors import IntegrationError, ModelError
 from netdyn.numerics.integrators.linear import linear_dae
 from netdyn.numerics.linearsim import LinearSolution, _corners, _values
 from netdyn.graph.gcpause import paused_gc
@@ -628,7 +628,6 @@ class _Chord:
         self.c, self.nm, self.drift, self.rate = c, nm, drift, rate
         self.lu, self.alpha = None, None
         self.factorizations = 0
-        n, nI = c.n, c.nI
         self.dense = c.dae.size <= 60
         if self.dense:
             P = nm.pattern

@@ -25,7 +25,7 @@ from netdyn.lagrange.sources import breakpoints
 from netdyn.numerics.choice import choose_method, kkt_regular
 from netdyn.numerics.compiled import compile_model
 from netdyn.numerics.initial import consistent_initial_conditions, integrator_tolerance, refuse_projection
-from netdyn.numerics.integrators import IDA, Projection
+from netdyn.numerics.integrators import Projection
 from netdyn.numerics.integrators.sparse_ida import ida_for
 from netdyn.numerics.integrators.projection import SOLVERS
 from netdyn.numerics.linearsim import explain_not_linear, simulate_linear, try_linear

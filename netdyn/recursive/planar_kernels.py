@@ -92,7 +92,6 @@ def aba_planar(ints, pgeom, gravity, q, qd, tau, fext, w, qdd):
         w[i, 12] = om * s_x - vx * s_w
         for a in range(9):
             w[i, 13 + a] = g[7 + a]
-        h0 = g[7] * om + g[8] * vx + g[9] * vy
         h1 = g[10] * om + g[11] * vx + g[12] * vy
         h2 = g[13] * om + g[14] * vx + g[15] * vy
         # pA = v ×* (I v) − fext: [vx h2 − vy h1, −om h2, om h1]

@@ -129,7 +129,7 @@ class IDAKernel:
         res[ida.N - 1] = yp[ida.N - 1] - ps
 
     def _pieces(self, tt, q, f, a, lam, mu, eta):
-        cm, p = self.ida.cm, self.ida.p
+        p = self.ida.p
         x = self._x
         k = 0
         for part in ([tt], q, f, a, lam, mu, eta, p.vector, p.inputs(tt)):

@@ -47,7 +47,6 @@ from scipy.sparse.linalg import LinearOperator, onenormest, splu
 
 from netdyn.errors import IntegrationError
 from netdyn.numerics.assembly import TermAssembly
-from netdyn.numerics.hidden import consistent_start
 from netdyn.numerics.integrators.base import Integrator, split_atol, work_atol
 from netdyn.numerics.integrators.ida import IDA, algebraic_at_output, ida_grid, out_at, run_ida
 from netdyn.numerics.integrators.sparse_lsq import AugmentedLeastSquares
