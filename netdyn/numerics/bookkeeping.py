@@ -55,7 +55,8 @@ class EnergyReport:
 
         ``stored`` is the change since the start (so it reads the same whatever the energy's zero),
         ``dissipated`` and ``absorbed`` are integrals over the run (by quadrature over the output
-        times: per element no integrator state exists), and ``balance`` is
+        times where per element no integrator state exists; on the circuit path ``dissipated`` and the
+        sources' ``absorbed`` are the work integrated with the state), and ``balance`` is
         ``max |ΔE + W_dissipated − W_absorbed|`` per element. The closing line gives the model's totals
         from the integrator's own work integrals where it carried them.
         """
@@ -80,7 +81,12 @@ class EnergyReport:
 
 
 def energy_report(sol):
-    """The :class:`EnergyReport` of a :class:`~netdyn.solution.Solution` of a network model."""
+    """The :class:`EnergyReport` of a :class:`~netdyn.solution.Solution` of a network model (of a circuit-path
+    solution from its stamp, devices and integrated work, without the symbolic model:
+    :mod:`netdyn.numerics.circuit_report`)."""
+    from netdyn.numerics import circuit_report
+    if circuit_report.takes(sol):
+        return circuit_report.circuit_energy_report(sol)
     model = sol.model
     names = list(model.metadata.get("elements", {}))
     if not names:
