@@ -19,7 +19,7 @@ of its port power over the output times, so it checks one against the other.
 ...             Capacitor("C1", "d", "0", 1e-6))
 >>> rep = netdyn.simulate(net, (0, 5e-3)).energy_report()     # no symbolic model is built
 >>> rep.kinds["D1"], round(float(rep.stored["C1"][-1]) * 1e6, 4)    # µJ in C1 at the diode's forward voltage
-('dissipator', 0.2424)
+('dissipator', 0.24)
 >>> rep.relative < 1e-6
 True
 """
