@@ -42,6 +42,11 @@ DOMAIN = "electrical"
 
 #: ngspice's constants (const.h): Boltzmann's constant and the elementary charge, and its default 27 °C
 BOLTZMANN, CHARGE, TNOM = 1.38064852e-23, 1.6021766208e-19, 300.15
+#: ngspice's temperature coefficients of the diode (``DIOtemp``) and their defaults: none moves anything
+TEMPERATURE_COEFFICIENTS = {"TLEV": 0.0, "TLEVC": 0.0, "CTA": 0.0, "TPB": 0.0, "TCV": 0.0, "TRS": 0.0, "TRS2": 0.0,
+                            "TTT1": 0.0, "TTT2": 0.0, "TM1": 0.0, "TM2": 0.0}
+#: ngspice's limit on the temperature-adjusted grading coefficient (``DIOgradingCoeffMax``)
+GRADING_MAX = 0.9
 #: thermal voltage kT/q at ngspice's default temperature
 VT = BOLTZMANN * TNOM / CHARGE
 #: the exponent above which the junction law continues linearly
@@ -55,21 +60,30 @@ class DiodeModel:
     breakdown ``BV`` (V, ``None``: no breakdown), ``IBV`` (A, the current at ``−BV``), ``NBV`` (its emission
     coefficient, default ``N``); the junction charge ``CJO``, ``VJ``, ``M``, ``FC``, ``TT``; the temperature
     law's band gap ``EG`` (eV), saturation-current exponent ``XTI`` and the temperature ``TNOM`` (°C, ``None``:
-    the circuit's nominal 27 °C) at which the others were measured.
+    the circuit's nominal 27 °C) at which the others were measured; ngspice's temperature coefficients
+    (:func:`temperature_adjusted`): ``TLEVC`` (0: the band-gap law of ``VJ`` and ``CJO``; 1: linear in
+    ``CTA`` and ``TPB``), ``TLEV`` with ``TCV`` (the breakdown voltage's), ``TRS``/``TRS2`` (``RS``'s),
+    ``TTT1``/``TTT2`` (``TT``'s) and ``TM1``/``TM2`` (``M``'s), all 0 by default.
 
     >>> DiodeModel(IS=2e-14, N=1.5).N
     1.5
     """
 
     PARAMETERS = {"IS": 1e-14, "N": 1.0, "RS": 0.0, "BV": None, "IBV": 1e-3, "NBV": None,
-                  "CJO": 0.0, "VJ": 1.0, "M": 0.5, "FC": 0.5, "TT": 0.0, "EG": 1.11, "XTI": 3.0, "TNOM": None}
+                  "CJO": 0.0, "VJ": 1.0, "M": 0.5, "FC": 0.5, "TT": 0.0, "EG": 1.11, "XTI": 3.0, "TNOM": None,
+                  **TEMPERATURE_COEFFICIENTS}
 
     def __init__(self, IS=1e-14, N=1.0, RS=0.0, BV=None, IBV=1e-3, NBV=None, CJO=0.0, VJ=1.0, M=0.5, FC=0.5,
-                 TT=0.0, EG=1.11, XTI=3.0, TNOM=None):
+                 TT=0.0, EG=1.11, XTI=3.0, TNOM=None, **coefficients):
         self.IS, self.N, self.RS = float(IS), float(N), float(RS)
         self.BV, self.IBV, self.NBV = BV, float(IBV), NBV
         self.CJO, self.VJ, self.M, self.FC, self.TT = float(CJO), float(VJ), float(M), float(FC), float(TT)
         self.EG, self.XTI, self.TNOM = float(EG), float(XTI), TNOM  # the temperature law; TNOM in °C
+        for key, default in TEMPERATURE_COEFFICIENTS.items():
+            setattr(self, key, float(coefficients.pop(key, default)))
+        if coefficients:
+            raise ElementError(f"DiodeModel: unknown parameter(s) {', '.join(sorted(coefficients))} (a diode takes "
+                               f"{', '.join(self.PARAMETERS)})")
 
     def as_dict(self):
         return {k: getattr(self, k) for k in self.PARAMETERS}
@@ -132,15 +146,26 @@ def _gap_terms(T):
 
 def temperature_adjusted(m, temp=27.0, tnom=None):
     """The model parameters ``m`` (a dict of :attr:`DiodeModel.PARAMETERS`) at ``temp`` °C, measured at
-    ``tnom`` °C (default the model's ``TNOM``, else 27 °C), by ngspice's laws (``DIOtemp``, ``TLEVC = 0``):
-    ``IS(T) = IS exp((T/Tnom − 1) EG/(N Vt) + XTI/N ln(T/Tnom))``, the junction potential ``VJ(T)`` and
-    the zero-bias capacitance ``CJO(T)`` from the silicon band gap ``Eg(T) = 1.16 − 7.02e-4 T²/(T + 1108)``.
+    ``tnom`` °C (default the model's ``TNOM``, else 27 °C), by ngspice's laws (``DIOtemp``), with
+    ``dT = T − Tnom``:
+
+    - ``IS(T) = IS exp((T/Tnom − 1) EG/(N Vt) + XTI/N ln(T/Tnom))``;
+    - the grading coefficient ``M (1 + TM1 dT + TM2 dT²)``, at most 0.9;
+    - ``TLEVC = 0``: the junction potential ``VJ(T)`` and the zero-bias capacitance ``CJO(T)`` from the
+      silicon band gap ``Eg(T) = 1.16 − 7.02e-4 T²/(T + 1108)``; ``TLEVC = 1``: ``VJ − TPB (T − 300.15 K)``
+      and ``CJO (1 + CTA (T − 300.15 K))``; ``VJ`` at most ``1/FC``;
+    - the breakdown voltage ``BV − TCV dT`` (``TLEV = 0``) or ``BV (1 − TCV dT)`` (``TLEV = 1``);
+    - ``TT (1 + TTT1 dT + TTT2 dT²)`` and ``RS (1 + TRS dT + TRS2 dT²)``.
+
     Returns the adjusted dict and the thermal voltage ``kT/q`` at ``temp``.
 
     >>> m = dict(DiodeModel().as_dict(), CJO=1e-12, VJ=0.7)
     >>> hot, vt = temperature_adjusted(m, 75.0)
     >>> round(hot["IS"] / m["IS"], 1), round(hot["VJ"], 4), round(vt / VT, 4)   # 75 °C against 27 °C
     (579.3, 0.6067, 1.1599)
+    >>> hot, _ = temperature_adjusted(dict(m, RS=10.0, TRS=2e-3, TLEVC=1, TPB=1e-3), 75.0)
+    >>> round(hot["RS"], 4), round(hot["VJ"], 4)      # RS (1 + 2e-3 · 48), VJ − 1e-3 · 48
+    (10.96, 0.652)
     """
     tnom = m.get("TNOM") if tnom is None else tnom
     Tn = TNOM if tnom is None else float(tnom) + 273.15
@@ -148,21 +173,36 @@ def temperature_adjusted(m, temp=27.0, tnom=None):
     if T <= 0 or Tn <= 0:
         raise ElementError(f"a diode at {temp:g} °C measured at {Tn - 273.15:g} °C: temperatures must lie above "
                            "absolute zero")
+    c = {key: float(m.get(key, default)) for key, default in TEMPERATURE_COEFFICIENTS.items()}
+    if c["TLEVC"] not in (0.0, 1.0) or c["TLEV"] not in (0.0, 1.0):
+        raise ElementError(f"TLEVC = {c['TLEVC']:g}, TLEV = {c['TLEV']:g}: netdyn has ngspice's temperature laws 0 "
+                           "and 1")
     vt = BOLTZMANN * T / CHARGE
     out = dict(m)
-    if T == Tn:
+    if T == Tn and c["TLEVC"] == 0.0:
         return out, vt
+    dt = T - Tn
     vte = m["N"] * vt
     out["IS"] = m["IS"] * math.exp((T / Tn - 1) * m["EG"] / vte + m["XTI"] / m["N"] * math.log(T / Tn))
-    pbfact, fact2 = _gap_terms(T)
-    pbfact1, fact1 = _gap_terms(Tn)
-    pbo = (m["VJ"] - pbfact1) / fact1
-    gmaold = (m["VJ"] - pbo) / pbo
-    vj = pbfact + fact2 * pbo
-    gmanew = (vj - pbo) / pbo
-    cj = m["CJO"] / (1 + m["M"] * (400e-6 * (Tn - REFTEMP) - gmaold))
-    out["CJO"] = cj * (1 + m["M"] * (400e-6 * (T - REFTEMP) - gmanew))
+    grading = min(m["M"] * (1 + c["TM1"] * dt + c["TM2"] * dt * dt), GRADING_MAX)
+    out["M"] = grading
+    if c["TLEVC"] == 0.0:
+        pbfact, fact2 = _gap_terms(T)
+        pbfact1, fact1 = _gap_terms(Tn)
+        pbo = (m["VJ"] - pbfact1) / fact1
+        gmaold = (m["VJ"] - pbo) / pbo
+        vj = pbfact + fact2 * pbo
+        gmanew = (vj - pbo) / pbo
+        cj = m["CJO"] / (1 + grading * (400e-6 * (Tn - REFTEMP) - gmaold))
+        out["CJO"] = cj * (1 + grading * (400e-6 * (T - REFTEMP) - gmanew))
+    else:
+        vj = m["VJ"] - c["TPB"] * (T - REFTEMP)
+        out["CJO"] = m["CJO"] * (1 + c["CTA"] * (T - REFTEMP))
     out["VJ"] = min(vj, 1.0 / m["FC"]) if m["FC"] > 0 else vj  # ngspice limits FC VJ to 1
+    if m.get("BV") is not None:
+        out["BV"] = m["BV"] - c["TCV"] * dt if c["TLEV"] == 0.0 else m["BV"] * (1 - c["TCV"] * dt)
+    out["TT"] = m["TT"] * (1 + c["TTT1"] * dt + c["TTT2"] * dt * dt)
+    out["RS"] = m["RS"] * (1 + c["TRS"] * dt + c["TRS2"] * dt * dt)
     return out, vt
 
 
@@ -177,7 +217,9 @@ class Diode(Element):
     capacitor given by its own energy function). ``temp`` (°C) simulates the
     diode at another temperature than the model's ``TNOM`` (or ``tnom``, °C;
     both 27 °C by default): ``IS``, ``VJ``, ``CJO``, the breakdown knee and ``Vt``
-    follow ngspice's laws (:func:`temperature_adjusted`, with ``EG`` and ``XTI``).
+    follow ngspice's laws (:func:`temperature_adjusted`, with ``EG`` and ``XTI``), and so do ``RS``, ``TT``,
+    ``M`` and the breakdown voltage with the temperature coefficients of :class:`DiodeModel` given as keywords
+    (``TRS=``, ``TCV=``, ``TLEVC=``, ...).
 
     >>> Diode("D1", "a", "k", model=DiodeModel(IS=1e-15, RS=2)).terminals
     ('a', 'k')
@@ -189,10 +231,14 @@ class Diode(Element):
 
     def __init__(self, name, anode, cathode, IS=None, N=None, RS=None, model=None, gmin=1e-12, vt=VT,
                  BV=None, IBV=None, NBV=None, CJO=None, VJ=None, M=None, FC=None, TT=None, EG=None, XTI=None,
-                 TNOM=None, temp=None, tnom=None):
+                 TNOM=None, temp=None, tnom=None, **coefficients):
         m = model.as_dict() if model is not None else dict(DiodeModel.PARAMETERS)
+        unknown = sorted(set(coefficients) - set(TEMPERATURE_COEFFICIENTS))
+        if unknown:
+            raise ElementError(f"{name}: unknown diode parameter(s) {', '.join(unknown)} (a diode takes "
+                               f"{', '.join(DiodeModel.PARAMETERS)})")
         given = dict(IS=IS, N=N, RS=RS, BV=BV, IBV=IBV, NBV=NBV, CJO=CJO, VJ=VJ, M=M, FC=FC, TT=TT, EG=EG, XTI=XTI,
-                     TNOM=TNOM)
+                     TNOM=TNOM, **coefficients)
         for key, val in given.items():
             if val is not None:
                 m[key] = float(val)
@@ -210,28 +256,35 @@ class Diode(Element):
             except ElementError as exc:
                 raise ElementError(f"{name}: {exc}") from None
             self.temperature = 27.0 if temp is None else float(temp)
-        values = {"IS": t["IS"], "N": m["N"], "RS": m["RS"], "gmin": gmin, "vt": vt}
+        if m["RS"] > 0:
+            require_positive(name, f"RS at {self.temperature:g} °C (TRS, TRS2)" if self.temperature is not None
+                             else "RS", t["RS"])
+        values = {"IS": t["IS"], "N": m["N"], "RS": t["RS"], "gmin": gmin, "vt": vt}
         if m["BV"] is not None:
             require_positive(name, "BV", m["BV"])
             require_positive(name, "IBV", m["IBV"])
             nbv = m["NBV"] if m["NBV"] is not None else m["N"]
             require_positive(name, "NBV", nbv)
             # the law's own parameters: the knee xbv and the breakdown's N Vt
-            values["BV"] = breakdown_voltage(m["BV"], m["IBV"], t["IS"], nbv, vt)
+            if t["BV"] <= 0:
+                raise ElementError(f"{name}: the breakdown voltage at {self.temperature:g} °C is {t['BV']:g} V (TCV "
+                                   "too large for this temperature); it must stay positive")
+            values["BV"] = breakdown_voltage(t["BV"], m["IBV"], t["IS"], nbv, vt)
             values["NBV"] = float(nbv)
             self.model_parameters.update(BV=float(m["BV"]), IBV=float(m["IBV"]), NBV=float(nbv))
         if m["CJO"] > 0 or m["TT"] > 0:
             require_positive(name, "CJO", m["CJO"], allow_zero=True)
             require_positive(name, "TT", m["TT"], allow_zero=True)
             require_positive(name, "VJ", m["VJ"])
-            if not 0 < m["M"] < 1:
-                raise ElementError(f"{name}: the grading coefficient M = {m['M']:g} must lie in (0, 1)")
+            if not 0 < m["M"] < 1 or not 0 < t["M"] < 1:
+                raise ElementError(f"{name}: the grading coefficient M = {m['M']:g} (at the temperature "
+                                   f"{t['M']:g}) must lie in (0, 1)")
             if not 0 <= m["FC"] < 1:
                 raise ElementError(f"{name}: the depletion coefficient FC = {m['FC']:g} must lie in [0, 1)")
             for key in ("CJO", "VJ", "M", "FC", "TT"):
                 values[key] = float(t[key])
                 self.model_parameters[key] = float(m[key])
-        for key in ("EG", "XTI", "TNOM"):  # the temperature law, when it is not the default
+        for key in ("EG", "XTI", "TNOM", *TEMPERATURE_COEFFICIENTS):  # the temperature law, when not the default
             if m[key] is not None and m[key] != DiodeModel.PARAMETERS[key]:
                 self.model_parameters[key] = float(m[key])
         a, k = node_name(anode), node_name(cathode)

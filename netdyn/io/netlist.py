@@ -94,18 +94,27 @@ SKIPPED_CARDS = {
     ".disto": "analysis (netdyn runs transients)",
 }
 #: .model parameters netdyn's diode takes
-DIODE_PARAMETERS = ("is", "n", "rs", "bv", "ibv", "nbv", "cjo", "vj", "m", "fc", "tt", "eg", "xti", "tnom")
+DIODE_PARAMETERS = ("is", "n", "rs", "bv", "ibv", "nbv", "cjo", "vj", "m", "fc", "tt", "eg", "xti", "tnom",
+                    "tlev", "tlevc", "cta", "tpb", "tcv", "trs", "trs2", "ttt1", "ttt2", "tm1", "tm2")
 #: ngspice's other spellings of them
-DIODE_ALIASES = {"cj0": "cjo", "cj": "cjo", "pb": "vj", "mj": "m"}
+DIODE_ALIASES = {"cj0": "cjo", "cj": "cjo", "pb": "vj", "mj": "m", "js": "is", "ib": "ibv", "tref": "tnom",
+                 "trs1": "trs", "ctc": "cta", "tvj": "tpb"}
+#: names that are no ngspice diode model parameter, with what to write instead
+DIODE_HINTS = {"tt1": "the transit time's temperature coefficients are TTT1 and TTT2",
+               "tt2": "the transit time's temperature coefficients are TTT1 and TTT2",
+               "temp": "the device temperature is an instance parameter: D1 a k model TEMP=75 (or .temp 75)",
+               "dtemp": "the temperature offset is an instance parameter: D1 a k model DTEMP=10"}
+#: instance parameters of a D line: the area factor and the device's own temperature (°C) or offset from the
+#: circuit's
+DIODE_INSTANCE = ("area", "temp", "dtemp")
 #: ngspice diode parameters netdyn reads but does not model (charge storage, temperature, noise, high
 #: injection, sidewall and tunnel currents): each is reported once per netlist (a note and a warning) and
 #: left out; a name that is no diode parameter at all is refused
 DIODE_NOT_MODELLED = (
     "kf", "af", "ikf", "ik", "ikr",
-    "isr", "nr", "cjsw", "cjp", "vjsw", "php", "mjsw", "fcs", "jsw", "ns", "trs", "trs1", "trs2", "tt1", "tt2",
-    "ttt1", "ttt2", "tm1", "tm2", "tcv", "tlev", "tlevc", "cta", "ctp", "tpb", "tphp", "level", "area", "pj",
+    "isr", "nr", "cjsw", "cjp", "vjsw", "php", "mjsw", "fcs", "jsw", "ns", "ctp", "tphp", "level", "area", "pj",
     "lm", "lp", "wm", "wp", "xom", "xoi", "xm", "xp", "jtun", "jtunsw", "ntun", "xtitun", "keg", "isw", "rth0",
-    "cth0", "bv_max", "fv_max", "id_max", "pd_max", "te_max", "gap1", "gap2", "d", "dtemp", "temp", "expli",
+    "cth0", "bv_max", "fv_max", "id_max", "pd_max", "te_max", "gap1", "gap2", "d", "expli",
     "explir", "vp", "bvj", "bvdc",
 )
 UNSUPPORTED_CARDS = {
@@ -868,9 +877,21 @@ class _Reader:
     def _diode(self, card, params, prefix, portmap):
         toks = card.tokens
         pos, pairs = _keyvals(toks[1:], card.line, toks[0])
-        if pairs or len(pos) not in (3, 4):
-            raise ParseError(f"{toks[0]}: a diode card is '{toks[0]} anode cathode model [area]' (OFF and IC= "
-                             "are not supported)", card.line)
+        inst = {}
+        for k, v in pairs:
+            if k.lower() not in DIODE_INSTANCE or k.lower() in inst:
+                raise ParseError(f"{toks[0]}: {k.upper()}= is not taken on a diode card ('{toks[0]} anode cathode "
+                                 "model [area] [AREA=a] [TEMP=°C] [DTEMP=°C]', each once; OFF, IC=, M=, PJ= are "
+                                 "not supported)", card.line)
+            inst[k.lower()] = self.value(v, params, card.line)
+        if len(pos) not in (3, 4) or (len(pos) == 4 and "area" in inst):
+            raise ParseError(f"{toks[0]}: a diode card is '{toks[0]} anode cathode model [area] [TEMP=°C] "
+                             "[DTEMP=°C]' (OFF and IC= are not supported)", card.line)
+        if "temp" in inst and "dtemp" in inst:
+            raise ParseError(f"{toks[0]}: TEMP= sets the device's temperature, DTEMP= its offset from the "
+                             "circuit's: give one", card.line)
+        if inst.get("temp", 0.0) <= -273.15:
+            raise ParseError(f"{toks[0]}: TEMP = {inst['temp']:g} °C is below absolute zero", card.line)
         name = self.element_name(toks[0], prefix, card.line)
         model = self.models.get(pos[2].lower())
         if model is None:
@@ -880,19 +901,19 @@ class _Reader:
         if mtype != "d":
             raise ParseError(f"{toks[0]}: model {pos[2]!r} (line {mline}) is of type {mtype.upper()}, not D",
                              card.line)
-        area = self.value(pos[3], params, card.line) if len(pos) == 4 else 1.0
+        area = self.value(pos[3], params, card.line) if len(pos) == 4 else inst.get("area", 1.0)
         if area <= 0:
             raise ParseError(f"{toks[0]}: area {area:g} must be positive", card.line)
         values = {"IS": mparams.get("is", 1e-14) * area, "N": mparams.get("n", 1.0),
                   "RS": mparams.get("rs", 0.0) / area}
         if "bv" in mparams:  # ngspice (level 1): the breakdown current IBV is not scaled by the area
             values.update(BV=mparams["bv"], IBV=mparams.get("ibv", 1e-3), NBV=mparams.get("nbv"))
-        values.update({k.upper(): mparams[k] for k in ("eg", "xti", "tnom") if k in mparams})
+        values.update({k.upper(): mparams[k] for k in DIODE_PARAMETERS[11:] if k in mparams})
         if mparams.get("cjo", 0.0) > 0 or mparams.get("tt", 0.0) > 0:  # the depletion capacitance scales with area
             values.update(CJO=mparams.get("cjo", 0.0) * area, VJ=mparams.get("vj", 1.0), M=mparams.get("m", 0.5),
                           FC=mparams.get("fc", 0.5), TT=mparams.get("tt", 0.0))
         nodes = (self.node(pos[0], prefix, portmap), self.node(pos[1], prefix, portmap))
-        self.element_specs.append((card, "d", name, nodes, (pos[2], values)))
+        self.element_specs.append((card, "d", name, nodes, (pos[2], values, area, inst)))
 
     def _models(self, top, params):
         """All .model cards (anywhere: SPICE reads them before the elements)."""
@@ -923,9 +944,13 @@ class _Reader:
                 self._not_modelled(key, name, card.line)
                 continue
             if key not in DIODE_PARAMETERS:
-                raise ParseError(f".model {name}: {k.upper()} is not a diode parameter (netdyn's diode takes "
+                hint = f"{DIODE_HINTS[key]}; " if key in DIODE_HINTS else ""
+                raise ParseError(f".model {name}: {k.upper()} is not a diode parameter ({hint}netdyn's diode takes "
                                  f"{', '.join(x.upper() for x in DIODE_PARAMETERS)})", card.line)
             values[key] = self.value(v, params, card.line)
+            if key in ("tlev", "tlevc") and values[key] not in (0.0, 1.0):
+                raise ParseError(f".model {name}: {k.upper()} = {values[key]:g}: netdyn has ngspice's temperature "
+                                 "laws 0 and 1", card.line)
         if name.lower() in self.models:
             raise ParseError(f".model {name} defined twice (first at line {self.models[name.lower()][2]})", card.line)
         self.models[name.lower()] = (mtype, values, card.line)
@@ -1030,12 +1055,16 @@ class _Reader:
                                                                         _spelled(self.element_specs, sense), value)
                 elif letter == "d":
                     kw = dict(value[1])
-                    if self.temp is not None:
-                        kw["temp"] = self.temp
+                    inst = value[3]
+                    if "temp" in inst:          # the device's own temperature, else the circuit's plus DTEMP
+                        kw["temp"] = inst["temp"]
+                    elif self.temp is not None or "dtemp" in inst:
+                        kw["temp"] = (27.0 if self.temp is None else self.temp) + inst.get("dtemp", 0.0)
                     if self.tnom is not None and "TNOM" not in kw:  # a model's own TNOM comes first
                         kw["TNOM"] = self.tnom
                     element = Diode(name, *nodes, **kw)
                     element.spice_model = value[0]
+                    element.spice_instance = dict(inst, area=value[2])  # as written on the card (write_netlist)
                 else:
                     cls = {"r": el.Resistor, "l": el.Inductor, "c": el.Capacitor,
                            "v": el.VoltageSource, "i": el.CurrentSource}[letter]
