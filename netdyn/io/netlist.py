@@ -1099,6 +1099,7 @@ class _Reader:
         net.analyses = list(self.analyses)
         net.ac = self.ac
         net.ac_sources = dict(self.ac_sources)
+        net.temp, net.tnom = self.temp, self.tnom  # °C (.temp, .options temp= tnom=), None where not given
         return net
 
 

@@ -287,7 +287,11 @@ def write_netlist(net, tran=None, params=None, title=None):
     or ``(tstep, tstop[, tstart[, tmax]])``) adds a ``.tran`` card; by default
     the network's own ``tran`` is used when it has one.  ``params`` gives
     values for symbolic element values.  ``net.initial_voltages`` become a
-    ``.ic`` card, ``net.element_ic`` the ``ic=`` of capacitors and inductors.
+    ``.ic`` card, ``net.element_ic`` the ``ic=`` of capacitors and inductors, ``net.ac_sources`` the
+    ``AC mag phase`` of sources, ``net.temp``/``net.tnom`` the ``.temp`` and ``.options tnom=`` cards,
+    ``net.analyses``/``net.ac`` the ``.op`` and ``.ac`` cards; a diode's ``.model`` holds every parameter
+    it models (temperature coefficients included), its line the ``TEMP=``/``DTEMP=`` it was read with (or
+    ``TEMP=`` where its temperature is not the circuit's).
     Raises :class:`~netdyn.errors.NetdynError` for elements SPICE cannot
     express or values without a number.
 
@@ -318,8 +322,14 @@ def write_netlist(net, tran=None, params=None, title=None):
         elif kind in ("V", "I"):
             a, b = (nodes[n] for n in element.terminals)
             card, bexpr = _source_text(element.values["value"], f"{name}: value", params)
+            ac = (getattr(net, "ac_sources", None) or {}).get(name)
             if card is not None:
+                if ac is not None:
+                    card += f" AC {_fmt(ac[0])} {_fmt(ac[1])}"
                 lines.append(f"{spice} {a} {b} {card}")
+            elif ac is not None:
+                raise NetdynError(f"{name}: an AC value on a source whose waveform SPICE writes as a B source "
+                                  "(a behavioural expression) has no card; drop it from net.ac_sources")
             else:
                 lines.append(f"B{spice} {a} {b} {'V' if kind == 'V' else 'I'}={{{bexpr}}}")
         elif kind == "K":
@@ -371,16 +381,52 @@ def write_netlist(net, tran=None, params=None, title=None):
             a, k = (nodes[n] for n in element.terminals)
             card = "D(" + " ".join(f"{k}={_fmt(v)}" for k, v in element.model_parameters.items()) + ")"
             model = models.setdefault(card, f"dmod{len(models) + 1}")
-            lines.append(f"{spice} {a} {k} {model}")
+            lines.append(f"{spice} {a} {k} {model}{_diode_temperature(net, element)}")
     lines += [f".model {model} {card}" for card, model in models.items()]
     ics = getattr(net, "initial_voltages", None) or {}
     if ics:
         lines.append(".ic " + " ".join(f"v({nodes.get(n, n)})={_fmt(v)}" for n, v in ics.items()))
+    lines += _circuit_cards(net)
     tran_card = _as_tran(tran if tran is not None else getattr(net, "tran", None))
     if tran_card:
         lines.append(tran_card)
     lines.append(".end")
     return "\n".join(lines) + "\n"
+
+
+def _diode_temperature(net, element):
+    """A D line's ``TEMP=``/``DTEMP=``: as its netlist gave them, else ``TEMP=`` where the diode's
+    temperature is not the circuit's (``net.temp``, else 27 °C)."""
+    inst = getattr(element, "spice_instance", None) or {}
+    if "temp" in inst:
+        return f" TEMP={_fmt(inst['temp'])}"
+    if "dtemp" in inst:
+        return f" DTEMP={_fmt(inst['dtemp'])}"
+    circuit = getattr(net, "temp", None)
+    own = element.temperature
+    if own is not None and own != (27.0 if circuit is None else circuit):
+        return f" TEMP={_fmt(own)}"
+    return ""
+
+
+def _circuit_cards(net):
+    """``.temp``, ``.options tnom=``, ``.op`` and ``.ac`` of a network read from a netlist (``net.temp``,
+    ``net.tnom``, ``net.analyses``, ``net.ac``)."""
+    out = []
+    if getattr(net, "temp", None) is not None:
+        out.append(f".temp {_fmt(net.temp)}")
+    if getattr(net, "tnom", None) is not None:
+        out.append(f".options tnom={_fmt(net.tnom)}")
+    ac = getattr(net, "ac", None)
+    analyses = list(getattr(net, "analyses", None) or [])
+    if ac is not None and ".ac" not in analyses:
+        analyses.append(".ac")
+    for card in analyses:
+        if card == ".op":
+            out.append(".op")
+        elif card == ".ac" and ac is not None:
+            out.append(f".ac {ac['sweep']} {ac['points']} {_fmt(ac['fstart'])} {_fmt(ac['fstop'])}")
+    return out
 
 
 # --- running ngspice --------------------------------------------------------------------------
