@@ -137,6 +137,11 @@ def test_temperature_coefficients_equal_ngspice_at_two_temperatures():
             net = netdyn.read_netlist(deck)
         sol = netdyn.simulate(net, None, t_eval=times)
         assert sol.method == "circuit"
+        # the deck write_netlist makes of it means the same to ngspice (.temp, TEMP=, DTEMP=, coefficients)
+        ng2 = run_ngspice(netdyn.write_netlist(net), ["v(out)", "v(mid)"], tstop=2e-6, tstep=2e-9, tmax=1e-9,
+                          uic=False, options=dict(reltol=1e-6, abstol=1e-15, vntol=1e-9))
         for node in ("out", "mid"):
             ref = np.interp(times, ng["time"], ng[f"v({node})"])
             assert np.max(np.abs(sol.voltage(node) - ref)) < 1e-4 * np.max(np.abs(ref)), (temp, node)
+            again = np.interp(times, ng2["time"], ng2[f"v({node})"])
+            assert np.max(np.abs(again - ref)) < 1e-9 * np.max(np.abs(ref)), (temp, node)
