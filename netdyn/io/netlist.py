@@ -21,8 +21,8 @@ that maps onto netdyn's linear circuit elements:
   ``.options``, ``.control`` blocks, output and other-analysis cards are skipped with a note.
 
 Controlled sources ``E``/``G`` (``n+ n- nc+ nc- value``) and ``F``/``H``
-(``n+ n- Vname value``), diodes ``D name a k model [area]`` with
-``.model NAME D(IS= N= RS= ...)``, and ``.op`` / ``.ac DEC|OCT|LIN n f1 f2``
+(``n+ n- Vname value``), diodes ``D name a k model [area] [TEMP=°C] [DTEMP=°C]`` with
+``.model NAME D(IS= N= RS= ...)`` (the temperature coefficients of :data:`DIODE_PARAMETERS` included), and ``.op`` / ``.ac DEC|OCT|LIN n f1 f2``
 (``net.analyses``, ``net.ac``; a source's ``AC mag [phase]`` goes to
 ``net.ac_sources``) are read too. Anything else (transistors, other model
 types or diode parameters, ``.include``, unknown dot-cards) raises
@@ -32,7 +32,8 @@ What the netlist says beyond its elements is kept on the returned network:
 ``net.title``, ``net.tran`` (a :class:`~netdyn.io.cards.TranCard`: ``tstep``, ``tstop``, ``tstart``,
 ``tmax``, ``uic``; or None), ``net.initial_voltages`` (``.ic``: node -> volts),
 ``net.element_ic`` (``ic=`` of capacitors, volts, and inductors, amperes),
-``net.params`` (the evaluated top-level ``.param`` values) and
+``net.params`` (the evaluated top-level ``.param`` values), ``net.temp`` and ``net.tnom`` (°C, ``.temp``
+and ``.options temp= tnom=``; None where not given) and
 ``net.netlist_notes`` (what was skipped or defaulted, one string a note).
 
 >>> net = read_netlist('''RC low-pass
