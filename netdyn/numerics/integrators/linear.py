@@ -76,6 +76,7 @@ def linear_dae(lin, reduce=True):
     dae = LinearDAE(red.E, red.J, sps.csr_array(red.G), [time_function(u) for u in exprs],
                     error_rows=np.arange(n + nI), jumps=np.arange(len(lin.inputs), len(exprs)))
     dae.exprs, dae.hidden, dae.E0, dae.J0, dae.labels = exprs, red, E, J, labels
+    dae.rate_rows = np.arange(n, n + nI)  # y = [q, f_I, μ]
     return dae, I
 
 
