@@ -25,6 +25,7 @@ from netdyn.errors import ModelError, SingularSystemError
 from netdyn.numerics.integrators.linear import LinearRadau, linear_dae, prepared_dae
 from netdyn.numerics.integrators.radau import consistent_rates
 from netdyn.numerics.solution import Solution
+from netdyn.numerics.sensed import sensed_columns
 from netdyn.numerics.stamp import LinearNetwork, NotLinear, linear_network
 from netdyn.lagrange.sources import breakpoints
 from netdyn.numerics.compiled import compile_model
@@ -125,7 +126,8 @@ def simulate_linear(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-8, atol=
     t_eval = np.linspace(t0, t1, 1001) if t_eval is None else np.asarray(t_eval, dtype=float)
     q0, q_given = _values(lin.names, q0, "q")
     f0, f_given = _values(lin.names, f0, "f")
-    integrator = LinearRadau(lin, max_step=max_step, corners=_corners(lin.inputs, t0, t1), given=(q_given, f_given))
+    integrator = LinearRadau(lin, max_step=max_step, corners=_corners(lin.inputs, t0, t1), given=(q_given, f_given),
+                             sensed=sensed_columns(lin, net))
     return LinearSolution(net, lin, integrator.integrate(t0, t1, q0, f0, t_eval, rtol, atol, progress))
 
 
