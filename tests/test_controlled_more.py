@@ -81,3 +81,20 @@ def test_op_amp_macro_model_linearizes_to_its_minimal_order_in_every_formulation
     pole = -(1 + r / (Ri * Rf * (1 / Ri + 1 / Rf + 1 / Rg))) / (Rz * Cz)
     for form, p in poles.items():
         assert abs(p - pole) < 1e-9 * abs(pole), form
+
+
+def test_gain_loop_verdict_is_the_same_in_every_formulation():
+    # v(n2) = g v(n2) behind 1 kΩ and 1 µF: the verdict is taken on the node pencil whatever formulation runs
+    # (GAIN_LOOP_TOL = 1e-7 there, |g - 1| < ~2e-7 refused). Before: at g - 1 = 1e-8 loop refused while branch
+    # and node simulated, at 1e-10 node still simulated
+    from netdyn.errors import SingularSystemError
+    from test_random_circuits import _gain_loop
+    for dg in (1e-8, 1e-10):
+        for form in ("branch", "loop", "node"):
+            with pytest.raises(SingularSystemError, match=r"^E1: the gain loop"):
+                netdyn.simulate(_gain_loop(1 + dg).network(), (0, 1e-4), formulation=form)
+    for form in ("branch", "loop", "node"):   # |g - 1| = 1e-6: well-posed, v(n2) = 0, R1 carries 1 mA
+        sol = netdyn.simulate(_gain_loop(1 + 1e-6).network(), (0, 1e-4), t_eval=np.linspace(0, 1e-4, 5),
+                              formulation=form)
+        assert sol.method == "linear" and np.max(np.abs(sol.voltage("n2"))) < 1e-12, form
+        assert np.allclose(sol.current("R1"), 1e-3, rtol=1e-9), form
