@@ -98,3 +98,46 @@ def test_gain_loop_verdict_is_the_same_in_every_formulation():
                               formulation=form)
         assert sol.method == "linear" and np.max(np.abs(sol.voltage("n2"))) < 1e-12, form
         assert np.allclose(sol.current("R1"), 1e-3, rtol=1e-9), form
+
+
+ALL_FOUR = """E G F H
+V1 in 0 DC 0 AC 1
+R1 in a 1k
+C1 a 0 1u
+G1 0 g a 0 1m
+R3 g 0 1k
+C3 g 0 100n
+E1 e 0 g 0 3
+R2 e m 1k
+L1 m s 10m
+Vs s 0 0
+F1 0 f Vs 2
+R4 f 0 500
+C4 f 0 1u
+H1 h 0 Vs 2k
+R5 h x 1k
+C5 x 0 1u
+.ac dec 10 10 100k
+"""
+
+
+@pytest.mark.skipif(NGSPICE is None, reason="ngspice is not installed")
+def test_ac_of_every_controlled_source_equals_ngspice_in_every_formulation_and_the_cli(tmp_path):
+    from netdyn.analysis.ac import frequencies_of
+    from netdyn.cli import main
+    from netdyn.io.spice import run_ngspice_ac
+    probes = ["v(g)", "v(e)", "v(f)", "v(x)", "i(Vs)"]
+    ng = run_ngspice_ac(ALL_FOUR, probes, "dec", 10, 10.0, 1e5)
+    f = frequencies_of("dec", 10, 10.0, 1e5)
+    net = netdyn.read_netlist(ALL_FOUR)
+    for form in ("loop", "branch", "node"):
+        res = netdyn.ac(net, f, input="V1", outputs=probes, formulation=form)
+        for p in probes:
+            assert np.max(np.abs(res[p] / ng[p] - 1)) < 1e-4, (form, p)   # magnitude and phase
+    path = tmp_path / "all.cir"
+    path.write_text(ALL_FOUR)
+    assert main(["ac", str(path), "--outputs", "v(x);v(f)", "--csv", str(tmp_path / "ac.csv")]) == 0
+    table = np.loadtxt(tmp_path / "ac.csv", delimiter=",", skiprows=1)
+    assert np.max(np.abs(table[:, 1] / np.abs(ng["v(x)"]) - 1)) < 1e-4
+    assert np.max(np.abs(table[:, 2] - np.degrees(np.angle(ng["v(x)"])))) < 0.02
+    assert np.max(np.abs(table[:, 3] / np.abs(ng["v(f)"]) - 1)) < 1e-4
