@@ -116,6 +116,7 @@ def to_model(bg, formulation=None, symbolic=False):
     efforts = {}
     flow_constraints, labels = [], []
     reducible = []  # indices of constant homogeneous flow constraints
+    reactions = {}  # servo flow constraint label -> {coordinate: coefficient} (controlled sources' fields)
 
     def effort(b, e):
         efforts[q[b]] = efforts.get(q[b], 0) + e
@@ -168,7 +169,8 @@ def to_model(bg, formulation=None, symbolic=False):
             effort(b1, -s[b1] * r * f[b2])
             effort(b2, s[b1] * r * f[b1])
         elif kind == "field":
-            _field(bg, n, vals, bl, s, q, f, T, V, D, efforts, flow_constraints, labels, parameters, symbolic)
+            field_terms(bg, n, vals, bl, s, q, f, T, V, D, efforts, flow_constraints, labels, parameters, symbolic,
+                   reactions)
         else:  # pragma: no cover - KINDS and this switch are kept together
             raise ModelError(f"{n}: no conversion for kind {kind!r}")
     coords = [q[b] for b in bonds]
@@ -178,6 +180,9 @@ def to_model(bg, formulation=None, symbolic=False):
         coords, T, V, D, efforts, flow_constraints, labels, sub = _reduce(
             bg, bonds, q, T, V, D, efforts, flow_constraints, labels, reducible)
         meta["dependent"] = sub
+        reactions = _reduce_reactions(bg, q, reactions, sub)
+    if reactions:
+        meta["flow_reactions"] = reactions
     meta["signal"] = signal_function(bg, q, meta.get("dependent", {}))
     return LagrangianModel(coords, T=T, V=V, D=D, efforts=efforts, flow_constraints=flow_constraints,
                            flow_constraint_labels=labels, parameters=parameters, name=bg.name, metadata=meta)
@@ -191,7 +196,7 @@ def _user_field(n, kind, vals, bl, s, q, f, T, V, D):
         (T if kind == "I" else D).append(field_function(kind, vals, [s[b] * f[b] for b in bl]))
 
 
-def _field(bg, n, vals, bl, s, q, f, T, V, D, efforts, flow_constraints, labels, parameters, symbolic):
+def field_terms(bg, n, vals, bl, s, q, f, T, V, D, efforts, flow_constraints, labels, parameters, symbolic, reactions):
     """A wrapped network element (or a group of them): its own contribution in its bonds' variables."""
     group = vals["element"]
     kinds = vals["kinds"]
@@ -206,29 +211,43 @@ def _field(bg, n, vals, bl, s, q, f, T, V, D, efforts, flow_constraints, labels,
                 parameters[sym] = v
                 v = sym
             evals[p] = v
-        owner = [el] if el.ports else [next(x for x in group if x.name == c) for c in el.couples]
+        # its own ports, then the ports of the elements it couples (a mutual inductance's inductors, the
+        # voltage source a current-controlled source senses), as in the network's assembly
+        coupled = [next(x for x in group if x.name == c) for c in el.couples]
+        owner = ([el] if el.ports else []) + coupled
         pvs, port_bonds = [], []
         for o in owner:
             for k in range(len(o.ports)):
-                b = port_of[(o.name, k)]
-                pvs.append(PortVariables(kinds[o.ports[k].domain], s[b] * q[b], s[b] * f[b]))
+                b = port_of.get((o.name, k))
+                if b is None:  # a port to the element's internal node (see to_bond_graph): no flow, no bond
+                    pvs.append(PortVariables(kinds[o.ports[k].domain], sp.S.Zero, sp.S.Zero))
+                else:
+                    pvs.append(PortVariables(kinds[o.ports[k].domain], s[b] * q[b], s[b] * f[b]))
                 port_bonds.append(b)
-        if el.couples:
-            for i, c in enumerate(owner):
+        if el.couples and getattr(el, "couples_need_inductance", True):
+            for i, c in enumerate(coupled):
                 L = c.values.get("L")
                 evals[f"L_{i + 1}"] = sp.Symbol(c.name) if symbolic and L.is_number else L
         con = el.contribute(pvs, evals)
+        if con.constraints or con.sensed_reactions:
+            raise ModelError(f"{el.name}: elements with displacement constraints or sensed reactions have no "
+                             "bond-graph form here")
         T.append(con.T)
         V.append(con.V)
         D.append(con.D)
         for k, e in con.efforts.items():
             b = port_bonds[k]
-            efforts[q[b]] = efforts.get(q[b], 0) + s[b] * e
-        if con.constraints:
-            raise ModelError(f"{el.name}: elements with displacement constraints have no bond-graph form here")
-        for c in con.flow_constraints:
+            if b is not None:
+                efforts[q[b]] = efforts.get(q[b], 0) + s[b] * e
+        for j, c in enumerate(con.flow_constraints):
             flow_constraints.append(c)
-            labels.append(f"{el.name} ({n})")
+            labels.append(f"{el.name} ({n})" if len(con.flow_constraints) == 1 else f"{el.name}[{j}] ({n})")
+            if j in con.reactions:  # a servo constraint (controlled source): its multiplier acts on these bonds
+                react = reactions.setdefault(labels[-1], {})
+                for k, coef in con.reactions[j].items():
+                    b = port_bonds[k]
+                    if b is not None:
+                        react[q[b]] = react.get(q[b], 0) + s[b] * coef
 
 
 def _reduce(bg, bonds, q, T, V, D, efforts, flow_constraints, labels, reducible):
@@ -272,6 +291,20 @@ def _reduce(bg, bonds, q, T, V, D, efforts, flow_constraints, labels, reducible)
             {k: v for k, v in new_eff.items() if v != 0}, [x(flow_constraints[k]) for k in keep],
             [labels[k] for k in keep], {bg.coordinate_name(b): {bg.coordinate_name(k): c for k, c in comb.items()}
                                        for b, comb in sub.items()})
+
+
+def _reduce_reactions(bg, q, reactions, sub):
+    """Servo reactions in the free coordinates: a force on ``q_dep = Σ c q_free`` acts on each ``q_free`` times c."""
+    by_name = {bg.coordinate_name(b): b for b in bg.bond_names}
+    dep = {q[by_name[d]]: {q[by_name[k]]: c for k, c in comb.items()} for d, comb in sub.items()}
+    out = {}
+    for label, react in reactions.items():
+        row = {}
+        for coord, coef in react.items():
+            for k, c in dep.get(coord, {coord: 1}).items():
+                row[k] = row.get(k, 0) + c * coef
+        out[label] = {k: v for k, v in row.items() if v != 0}
+    return out
 
 
 # ----------------------------------------------------------------------------------- state equations

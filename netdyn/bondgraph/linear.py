@@ -6,7 +6,10 @@ functions of time, the bond formulation of :func:`~netdyn.bondgraph.convert.to_m
 has constant matrices, written here straight from the elements without any
 symbolic derivation: one coordinate per bond, I → M, R → D, C → K (1/C),
 GY → a skew pair in D, Se → B_e, Sf → a row of A with B_a, 0- and 1-junctions
-and TF → rows of A. The rows and their order are those of ``to_model``, so the
+and TF → rows of A; a ``field`` wrapping linear network elements (coupled
+inductors, controlled sources E, G, F, H) by its own contribution, whose servo
+constraints' reactions (a controlled source's multiplier acting where it
+pushes, not along its own row) fill the matrix ``R``. The rows and their order are those of ``to_model``, so the
 multipliers are the same. The numerics layer integrates it on its linear fast
 path (``netdyn.simulate`` picks it by itself, ``method="linear"``).
 
@@ -25,6 +28,7 @@ import numpy as np
 import scipy.sparse as sps
 import sympy as sp
 
+from netdyn.bondgraph.convert import field_terms
 from netdyn.symbols import t
 
 LINEAR_FORMULATIONS = (None, "bond")
@@ -43,6 +47,7 @@ def linear_form(bg, formulation=None):
     n = len(bonds)
     mats = {k: sps.lil_matrix((n, n)) for k in ("M", "D", "K")}
     rows, labels, inputs, be, ba = [], [], [], [], []   # be/ba: (row, input index, value)
+    servo = {}  # row -> {column: value}: where a servo constraint's multiplier acts (its column of R)
     ports = {}
 
     def number(x, what):
@@ -102,6 +107,8 @@ def linear_form(bg, formulation=None):
                 r = number(vals["ratio"], "ratio")
                 mats["D"][idx[bl[0]], idx[bl[1]]] += s[0] * r
                 mats["D"][idx[bl[1]], idx[bl[0]]] -= s[0] * r
+            elif kind == "field":
+                _field_rows(bg, el, vals, bl, s, bonds, idx, mats, rows, labels, be, ba, servo, source)
             else:
                 raise _Off(f"a {kind} element has no constant linear form")
     except _Off as why:
@@ -116,10 +123,59 @@ def linear_form(bg, formulation=None):
         B_e[i, k] += v
     for i, k, v in ba:
         B_a[i, k] += v
+    R = None
+    if servo:  # Aᵀ but for the servo rows' columns
+        R = sps.lil_matrix(A.T)
+        for r, col in servo.items():
+            R[:, r] = 0.0
+            for j, v in col.items():
+                R[j, r] += v
+        R = R.tocsr()
     form = {"names": [bg.coordinate_name(b) for b in bonds], **{k: m.tocsr() for k, m in mats.items()},
             "A": A.tocsr(), "B_e": B_e.tocsr(), "B_a": B_a.tocsr(), "inputs": inputs, "flow_labels": labels,
-            "formulation": formulation, "ports": ports}
+            "formulation": formulation, "ports": ports, "R": R}
     return form, None
+
+
+def _field_rows(bg, el, vals, bl, s, bonds, idx, mats, rows, labels, be, ba, servo, source):
+    """A field's terms (:func:`~netdyn.bondgraph.convert.field_terms`, in plain symbols) as matrix entries."""
+    q = {b: sp.Symbol(f"_q{i}") for i, b in enumerate(bonds)}
+    f = {b: sp.Symbol(f"_f{i}") for i, b in enumerate(bonds)}
+    T, V, D, efforts, flow, flow_labels, reactions = [], [], [], {}, [], [], {}
+    field_terms(bg, el, vals, bl, dict(zip(bl, s)), q, f, T, V, D, efforts, flow, flow_labels, {}, False, reactions)
+    qs, fs = [q[b] for b in bl], [f[b] for b in bl]
+    col = {q[b]: idx[b] for b in bl} | {f[b]: idx[b] for b in bl}
+
+    def linear(expr, variables, what):
+        expr = sp.expand(sp.sympify(expr))
+        coeffs = {v: expr.coeff(v) for v in variables}
+        rest = sp.expand(expr - sum(c * v for v, c in coeffs.items()))
+        if any(c.free_symbols for c in coeffs.values()) or rest.free_symbols & (set(qs) | set(fs)):
+            raise _Off(f"its {what} is not linear in the port variables")
+        return {v: float(c) for v, c in coeffs.items() if c != 0}, rest
+
+    for target, terms, variables in (("M", T, fs), ("K", V, qs), ("D", D, fs)):
+        energy = sp.expand(sp.Add(*terms))
+        for a in variables:
+            grad, rest = linear(energy.diff(a), variables, f"{target} term")
+            if rest != 0:
+                raise _Off(f"its {target} term has a part that is not quadratic")
+            for v, c in grad.items():
+                mats[target][col[a], col[v]] += c
+    for coord, e in efforts.items():  # M q̈ + D q̇ + K q = effort: -coefficients, the rest an input
+        lin, rest = linear(e, qs + fs, "effort")
+        for v, c in lin.items():
+            mats["K" if v in qs else "D"][col[coord], col[v]] -= c
+        if rest != 0:
+            be.append((col[coord], source(rest, "effort"), 1.0))
+    for c, label in zip(flow, flow_labels):
+        lin, rest = linear(c, fs, "flow constraint")
+        rows.append({col[v]: a for v, a in lin.items()})
+        labels.append(label)
+        if rest != 0:
+            ba.append((len(rows) - 1, source(rest, "flow"), 1.0))
+        if label in reactions:
+            servo[len(rows) - 1] = {col[v]: float(a) for v, a in reactions[label].items()}
 
 
 class _Off(Exception):

@@ -235,6 +235,10 @@ def _add_field(bg, group, port_junction):
            label=type(group[0]).__name__ if len(group) == 1 else "coupled")
     for e in owners:
         for k, p in enumerate(e.ports):
+            if getattr(e, "internal_node", None) in (p.a, p.b):
+                # a port to the element's own internal node (a CCVS's ``<name>#r``): nothing else touches it, so
+                # in the bond graph's charges it carries no flow; the field sees it as a port at rest
+                continue
             j = port_junction(p.domain, p.a, p.b, f"{e.name}_{k + 1}" if len(e.ports) > 1 else e.name)
             b = bg.bond(j, name, name=_fresh_bond(bg, f"{e.name}_{k + 1}" if len(e.ports) > 1 else e.name))
             bg.graph.edges[j, name, b]["port"] = (e.name, k)

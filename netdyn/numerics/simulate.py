@@ -25,6 +25,7 @@ from netdyn.lagrange.sources import breakpoints
 from netdyn.numerics.choice import choose_method, kkt_regular
 from netdyn.numerics.compiled import compile_model
 from netdyn.numerics.initial import consistent_initial_conditions, integrator_tolerance, refuse_projection
+from netdyn.numerics.sensed import sensed_atol, sensed_coordinates
 from netdyn.numerics.integrators import Projection
 from netdyn.numerics.integrators.sparse_ida import ida_for
 from netdyn.numerics.integrators.projection import SOLVERS
@@ -172,6 +173,8 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     if method == "projection":
         check_compiled_loop(asked["compiled_loop"], integrator, progress)
     _check_atol(atol, cm.n)
+    if sensed_coordinates(model):  # F, H read a rate of the charges: their atol in amperes
+        atol = sensed_atol(atol, 2 * cm.n, range(cm.n), requested)
     corners = source_breakpoints(cm, t0, t1)
     t_eval = requested.copy()
     for c in corners:  # output times a hair from a corner are the corner (IDA cannot start that close)

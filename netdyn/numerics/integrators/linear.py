@@ -25,6 +25,7 @@ import sympy as sp
 from netdyn.numerics.compiled import time_function
 from netdyn.numerics.higherindex import algebraic_split, factor, impulse_consistent, index_one_matrix, reduce_index
 from netdyn.numerics.integrators.base import Integrator
+from netdyn.numerics.sensed import sensed_atol
 from netdyn.numerics.integrators.radau import LinearDAE, consistent_rates, fast, radau
 from netdyn.numerics.trajectory import INTERRUPTED, SUCCESS, Trajectory, interrupted_message
 from netdyn.symbols import t as T_SYM
@@ -76,6 +77,7 @@ def linear_dae(lin, reduce=True):
     dae = LinearDAE(red.E, red.J, sps.csr_array(red.G), [time_function(u) for u in exprs],
                     error_rows=np.arange(n + nI), jumps=np.arange(len(lin.inputs), len(exprs)))
     dae.exprs, dae.hidden, dae.E0, dae.J0, dae.labels = exprs, red, E, J, labels
+    dae.rate_rows = np.arange(n, n + nI)  # y = [q, f_I, μ]
     return dae, I
 
 
@@ -192,8 +194,9 @@ class LinearRadau(Integrator):
     name = "linear"
     carries_work = True
 
-    def __init__(self, lin, max_step=np.inf, corners=(), given=None):
+    def __init__(self, lin, max_step=np.inf, corners=(), given=None, sensed=()):
         self.lin, self.max_step, self.corners = lin, max_step, np.asarray(corners, dtype=float)
+        self.sensed = sensed  # coordinates whose rate a controlled source reads: see netdyn.numerics.sensed
         self.dae, self.I, self.solve, self.differential = prepared_dae(lin)
         self.dae.corners = self.corners
         self.given = given
@@ -224,6 +227,8 @@ class LinearRadau(Integrator):
                 u = dae.inputs_after(tt, eps)
                 y = impulse_consistent(dae.E0, dae.J0, dae.hidden, y, u[:, 0], impulsive, cache=jumps)
                 return solve(tt, y[:, None], forcing=dae.G @ u)[1][:, 0]
+        if len(self.sensed):  # F, H read a rate of the charges: their atol in amperes
+            atol = sensed_atol(atol, len(dae.error_rows), range(n), te)
         T, Y, W = radau(dae, grid, y0[:, 0], rtol=rtol, atol=atol, max_step=self.max_step, progress=progress,
                         stats=stats, power=power_function(lin, dae, I), restart=restart)
         keep = np.isin(T, te)

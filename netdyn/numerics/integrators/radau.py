@@ -62,7 +62,9 @@ def fast(M):
 class LinearDAE:
     """``E ẏ = J y + G u(t)`` with sparse ``E``, ``J``, ``G`` and input functions ``u_k(t)``.
 
-    ``error_rows`` selects the components in the error test (default: all).
+    ``error_rows`` selects the components in the error test (default: all); ``rate_rows``, when given, says
+    which of them are rates of others (flows beside charges): the default tolerances then measure both
+    kinds in one unit (a displacement over the time span is a rate).
     """
 
     E: sps.csr_array
@@ -72,6 +74,7 @@ class LinearDAE:
     error_rows: np.ndarray | None = None
     jumps: np.ndarray | None = None  # inputs that may jump at source corners (sources' derivatives)
     corners: np.ndarray | None = None  # the source corners (sorted)
+    rate_rows: np.ndarray | None = None  # error rows that are rates of displacements (see default_atol)
 
     @property
     def size(self):
@@ -262,6 +265,36 @@ def _batch(st, dae, y, t0, h, S, rows, atol, rtol, power):
     return m, (C[:, m - 1].copy() if m else y), e[:m], work
 
 
+#: components held at zero carry the factorization's roundoff, amplified by the system's conditioning (a gain
+#: loop of controlled sources: ~1e-13 of the largest magnitude); no step size removes it, so no component is
+#: asked for less than this absolute accuracy (in units of the largest magnitude)
+ROUNDOFF = 1e-13
+
+
+def default_atol(dae, rows, scale, rtol, span):
+    """Absolute tolerances from each error row's magnitude ``scale`` (a first pass without error control).
+
+    Each row gets ``rtol · 1e-2`` of its magnitude, floored at 1e-9 of the largest magnitude (components held
+    at zero by a constraint, a dead-end branch) and at :data:`ROUNDOFF` of it; displacements and rates
+    (``dae.rate_rows``) are compared in one unit, a displacement over ``span`` being a rate. A system at rest
+    (scale 0) keeps an absolute 1e-12 (a relative floor would underflow to atol = 0).
+
+    >>> import numpy as np, scipy.sparse as sps
+    >>> dae = LinearDAE(sps.eye(2, format="csr"), sps.eye(2, format="csr"), sps.csr_array((2, 0)), [],
+    ...                 rate_rows=np.array([1]))
+    >>> atol = default_atol(dae, np.arange(2), np.array([1e-6, 0.0]), 1e-8, 1e-3)  # q: 1e-6, its rate: 0
+    >>> [float(f"{a:.3g}") for a in atol]  # q: rtol 1e-2 of itself; its rate: ROUNDOFF of 1e-6 / 1e-3
+    [1e-16, 1e-16]
+    """
+    unit = np.ones(rows.size)
+    if dae.rate_rows is not None and span > 0:
+        unit[~np.isin(rows, dae.rate_rows)] = span
+    top = float(np.max(scale / unit, initial=0.0))  # (no rows: a network without unknowns)
+    if top == 0:
+        return np.full(rows.size, 1e-12)
+    return np.maximum(np.maximum(scale, top * unit * 1e-9) * rtol * 1e-2, top * unit * ROUNDOFF)
+
+
 def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, progress=None, stats=None,
           power=None, restart=None):
     """Integrate from ``y0`` at ``t_out[0]``; returns ``(t_out, Y)`` with one column per output time.
@@ -285,13 +318,7 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
         rows = np.arange(dae.size) if dae.error_rows is None else np.asarray(dae.error_rows)
         _, coarse = radau(dae, t_out, y0, rtol=np.inf, atol=np.inf, max_step=max_step,
                           restart=restart)  # no error control
-        scale = np.max(np.abs(coarse[rows]), axis=1)
-        # a floor of 1e-9 of the largest magnitude: components held at zero by a constraint (a dead-end branch)
-        # carry the factorization's roundoff, which no step size removes; a system at rest (scale 0) keeps an
-        # absolute 1e-12 (a relative floor would underflow to atol = 0)
-        top = float(scale.max(initial=0.0))  # (no rows: a network without unknowns, e.g. one resistor in loops)
-        floor = top * 1e-9 if top > 0 else 1e-12 / (rtol * 1e-2)
-        atol = np.maximum(scale, floor) * rtol * 1e-2
+        atol = default_atol(dae, rows, np.max(np.abs(coarse[rows]), axis=1), rtol, t_out[-1] - t_out[0])
     t_out = np.asarray(t_out, dtype=float)
     if t_out.ndim != 1 or t_out.size < 1 or np.any(np.diff(t_out) <= 0):
         raise IntegrationError("output times must increase strictly")
