@@ -137,11 +137,11 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         raise IntegrationError("method='circuit' runs the network's own numeric values; params= overrides need "
                                "the symbolic path: method='auto', 'projection' or 'ida'")
     if method in ("auto", "circuit") and not params:
-        from netdyn.numerics.nonlinearsim import simulate_circuit, try_circuit  # linear + diodes: Newton, BDF
+        from netdyn.numerics.nonlinearsim import RTOL_FLOOR, simulate_circuit, try_circuit  # Newton, BDF
         circuit = try_circuit(system, formulation)
         if circuit is not None:
             check_path("circuit", method, **asked)
-            return simulate_circuit(system, t_span, q0, f0, _output_times(t_span, t_eval), rtol=max(rtol, 1e-6),
+            return simulate_circuit(system, t_span, q0, f0, _output_times(t_span, t_eval), rtol=max(rtol, RTOL_FLOOR),
                                     atol=atol, max_step=max_step, circuit=circuit, progress=progress)
         if method == "circuit":
             raise IntegrationError("method='circuit' needs a network that is linear except for nonlinear "
