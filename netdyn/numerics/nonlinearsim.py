@@ -191,8 +191,9 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
     N = dae.size
     t0, t1 = float(t_span[0]), float(t_span[1])
     t_eval = np.linspace(t0, t1, 1001) if t_eval is None else np.asarray(t_eval, dtype=float)
-    corners = [float(x) for x in _corners(c.lin.inputs, t0, t1)]
-    targets = np.union1d(t_eval[(t_eval > t0) & (t_eval <= t1)], corners + [t1])
+    inside = t_eval[(t_eval > t0) & (t_eval <= t1)]
+    corners = _snapped([float(x) for x in _corners(c.lin.inputs, t0, t1)], inside, 1e-12 * (t1 - t0))
+    targets = np.union1d(inside, corners + [t1])
     t_eval_set, corner_set = set(t_eval.tolist()), set(corners)
     y = np.zeros(N)
     q_given, f_given = _values(c.lin.names, q0, "q")[0], _values(c.lin.names, f0, "f")[0]
@@ -247,6 +248,20 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
     sol.junction_energy = None if W is None else totals["junction"]
     sol.circuit_stepper = stepper.name + ("" if done is None else " loop")
     return sol
+
+
+def _snapped(corners, times, tol):
+    """The source corners, each moved onto an output time within ``tol`` of it: a corner computed as
+    ``6.000000000000001e-4`` beside the output ``6e-4`` would otherwise leave a step of 1e-19 between the two,
+    whose rates of rates are roundoff over 1e-19."""
+    if not len(times):
+        return corners
+    idx = np.clip(np.searchsorted(times, corners), 1, len(times) - 1) if len(times) > 1 else np.zeros(len(corners), int)
+    out = []
+    for c, j in zip(corners, np.atleast_1d(idx)):
+        near = min((times[k] for k in (j - 1, j) if 0 <= k < len(times)), key=lambda x: abs(x - c))
+        out.append(float(near) if abs(near - c) <= tol else c)
+    return out
 
 
 def _step_loop(stepper, t0, t1, h, max_step, targets, corner_set, t_eval_set, y, yd, progress):
