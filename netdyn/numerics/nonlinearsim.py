@@ -284,7 +284,7 @@ def _step_loop(stepper, t0, t1, h, max_step, targets, corner_set, t_eval_set, y,
         grow = 0.9 * (1.0 / max(e, 1e-10)) ** (1 / (order + 1))
         if not ok or e > 1.0:
             h = h_try * (0.25 if not ok else max(0.1, min(0.9, grow)))
-            if h < 1e-14 * max(t1 - t0, 1.0):
+            if h < 1e-14 * (t1 - t0):
                 raise _too_small(tt, ok)
             continue
         tt = t_new
