@@ -35,7 +35,7 @@ from netdyn.numerics.integrators.linear import linear_dae
 from netdyn.numerics.linearsim import LinearSolution, _corners, _values
 from netdyn.graph.gcpause import paused_gc
 from netdyn.numerics.operating_point import port_incidence
-from netdyn.numerics.circuit_kernel import CORNER_STEP, RESTART_STEP
+from netdyn.numerics.circuit_kernel import RESTART_STEP
 
 #: the initial jump (:func:`_jump`): backward-Euler steps of these fractions of the span, the first that
 #: converges (no longer than the first step of the run, 1e-6 of the span)
@@ -305,8 +305,8 @@ def _step_loop(stepper, t0, t1, h, max_step, targets, corner_set, t_eval_set, y,
         h_next = min(h_try * min(2.0, max(0.2, grow)), max_step)
         h = max(h, h_next) if hit else h_next  # a step cut short by a target does not shrink the next one
         h = min(h, max_step)
-        if restart:  # the step after a corner has no error estimate (no history): a small fraction of the last
-            h = (RESTART_STEP if nsteps == 1 else CORNER_STEP) * min(h, h_try)
+        if restart:  # the step after a corner has no error estimate (no history): a tenth of the last one
+            h = RESTART_STEP * min(h, h_try)
         order = 1 if restart else 2
         if hit:
             if target in t_eval_set:
