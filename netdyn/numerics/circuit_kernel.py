@@ -548,7 +548,16 @@ def rate_of_rates(t_new, yd, ht, hr, nh, order, tw, w0, w1, w2, ydd):
     through the rates ``yd`` (new) and ``hr`` (rows of the history ``ht``, ``nh`` points) at the points of the
     step's BDF formula (its order as :func:`_bdf_weights` clips it). A node voltage without capacitance is such
     a rate (of its flux): its rate comes from the step's solution, one-sided after a source corner, never
-    from differences of output samples."""
+    from differences of output samples.
+
+    >>> import numpy as np
+    >>> ht, hr = np.array([0.0, 1.0, 0.0, 0.0]), np.zeros((4, 1))
+    >>> hr[:2, 0] = 0.0, 2.0                                   # ẏ = 2 t at t = 0 and 1
+    >>> ydd = np.zeros(1)
+    >>> rate_of_rates(2.0, np.array([4.0]), ht, hr, 2, 2, np.zeros(3), np.zeros(3), np.zeros(3), np.zeros(3), ydd)
+    >>> ydd.tolist()                                           # ÿ = 2
+    [2.0]
+    """
     npts = min(order, max(nh - 1, 1)) + 1
     tw[0] = t_new
     for j in range(1, npts):
