@@ -61,7 +61,8 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     t_eval : array_like, optional
         Output times inside the span; default 1001 equally spaced times.
     rtol : float
-        Relative tolerance (default 1e-8).
+        Relative tolerance (default 1e-8; the circuit path runs at no less than
+        :data:`~netdyn.numerics.nonlinearsim.RTOL_FLOOR`, 1e-7).
     atol : float or array of length 2n, optional
         Absolute tolerance of ``[q, f]``; ``None`` scales it to each variable's magnitude from a coarse
         first pass, so nanocoulombs and radians are integrated equally well.
