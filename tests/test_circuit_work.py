@@ -34,8 +34,8 @@ def test_power_balance_closes_with_201_outputs(deck, rtol):
     net = netdyn.read_netlist(deck)
     tstop = net.tran.tstop
     q0, f0 = spice_initial_state(net)  # from the DC operating point, as netdyn.simulate starts a netlist
-    # netdyn.simulate holds the circuit path at rtol >= 1e-6, where a junction's current (exponential in its
-    # voltage) is accurate to ~1e-3 only and so is the balance; the BDF's own error falls like rtol^(2/3)
+    # netdyn.simulate holds the circuit path at rtol >= 1e-7 (RTOL_FLOOR), where a junction's current (exponential
+    # in its voltage) and so the balance are accurate to ~4e-4 (half-wave); the BDF's error falls like rtol^(2/3)
     sol = simulate_circuit(net, (0, tstop), q0, f0, t_eval=np.linspace(0, tstop, 201), rtol=rtol)
     assert sol.work is not None
     pb = sol.power_balance()

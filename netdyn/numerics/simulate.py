@@ -62,7 +62,8 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
     t_eval : array_like, optional
         Output times inside the span; default 1001 equally spaced times.
     rtol : float
-        Relative tolerance (default 1e-8).
+        Relative tolerance (default 1e-8; the circuit path runs at no less than
+        :data:`~netdyn.numerics.nonlinearsim.RTOL_FLOOR`, 1e-7).
     atol : float or array of length 2n, optional
         Absolute tolerance of ``[q, f]``; ``None`` scales it to each variable's magnitude from a coarse
         first pass, so nanocoulombs and radians are integrated equally well.
@@ -138,11 +139,11 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=1e
         raise IntegrationError("method='circuit' runs the network's own numeric values; params= overrides need "
                                "the symbolic path: method='auto', 'projection' or 'ida'")
     if method in ("auto", "circuit") and not params:
-        from netdyn.numerics.nonlinearsim import simulate_circuit, try_circuit  # linear + diodes: Newton, BDF
+        from netdyn.numerics.nonlinearsim import RTOL_FLOOR, simulate_circuit, try_circuit  # Newton, BDF
         circuit = try_circuit(system, formulation)
         if circuit is not None:
             check_path("circuit", method, **asked)
-            return simulate_circuit(system, t_span, q0, f0, _output_times(t_span, t_eval), rtol=max(rtol, 1e-6),
+            return simulate_circuit(system, t_span, q0, f0, _output_times(t_span, t_eval), rtol=max(rtol, RTOL_FLOOR),
                                     atol=atol, max_step=max_step, circuit=circuit, progress=progress)
         if method == "circuit":
             raise IntegrationError("method='circuit' needs a network that is linear except for nonlinear "
