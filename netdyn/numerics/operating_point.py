@@ -452,9 +452,13 @@ def _stamp(work, forms, kinds, t0):
 
 
 def _singular_message(net, forms, lin, vcols):
-    return ("the DC operating point is singular: a node with no DC path to ground (only capacitors reach it), "
-            "a loop of inductors and voltage sources, or a cut-set of capacitors and current sources; add a "
-            "resistance, or start the transient from given initial conditions (uic)")
+    from netdyn.numerics.spice_start import dc_singularities
+    found = dc_singularities(net)
+    what = "; ".join(found[:4]) + ("; ..." if len(found) > 4 else "") if found else \
+        ("a node with no DC path to ground (only capacitors reach it), a loop of inductors and voltage sources, "
+         "or a cut-set of capacitors and current sources")
+    return (f"the DC operating point is singular: {what}; add a resistance, or start the transient from given "
+            "initial conditions (.tran ... uic)")
 
 
 def _evaluate_by_law(info, f, t0):
@@ -654,12 +658,6 @@ def spice_initial_state(net, formulation=None):
                     for name, el in net.elements.items() if isinstance(el, (Capacitor, Inductor))}
             op = operating_point(net, hold=hold)
         return op.initial_conditions(formulation)
-    hold = {}
-    for name, el in net.elements.items():
-        if isinstance(el, Capacitor):
-            a, b = el.terminals
-            hold[name] = element_ic.get(name, ics.get(a, 0.0) - ics.get(b, 0.0))
-        elif isinstance(el, Inductor):
-            hold[name] = element_ic.get(name, 0.0)
-    op = operating_point(net, hold=hold)
+    from netdyn.numerics.spice_start import uic_hold  # the values after the jump at t = 0, none over-determined
+    op = operating_point(net, hold=uic_hold(net, element_ic, ics))
     return op.initial_conditions(formulation)
