@@ -25,6 +25,7 @@ from netdyn.errors import ModelError, SingularSystemError
 from netdyn.numerics.integrators.linear import LinearRadau, linear_dae, prepared_dae
 from netdyn.numerics.integrators.radau import consistent_rates
 from netdyn.numerics.solution import Solution
+from netdyn.numerics.spice_start import StateBeforeJump
 from netdyn.numerics.stamp import LinearNetwork, NotLinear, linear_network
 from netdyn.lagrange.sources import breakpoints
 from netdyn.numerics.compiled import compile_model
@@ -148,6 +149,8 @@ def _values(names, given, what):
             raise ModelError(f"unknown coordinate {key!r} in the initial {what}; the coordinates are {names}")
         out[index[key]] = float(v)
         mask[index[key]] = True
+    if isinstance(given, StateBeforeJump):  # a uic deck's stored state: the start jumps from it by impulses
+        mask[:] = False
     return out, mask
 
 

@@ -42,7 +42,7 @@ from netdyn.numerics.stamp import template_key
 from netdyn.graph.gcpause import paused_gc
 from netdyn.symbols import t
 
-__all__ = ["operating_point", "DCOperatingPoint", "spice_initial_state"]
+__all__ = ["operating_point", "DCOperatingPoint", "spice_initial_state", "state_before_jump"]
 
 
 # ------------------------------------------------------------------------------------------ element laws
@@ -658,6 +658,54 @@ def spice_initial_state(net, formulation=None):
                     for name, el in net.elements.items() if isinstance(el, (Capacitor, Inductor))}
             op = operating_point(net, hold=hold)
         return op.initial_conditions(formulation)
-    from netdyn.numerics.spice_start import uic_hold  # the values after the jump at t = 0, none over-determined
-    op = operating_point(net, hold=uic_hold(net, element_ic, ics))
+    from netdyn.numerics.linearsim import try_linear
+    from netdyn.numerics.spice_start import uic_hold
+    if try_linear(net, formulation) is not None:  # the linear path jumps by the circuit's own impulses
+        try:
+            return state_before_jump(net, formulation, element_ic, ics)
+        except InitialConditionError:  # the coordinates cannot hold the state before the jump: after it
+            pass
+    op = operating_point(net, hold=uic_hold(net, element_ic, ics))  # after the jump, none over-determined
     return op.initial_conditions(formulation)
+
+
+def state_before_jump(net, formulation, element_ic, node_ic, t0=0.0):
+    """``(q0, f0)`` (:class:`~netdyn.numerics.spice_start.StateBeforeJump`) holding a ``uic`` deck's capacitor
+    voltages as SPICE states them (before any jump) and its inductor currents after their flux-conserving jump
+    (the rule of :func:`~netdyn.numerics.spice_start.uic_hold`), in the coordinates of ``formulation``. The
+    linear path then takes the capacitors' jump with every impulse the circuit can carry, through controlled
+    sources too (an ``H`` that senses the current of a supply whose
+    capacitor jumps puts an impulse on its own output). Raises
+    :class:`~netdyn.errors.InitialConditionError` when the coordinates cannot hold that state (node
+    voltages cannot hold parallel capacitors at different voltages)."""
+    from netdyn.graph.assemble import resolve_formulation
+    from netdyn.numerics.spice_start import StateBeforeJump, kinds as roles, uic_hold
+    edges = roles(net)
+    after = uic_hold(net, element_ic, node_ic, t0, hold_all=True) if any(k == "L" for _, k, *_ in edges) else {}
+    domains = [d for d in net.domains if d in DOMAINS]
+    forms = resolve_formulation(formulation, domains, net)
+    kinds = {d: ACROSS if forms[d] == "node" else THROUGH for d in domains}
+    lin, info, _ = _stamped(net, forms, kinds, t0)
+    frows, fvals, qrows, qvals = [], [], [], []
+    for name, kind, a, b in edges:
+        if kind not in ("C", "L"):
+            continue
+        if kind == "C":
+            through, across = 0.0, float(element_ic.get(name, node_ic.get(a, 0.0) - node_ic.get(b, 0.0)))
+        else:
+            through, across = float(after[name]), 0.0
+        _, law, vals, combos, keys, pk = info[name]
+        flow = through if pk[0] == THROUGH else across
+        effort = across if pk[0] == THROUGH else through
+        if law.vports:
+            Q = _displacements(net.elements[name], law, vals, np.array([flow]), np.array([effort]), t0, len(keys))
+            qrows.append(combos[0])
+            qvals.append(Q[0])
+        else:
+            frows.append(combos[0])
+            fvals.append(flow)
+    names = list(lin.names)
+    f0 = _least_squares(frows, fvals, len(names), "flows", forms)
+    q0 = _least_squares(qrows, qvals, len(names), "stored displacements", forms)
+    return StateBeforeJump(zip(names, q0)), StateBeforeJump(zip(names, f0))
+

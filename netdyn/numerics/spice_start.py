@@ -22,7 +22,9 @@ operating-point solve to find, so the held values never over-determine it.
 >>> import netdyn
 >>> net = netdyn.read_netlist("par\\nV1 a 0 1\\nR1 a b 1k\\nC1 b 0 1u ic=2\\nC2 b 0 3u\\n.tran 1u 1m uic\\n")
 >>> {k: round(v, 12) for k, v in uic_hold(net, net.element_ic, {}).items()}   # 2 µC shared by 4 µF
-{'C1': 0.5, 'C2': 0.5}
+{'C1': 0.5}
+>>> round(float(netdyn.simulate(net, None, t_eval=[0.0, 1e-6]).voltage("b")[0]), 12)   # C2 follows C1
+0.5
 """
 from __future__ import annotations
 
@@ -31,10 +33,16 @@ import numpy as np
 
 from netdyn.graph import topology
 
-__all__ = ["dc_singularities", "uic_hold"]
+__all__ = ["dc_singularities", "uic_hold", "StateBeforeJump"]
 
 
-def _kinds(net):
+class StateBeforeJump(dict):
+    """Initial coordinates (``q0`` or ``f0``) that hold the stored state *before* ``t0``: the linear path
+    jumps from them by the circuit's own impulses (:func:`~netdyn.numerics.higherindex.impulse_consistent`)
+    instead of treating them as values the user fixed. Any other path reads them as a plain dict."""
+
+
+def kinds(net):
     """Each two-terminal electrical element's role at a jump and at DC: ``(name, kind, a, b)``."""
     from netdyn.components import controlled as ctl
     from netdyn.components import electrical as el
@@ -72,9 +80,9 @@ def dc_singularities(net):
 
     >>> import netdyn
     >>> dc_singularities(netdyn.read_netlist("x\\nV1 a 0 1\\nL1 a 0 1m\\nR1 a 0 1k\\n"))
-    ['a loop of inductors and voltage sources (V1, L1): at DC an inductor is a short']
+    ['a loop of inductors and voltage sources (L1, V1): at DC an inductor is a short']
     """
-    edges = _kinds(net)
+    edges = kinds(net)
     found = []
     g = nx.MultiDiGraph()
     for name, _kind, a, b in edges:
@@ -113,10 +121,11 @@ def _solve(rows, cols, n_rows, n_cols, rhs):
     return np.linalg.lstsq(M, rhs, rcond=None)[0] if n_cols else np.zeros(0)
 
 
-def uic_hold(net, element_ic, node_ic, t0=0.0):
+def uic_hold(net, element_ic, node_ic, t0=0.0, hold_all=False):
     """``{element: value}`` to hold in :func:`~netdyn.numerics.operating_point.operating_point` for a ``uic``
-    start: capacitor voltages and inductor currents after the jump at ``t0`` (see the module's text)."""
-    edges = _kinds(net)
+    start: capacitor voltages and inductor currents after the jump at ``t0`` (see the module's text).
+    ``hold_all=True`` returns instead the current after the jump of every inductor."""
+    edges = kinds(net)
     caps = [(n, a, b) for n, k, a, b in edges if k == "C"]
     inds = [(n, a, b) for n, k, a, b in edges if k == "L"]
     value = {n: float(net.elements[n].values["C" if k == "C" else "L"]) for n, k, *_ in edges if k in "CL"}
@@ -192,6 +201,8 @@ def uic_hold(net, element_ic, node_ic, t0=0.0):
         psi = np.linalg.lstsq(M, rhs, rcond=None)[0] if G else np.zeros(0)
         pot = lambda s: 0.0 if s not in gidx else float(psi[gidx[s]])
         post = {name: pre[name] + (pot(sup[a]) - pot(sup[b])) / value[name] for name, a, b in inds}
+        if hold_all:
+            return post
         # hold every inductor but those whose current the current sources and inductors held before fix
         cut = {n for n, k, *_ in edges if k in ("I", "G")}
         g = _graph(edges)
@@ -203,3 +214,4 @@ def uic_hold(net, element_ic, node_ic, t0=0.0):
                 hold[name] = post[name]
                 cut.add(name)
     return hold
+
