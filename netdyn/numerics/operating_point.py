@@ -201,6 +201,10 @@ def operating_point(net, formulation=None, t0=0.0, hold=None, clamp=None, tol=1e
     if not isinstance(net, Network):
         raise ModelError(f"operating_point takes a Network (its elements give the DC laws), not a "
                          f"{type(net).__name__}; for a LagrangianModel use netdyn.equilibrium(model)")
+    if not hold and not clamp:  # structure first: a loop or a cut-set makes the DC point singular, named
+        from netdyn.numerics.spice_start import dc_singularities
+        if dc_singularities(net, limit=1):
+            raise SingularSystemError(_singular_message(net, None, None, None))
     hold = dict(hold or {})
     for name in hold:
         if name not in net.elements:

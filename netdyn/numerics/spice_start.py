@@ -31,7 +31,6 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
-from netdyn.graph import topology
 
 __all__ = ["dc_singularities", "uic_hold", "StateBeforeJump"]
 
@@ -43,7 +42,8 @@ class StateBeforeJump(dict):
 
 
 def kinds(net):
-    """Each two-terminal electrical element's role at a jump and at DC: ``(name, kind, a, b)``."""
+    """Each electrical element's role at a jump and at DC, ``(name, kind, a, b)`` with its (output) terminals:
+    ``C``, ``L``, ``V``, ``I``, ``E`` (VCVS), ``H`` (CCVS), ``G`` (VCCS, CCCS), ``R`` (anything else)."""
     from netdyn.components import controlled as ctl
     from netdyn.components import electrical as el
     out = []
@@ -56,8 +56,10 @@ def kinds(net):
             kind = "V"
         elif isinstance(element, el.CurrentSource):
             kind = "I"
-        elif isinstance(element, (ctl.VCVS, ctl.CCVS)):
+        elif isinstance(element, ctl.VCVS):
             kind = "E"   # an output that is a voltage source
+        elif isinstance(element, ctl.CCVS):
+            kind = "H"
         elif isinstance(element, (ctl.VCCS, ctl.CCCS)):
             kind = "G"   # an output that is a current source
         else:
@@ -75,38 +77,49 @@ def _graph(edges):
     return g
 
 
-def dc_singularities(net):
+def dc_singularities(net, limit=4):
     """Sentences naming what leaves the DC operating point of ``net`` singular ([] when nothing does).
 
+    Loops of inductors, voltage sources and voltage-controlled voltage sources (at DC each fixes a voltage
+    and none its current: a current can circulate, or is infinite), and nodes that no element conducting at
+    DC joins to ground (only capacitors, current sources or controlled current sources reach them: their
+    voltage is free). A current-controlled voltage source (``H``) may fix the current of its loop and is
+    left out. At most ``limit`` loops are named; linear time in the elements.
+
     >>> import netdyn
-    >>> dc_singularities(netdyn.read_netlist("x\\nV1 a 0 1\\nL1 a 0 1m\\nR1 a 0 1k\\n"))
-    ['a loop of inductors and voltage sources (L1, V1): at DC an inductor is a short']
+    >>> dc_singularities(netdyn.read_netlist("x\\nV1 a 0 1\\nL1 a 0 1m\\nR1 a 0 1k\\nC1 a b 1u\\nI1 0 b 1m\\n"))
+    ['a loop of inductors and voltage sources (L1, V1): at DC an inductor is a short', 'node(s) b have no DC path to ground (only capacitors or current sources reach them)']
     """
     edges = kinds(net)
     found = []
-    g = nx.MultiDiGraph()
-    for name, _kind, a, b in edges:
-        g.add_edge(a, b, key=name)
-    kind = {name: k for name, k, *_ in edges}
-    for _key, loop in topology.source_loops(g, lambda k: kind.get(k) in ("L", "V", "E"), lambda k: True):
-        found.append(f"a loop of inductors and voltage sources ({', '.join(loop)}): at DC an inductor is a short")
-    for name in topology.source_cutsets(g, lambda k: kind.get(k) in ("C", "I", "G"),
-                                        lambda k: kind.get(k) in ("I", "G")):
-        found.append(f"{name} is in a cut-set of capacitors and current sources: at DC a capacitor is open")
-    dc = nx.Graph()
-    dc.add_nodes_from(g.nodes)
-    dc.add_edges_from((a, b) for name, k, a, b in edges if k != "C")
-    if "0" in dc:
-        lost = sorted(set(dc.nodes) - nx.node_connected_component(dc, "0"), key=str)
+    joined = nx.utils.UnionFind()
+    seen = nx.MultiGraph()
+    for name, kind, a, b in edges:
+        if kind not in ("L", "V", "E"):
+            continue
+        if joined[a] == joined[b] and len(found) < limit:
+            path = nx.shortest_path(seen, a, b)
+            loop = [name] + [next(iter(seen[u][v])) for u, v in zip(path[:-1], path[1:])]
+            what = "inductors and voltage sources" if any(k == "L" for n, k, *_ in edges if n in loop) \
+                else "voltage sources"
+            found.append(f"a loop of {what} ({', '.join(loop)}): at DC an inductor is a short" if "inductors" in what
+                         else f"a loop of {what} ({', '.join(loop)})")
+        joined.union(a, b)
+        seen.add_edge(a, b, key=name)
+    conducting = nx.utils.UnionFind()
+    nodes = []
+    for name, kind, a, b in edges:
+        nodes += [a, b]
+        if kind in ("L", "V", "E", "H"):
+            conducting.union(a, b)
+        elif kind == "R":  # resistors, diodes and anything else (a transformer joins all its terminals)
+            conducting.union(*(str(x) for x in net.elements[name].terminals))
+    if "0" in nodes:
+        lost = sorted({x for x in nodes if conducting[x] != conducting["0"]}, key=str)
         if lost:
-            found.append(f"node(s) {', '.join(map(str, lost[:10]))} have no DC path to ground (only capacitors "
-                         "reach them)")
-    seen, unique = set(), []
-    for s in found:
-        if s not in seen:
-            seen.add(s)
-            unique.append(s)
-    return unique
+            found.append(f"node(s) {', '.join(map(str, lost[:10]))} have no DC path to ground (only capacitors or "
+                         "current sources reach them)")
+    return found
 
 
 def _source_value(element, t0):
@@ -159,7 +172,7 @@ def uic_hold(net, element_ic, node_ic, t0=0.0, hold_all=False):
         # hold every capacitor but those the sources and the capacitors held before them already fix
         fixed = nx.utils.UnionFind()
         for n, k, a, b in edges:
-            if k in ("V", "E"):
+            if k in ("V", "E", "H"):
                 fixed.union(a, b)
         for name, a, b in caps:
             if fixed[a] != fixed[b]:
