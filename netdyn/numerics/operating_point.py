@@ -630,6 +630,12 @@ def _least_squares(rows, values, n, what, forms):
     res = A @ sol - b
     scale = 1e-7 * (1 + np.max(np.abs(b)))
     if np.max(np.abs(res)) > scale:
+        if set(forms.values()) == {"node"}:
+            raise InitialConditionError(
+                f"the initial {what} cannot be represented in the node formulation (residual "
+                f"{np.max(np.abs(res)):.3g}): node fluxes carry no flux circulating in a loop of inductors, so "
+                "the inductors of each loop need currents with sum(L*i) = 0 around it; give such ic= values, or "
+                "use formulation='branch' or 'loop' (a circuit with diodes runs in node coordinates only)")
         raise InitialConditionError(
             f"the initial {what} cannot be represented in the {', '.join(forms.values())} formulation (residual "
             f"{np.max(np.abs(res)):.3g}: charge conservation at a node reached only by capacitors, or flux "
