@@ -200,8 +200,12 @@ def check_tran(seed, devices=None, uic=False, ngspice=True):
     deck = Deck(drawn, "uic" if uic else "tran", seed)
     report = {"seed": seed, "devices": devices, "check": "uic" if uic else "tran"}
     linear = devices != "diodes"
-    if linear and drawn_status(drawn)[0] == "singular":
+    status, growth = drawn_status(drawn) if linear else ("ok", None)
+    if status == "singular":
         report["singular"] = True
+        return report
+    if growth is not None and growth > 10.0:  # grows by more than e^10 over the run: no reference holds
+        report["unstable"] = growth
         return report
     probes = [f"v({n})" for n in deck.nodes]
     times = np.linspace(0.0, TSTOP, 101)
@@ -317,7 +321,8 @@ def check_ac(seed, devices=None, use_cli=True):
         else:
             report["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
         return report
-    big = max(float(np.max(np.abs(ng[p]))) for p in probes)
+    # not tiny: above 1e-6 of the deck's largest response and 1e-12 of the drive (all zero: a source fixes it)
+    big = max(max(float(np.max(np.abs(ng[p]))) for p in probes), 1e-6 * deck.ac_mag[0])
     worst = 0.0
     for p in probes:
         keep = np.abs(ng[p]) > 1e-6 * big
@@ -360,6 +365,8 @@ def verdict(r):
         return "error"
     if "singular" in r:
         return "singular"
+    if "unstable" in r:
+        return "unstable (no reference)"
     if r.get("no_dc_point"):
         return "no DC point, refused by name"
     if r.get("ngspice_spread", 0.0) > (1e-3 if r.get("devices") == "diodes" else LIMITS[r["check"]]):

@@ -83,8 +83,8 @@ def dc_singularities(net, limit=4):
     Loops of inductors, voltage sources and voltage-controlled voltage sources (at DC each fixes a voltage
     and none its current: a current can circulate, or is infinite), and nodes that no element conducting at
     DC joins to ground (only capacitors, current sources or controlled current sources reach them: their
-    voltage is free). A current-controlled voltage source (``H``) may fix the current of its loop and is
-    left out. At most ``limit`` loops are named; linear time in the elements.
+    voltage is free). A current-controlled voltage source (``H``) counts as a voltage source unless the
+    loop holds the source it senses (then it fixes the loop's current). At most ``limit`` loops are named; linear time in the elements.
 
     >>> import netdyn
     >>> dc_singularities(netdyn.read_netlist("x\\nV1 a 0 1\\nL1 a 0 1m\\nR1 a 0 1k\\nC1 a b 1u\\nI1 0 b 1m\\n"))
@@ -94,12 +94,17 @@ def dc_singularities(net, limit=4):
     found = []
     joined = nx.utils.UnionFind()
     seen = nx.MultiGraph()
+    kind_of = {name: kind for name, kind, *_ in edges}
     for name, kind, a, b in edges:
-        if kind not in ("L", "V", "E"):
+        if kind not in ("L", "V", "E", "H"):
             continue
         if joined[a] == joined[b] and len(found) < limit:
             path = nx.shortest_path(seen, a, b)
             loop = [name] + [next(iter(seen[u][v])) for u, v in zip(path[:-1], path[1:])]
+            if any(kind_of[x] == "H" and net.elements[x].couples[0] in loop for x in loop):
+                joined.union(a, b)  # an H that senses its own loop's current fixes it
+                seen.add_edge(a, b, key=name)
+                continue
             what = "inductors and voltage sources" if any(k == "L" for n, k, *_ in edges if n in loop) \
                 else "voltage sources"
             found.append(f"a loop of {what} ({', '.join(loop)}): at DC an inductor is a short" if "inductors" in what
