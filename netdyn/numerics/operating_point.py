@@ -687,7 +687,14 @@ def state_before_jump(net, formulation, element_ic, node_ic, t0=0.0):
     sources too (an ``H`` that senses the current of a supply whose
     capacitor jumps puts an impulse on its own output). Raises
     :class:`~netdyn.errors.InitialConditionError` when the coordinates cannot hold that state (node
-    voltages cannot hold parallel capacitors at different voltages)."""
+    voltages cannot hold parallel capacitors at different voltages).
+
+    >>> from netdyn import read_netlist
+    >>> net = read_netlist("c\\nV1 a 0 1\\nC1 a 0 1u ic=3\\nR1 a 0 1k\\n.tran 1u 1m uic\\n")
+    >>> q0, f0 = state_before_jump(net, "branch", net.element_ic, {})
+    >>> round(float(q0["q_C1"]) * 1e6, 9)    # 3 µC before t = 0; the start jumps it to 1 µC
+    3.0
+    """
     from netdyn.graph.assemble import resolve_formulation
     from netdyn.numerics.spice_start import StateBeforeJump, kinds as roles, uic_hold
     edges = roles(net)
