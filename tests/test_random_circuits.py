@@ -370,7 +370,7 @@ def mna(drawn):
     return E, A, B, srcs, nodes, [it[1] for it in Ls]
 
 
-def mna_exact(drawn, times):
+def mna_exact(drawn, times, ex0=None):
     """Node voltages and inductor currents at ``times`` from the MNA, exactly.
 
     The pencil ``(A, E)`` is split by an ordered generalized Schur form into
@@ -381,7 +381,8 @@ def mna_exact(drawn, times):
     ``x_∞ = −Σ_k Nᵏ B_∞ u^(k)``. The circuit starts from rest (uncharged
     capacitors, no inductor current) and jumps at ``t = 0`` onto the
     consistent state as impulses would move it: the finite coordinates
-    ``E x`` keep their values.
+    ``E x`` keep their values. ``ex0`` (the vector ``E x`` before ``t = 0``: capacitor charges stamped
+    into node rows, ``L i`` in inductor rows) starts it from a stored state instead of rest.
     """
     E, A, B, srcs, nodes, Ls = mna(drawn)
     N = E.shape[0]
@@ -422,8 +423,11 @@ def mna_exact(drawn, times):
             term = Nil @ term
         return out
 
-    # initial jump: at rest before t = 0 (x = 0); finite coordinates y_f are continuous
+    # initial jump: at rest before t = 0 (x = 0, or E x = ex0); finite coordinates y_f are continuous
     yf = np.zeros(nf)
+    if ex0 is not None and nf:
+        qe = Q.T @ (scale * np.asarray(ex0, dtype=float))
+        yf = np.linalg.solve(E11, qe[:nf] + Lm @ qe[nf:])
     corners = set()
     for s in srcs:
         w = s[5]

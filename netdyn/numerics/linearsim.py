@@ -26,6 +26,7 @@ from netdyn.numerics.integrators.linear import LinearRadau, linear_dae, prepared
 from netdyn.numerics.integrators.radau import consistent_rates
 from netdyn.numerics.solution import Solution
 from netdyn.numerics.sensed import sensed_columns
+from netdyn.numerics.spice_start import StateBeforeJump
 from netdyn.numerics.stamp import LinearNetwork, NotLinear, linear_network
 from netdyn.lagrange.sources import breakpoints
 from netdyn.numerics.compiled import compile_model
@@ -198,6 +199,8 @@ def _values(names, given, what):
             raise ModelError(f"unknown coordinate {key!r} in the initial {what}; the coordinates are {names}")
         out[index[key]] = float(v)
         mask[index[key]] = True
+    if isinstance(given, StateBeforeJump):  # a uic deck's stored state: the start jumps from it by impulses
+        mask[:] = False
     return out, mask
 
 

@@ -42,7 +42,7 @@ from netdyn.numerics.stamp import template_key
 from netdyn.graph.gcpause import paused_gc
 from netdyn.symbols import t
 
-__all__ = ["operating_point", "DCOperatingPoint", "spice_initial_state"]
+__all__ = ["operating_point", "DCOperatingPoint", "spice_initial_state", "state_before_jump"]
 
 
 # ------------------------------------------------------------------------------------------ element laws
@@ -201,6 +201,10 @@ def operating_point(net, formulation=None, t0=0.0, hold=None, clamp=None, tol=1e
     if not isinstance(net, Network):
         raise ModelError(f"operating_point takes a Network (its elements give the DC laws), not a "
                          f"{type(net).__name__}; for a LagrangianModel use netdyn.equilibrium(model)")
+    if not hold and not clamp:  # structure first: a loop or a cut-set makes the DC point singular, named
+        from netdyn.numerics.spice_start import dc_singularities
+        if dc_singularities(net, limit=1):
+            raise SingularSystemError(_singular_message(net, None, None, None))
     hold = dict(hold or {})
     for name in hold:
         if name not in net.elements:
@@ -452,9 +456,13 @@ def _stamp(work, forms, kinds, t0):
 
 
 def _singular_message(net, forms, lin, vcols):
-    return ("the DC operating point is singular: a node with no DC path to ground (only capacitors reach it), "
-            "a loop of inductors and voltage sources, or a cut-set of capacitors and current sources; add a "
-            "resistance, or start the transient from given initial conditions (uic)")
+    from netdyn.numerics.spice_start import dc_singularities
+    found = dc_singularities(net)
+    what = "; ".join(found[:4]) + ("; ..." if len(found) > 4 else "") if found else \
+        ("a node with no DC path to ground (only capacitors reach it), a loop of inductors and voltage sources, "
+         "or a cut-set of capacitors and current sources")
+    return (f"the DC operating point is singular: {what}; add a resistance, or start the transient from given "
+            "initial conditions (.tran ... uic)")
 
 
 def _evaluate_by_law(info, f, t0):
@@ -622,6 +630,12 @@ def _least_squares(rows, values, n, what, forms):
     res = A @ sol - b
     scale = 1e-7 * (1 + np.max(np.abs(b)))
     if np.max(np.abs(res)) > scale:
+        if set(forms.values()) == {"node"}:
+            raise InitialConditionError(
+                f"the initial {what} cannot be represented in the node formulation (residual "
+                f"{np.max(np.abs(res)):.3g}): node fluxes carry no flux circulating in a loop of inductors, so "
+                "the inductors of each loop need currents with sum(L*i) = 0 around it; give such ic= values, or "
+                "use formulation='branch' or 'loop' (a circuit with diodes runs in node coordinates only)")
         raise InitialConditionError(
             f"the initial {what} cannot be represented in the {', '.join(forms.values())} formulation (residual "
             f"{np.max(np.abs(res)):.3g}: charge conservation at a node reached only by capacitors, or flux "
@@ -654,12 +668,61 @@ def spice_initial_state(net, formulation=None):
                     for name, el in net.elements.items() if isinstance(el, (Capacitor, Inductor))}
             op = operating_point(net, hold=hold)
         return op.initial_conditions(formulation)
-    hold = {}
-    for name, el in net.elements.items():
-        if isinstance(el, Capacitor):
-            a, b = el.terminals
-            hold[name] = element_ic.get(name, ics.get(a, 0.0) - ics.get(b, 0.0))
-        elif isinstance(el, Inductor):
-            hold[name] = element_ic.get(name, 0.0)
-    op = operating_point(net, hold=hold)
+    from netdyn.numerics.linearsim import try_linear
+    from netdyn.numerics.spice_start import uic_hold
+    if try_linear(net, formulation) is not None:  # the linear path jumps by the circuit's own impulses
+        try:
+            return state_before_jump(net, formulation, element_ic, ics)
+        except InitialConditionError:  # the coordinates cannot hold the state before the jump: after it
+            pass
+    op = operating_point(net, hold=uic_hold(net, element_ic, ics))  # after the jump, none over-determined
     return op.initial_conditions(formulation)
+
+
+def state_before_jump(net, formulation, element_ic, node_ic, t0=0.0):
+    """``(q0, f0)`` (:class:`~netdyn.numerics.spice_start.StateBeforeJump`) holding a ``uic`` deck's capacitor
+    voltages as SPICE states them (before any jump) and its inductor currents after their flux-conserving jump
+    (the rule of :func:`~netdyn.numerics.spice_start.uic_hold`), in the coordinates of ``formulation``. The
+    linear path then takes the capacitors' jump with every impulse the circuit can carry, through controlled
+    sources too (an ``H`` that senses the current of a supply whose
+    capacitor jumps puts an impulse on its own output). Raises
+    :class:`~netdyn.errors.InitialConditionError` when the coordinates cannot hold that state (node
+    voltages cannot hold parallel capacitors at different voltages).
+
+    >>> from netdyn import read_netlist
+    >>> net = read_netlist("c\\nV1 a 0 1\\nC1 a 0 1u ic=3\\nR1 a 0 1k\\n.tran 1u 1m uic\\n")
+    >>> q0, f0 = state_before_jump(net, "branch", net.element_ic, {})
+    >>> round(float(q0["q_C1"]) * 1e6, 9)    # 3 µC before t = 0; the start jumps it to 1 µC
+    3.0
+    """
+    from netdyn.graph.assemble import resolve_formulation
+    from netdyn.numerics.spice_start import StateBeforeJump, kinds as roles, uic_hold
+    edges = roles(net)
+    after = uic_hold(net, element_ic, node_ic, t0, hold_all=True) if any(k == "L" for _, k, *_ in edges) else {}
+    domains = [d for d in net.domains if d in DOMAINS]
+    forms = resolve_formulation(formulation, domains, net)
+    kinds = {d: ACROSS if forms[d] == "node" else THROUGH for d in domains}
+    lin, info, _ = _stamped(net, forms, kinds, t0)
+    frows, fvals, qrows, qvals = [], [], [], []
+    for name, kind, a, b in edges:
+        if kind not in ("C", "L"):
+            continue
+        if kind == "C":
+            through, across = 0.0, float(element_ic.get(name, node_ic.get(a, 0.0) - node_ic.get(b, 0.0)))
+        else:
+            through, across = float(after[name]), 0.0
+        _, law, vals, combos, keys, pk = info[name]
+        flow = through if pk[0] == THROUGH else across
+        effort = across if pk[0] == THROUGH else through
+        if law.vports:
+            Q = _displacements(net.elements[name], law, vals, np.array([flow]), np.array([effort]), t0, len(keys))
+            qrows.append(combos[0])
+            qvals.append(Q[0])
+        else:
+            frows.append(combos[0])
+            fvals.append(flow)
+    names = list(lin.names)
+    f0 = _least_squares(frows, fvals, len(names), "flows", forms)
+    q0 = _least_squares(qrows, qvals, len(names), "stored displacements", forms)
+    return StateBeforeJump(zip(names, q0)), StateBeforeJump(zip(names, f0))
+
