@@ -230,6 +230,8 @@ class LinearRadau(Integrator):
             R[:, 0] = np.nan  # (the start's rates: the solve below)
         T, Y, W = radau(dae, grid, y0[:, 0], rtol=rtol, atol=atol, max_step=self.max_step, progress=progress,
                         stats=stats, power=power_function(lin, dae, I), restart=restart, rates=R)
+        if R is not None:
+            R = R[:, :T.size]  # (a Ctrl-C returns the output times reached)
         keep = np.isin(T, te)
         if not keep.all():  # steps stopped at source corners between the outputs
             T, Y, W = T[keep], Y[:, keep], W[:, keep]
