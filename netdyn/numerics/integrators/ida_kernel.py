@@ -50,6 +50,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from netdyn.numerics.compiled import _lambdify
 from netdyn.numerics.energy import dissipated_power, supplied_power
 from netdyn.numerics.kernel import compile_llvm
 from netdyn.symbols import t
@@ -83,6 +84,8 @@ class IDAKernel:
     def __init__(self, ida, fn, blocks, nargs):
         self.ida, self._fn, self._blocks = ida, fn, blocks
         self.kernel = ida.cm.kernel
+        if self.kernel is None:  # (PWL/PULSE sources) the residual from CompiledModel's records
+            self.residual = ida.residual
         if fn is not None:
             self._x = np.empty(nargs)
             self._buf = np.empty(sum(len(b[2]) for b in blocks.values()))
@@ -206,10 +209,8 @@ def ida_kernel(ida):
     kernel does not apply (PWL/PULSE sources: :func:`~netdyn.numerics.kernel.state_kernel`); its ``jacfn`` is
     None above :data:`MAX_UNKNOWNS` unknowns."""
     cm = ida.cm
-    if cm.kernel is None:
-        return None
     if ida.N > MAX_UNKNOWNS:
-        return IDAKernel(ida, None, None, 0)
+        return IDAKernel(ida, None, None, 0) if cm.kernel is not None else None
     eq, n, m1, m2 = cm.eq, cm.n, cm.m1, cm.m2
     eta = [sp.Symbol(f"_eta{j}") for j in range(m1)]
     lagrange = eq.lagrange_rows()  # M a + h + Φ_qᵀλ + Rᵀμ
@@ -241,4 +242,20 @@ def ida_kernel(ida):
         layout[name] = (rows, cols, np.array(list(entries.keys()), dtype=np.intp).reshape(-1, 2))
         exprs.extend(entries.values())
     args = [t, *eq.q, *eq.f, *eq.a, *eq.lam, *eq.mu, *eta, *cm.parameters, *cm.inputs]
-    return IDAKernel(ida, compile_llvm(args, exprs), layout, len(args))
+    fn = compile_llvm(args, exprs) if cm.kernel is not None else None
+    return IDAKernel(ida, fn or _Lambdified(args, exprs), layout, len(args))
+
+
+class _Lambdified:
+    """The Jacobian pieces by ``lambdify`` where LLVM does not compile them (``Piecewise`` sources: PULSE,
+    PWL), called like the LLVM function: ``unsafe_real(x, out)``. Without them SUNDIALS differences the
+    residual, and a floating group of capacitors (a singular capacitance matrix: its common voltage is
+    algebraic, hidden among columns scaled by IDA's ``c_j``) made its Newton iteration fail at ever
+    smaller steps on random circuits in node fluxes."""
+
+    def __init__(self, args, exprs):
+        self._fn = _lambdify(args, exprs) if exprs else None
+
+    def unsafe_real(self, x, out):
+        if self._fn is not None:
+            out[:] = self._fn(*x)

@@ -229,12 +229,19 @@ class LinearRadau(Integrator):
                 return solve(tt, y[:, None], forcing=dae.G @ u)[1][:, 0]
         if len(self.sensed):  # F, H read a rate of the charges: their atol in amperes
             atol = sensed_atol(atol, len(dae.error_rows), range(n), te)
+        # every component differential: the rates at the outputs are the last Radau stage's (exact there)
+        R = np.empty((dae.size, grid.size), order="F") if self.differential.all() else None
+        if R is not None:
+            R[:, 0] = np.nan  # (the start's rates: the solve below)
         T, Y, W = radau(dae, grid, y0[:, 0], rtol=rtol, atol=atol, max_step=self.max_step, progress=progress,
-                        stats=stats, power=power_function(lin, dae, I), restart=restart)
+                        stats=stats, power=power_function(lin, dae, I), restart=restart, rates=R)
+        if R is not None:
+            R = R[:, :T.size]  # (a Ctrl-C returns the output times reached)
         keep = np.isin(T, te)
         if not keep.all():  # steps stopped at source corners between the outputs
             T, Y, W = T[keep], Y[:, keep], W[:, keep]
-        rates, Y = self.solve(T, Y)
+            R = None if R is None else R[:, keep]
+        rates, Y = self._rates(T, Y, R)
         if t_eval[0] > t0:
             T, Y, rates, W = T[1:], Y[:, 1:], rates[:, 1:], W[:, 1:] - W[:, :1]
         if self.differential.all():  # the second derivatives are one more solve over every output: on demand
@@ -242,9 +249,22 @@ class LinearRadau(Integrator):
         else:  # algebraic components' rates (flows among them) come from that solve: now
             rates, acc = _accelerations(dae, T, Y, rates, n, I, keep_rates=True)
         q = Y[:n]
-        f = rates[:n].copy() if callable(acc) else rates[:n]  # (the deferred solve reads rates as they are)
+        f = rates[:n].copy() if callable(acc) and nI else rates[:n]  # (the deferred solve reads rates as they are)
         f[I] = Y[n:n + nI]
         stopped = stats.get("interrupted")  # Ctrl-C: the times reached
         return Trajectory(T, q, f, acc, np.zeros((0, T.size)), Y[n + nI:], dissipated=W[0], supplied=W[1],
                           nsteps=stats["nsteps"], message=SUCCESS if stopped is None else interrupted_message(stopped),
                           status=0 if stopped is None else INTERRUPTED)
+
+    def _rates(self, T, Y, R=None):
+        """``(rates, Y)`` at the outputs: the consistent-rates solve (which also gives algebraic components),
+        only over the columns the Radau steps' own end rates ``R`` do not cover (the start, steps taken in
+        batches, source corners, where the rates are right limits) when ``R`` is given."""
+        if R is None:
+            return self.solve(T, Y)
+        redo = np.isnan(R[0]) if R.shape[0] else np.zeros(T.size, dtype=bool)
+        if self.corners.size:
+            redo |= np.isin(T, self.corners)
+        if redo.any():
+            R[:, redo] = self.solve(T[redo], Y[:, redo])[0]
+        return R, Y
