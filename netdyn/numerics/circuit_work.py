@@ -109,7 +109,7 @@ class StepWork:
     """The running work integrals of a step-by-step transient (the compiled loop keeps its own): :meth:`step`
     after each accepted step, :meth:`record` at each output time."""
 
-    def __init__(self, c):
+    def __init__(self, c, t0, yd0):
         from netdyn.numerics.circuit_kernel import step_work
         self.program, self.channels = work_program(c)
         n, nI = c.n, c.nI
@@ -127,14 +127,19 @@ class StepWork:
         self.u = c.dae.u
         self.W = np.zeros(len(self.channels))
         self.rows = [self.W.copy()]
+        self.rates = {float(t0): np.array(yd0, dtype=float)}  # the rates at the accepted points, by time
 
-    def step(self, times, states):
+    def step(self, times, states, rates):
         """Add the step to ``times[0]`` (newest first: the new point, then the history points its BDF formula
-        used) with ``states`` the rows at those times."""
+        used) with ``states`` the rows at those times and ``rates`` the step's ``ẏ`` at the new point (the
+        history points' own were given with their steps)."""
         ts = np.ascontiguousarray(times, dtype=float)
+        self.rates[float(ts[0])] = np.array(rates, dtype=float)
+        hr = np.vstack([self.rates[float(t)] for t in ts])
+        self.rates = {t: self.rates[t] for t in sorted(self.rates)[-5:]}  # the BDF uses at most 3 past points
         u = np.asarray(self.u(ts[1] + (ts[0] - ts[1]) * np.array(GAUSS)), dtype=float).reshape(-1, 2)
         u = np.ascontiguousarray(u) if u.size else np.zeros((max(self.nu, 1), 2))
-        self.kernel(ts, np.ascontiguousarray(states, dtype=float), ts.size, u[:, 0].copy(), u[:, 1].copy(),
+        self.kernel(ts, np.ascontiguousarray(states, dtype=float), hr, ts.size, u[:, 0].copy(), u[:, 1].copy(),
                     *self.static, *self.program, self.W)
 
     def record(self):

@@ -215,7 +215,7 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
         stepper = _PyStep(c, y, yd, t0, tol, reference)
     if work and all(hasattr(kind, "port_table") for kind in c.group_types):
         from netdyn.numerics.circuit_work import StepWork
-        stepper.work = StepWork(c)
+        stepper.work = StepWork(c, t0, yd)
     h = min((t1 - t0) * 1e-6, max_step)
     run = getattr(stepper, "run", None) if progress is None else None
     done = run(t0, t1, h, max_step, targets, corner_set, t_eval_set) if run is not None else None
@@ -441,7 +441,7 @@ class _PyStep:
         t_new, y, yd = self.new
         if self.work is not None:
             used = self.hist[-min(self.order, max(len(self.hist) - 1, 1)):][::-1]  # the step's order (_bdf)
-            self.work.step([t_new] + [p[0] for p in used], np.vstack([y] + [p[1] for p in used]))
+            self.work.step([t_new] + [p[0] for p in used], np.vstack([y] + [p[1] for p in used]), yd)
         self.hist = (self.hist + [(t_new, y.copy())])[-4:]
         self.hyd = yd.copy()
         self.qhist = (self.qhist + [self.charge_at(y, yd)])[-4:]
@@ -568,7 +568,7 @@ class _CompiledStep:
         if self.work is not None:
             npts = min(self.order, max(self.nh - 1, 1)) + 1
             idx = [self.nh - j for j in range(1, npts)]
-            self.work.step(np.r_[self.t_new, self.ht[idx]], np.vstack([self.y[None, :], self.hy[idx]]))
+            self.work.step(np.r_[self.t_new, self.ht[idx]], np.vstack([self.y[None, :], self.hy[idx]]), self.yd)
         if restart:
             self.nh = 0
         elif self.nh == 4:
