@@ -135,7 +135,7 @@ def _rest(sol, names, kinds, stored, pdiss, power, wd, wa, resid):
 
 
 def _kind(el, E, Pd):
-    if el.is_source:
+    if el.is_source or getattr(el, "is_controlled_source", False):  # E, G, F, H: energy enters there too
         return "source"
     if getattr(el, "is_transducer", False) or len(el.ports) > 1:
         return "transducer"
