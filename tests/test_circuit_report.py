@@ -109,7 +109,9 @@ def _numeric_and_symbolic(sol):
 def test_controlled_sources_on_the_circuit_path_report_without_the_model():
     """E, G, F and H are sources in the report, each delivering what its load takes; a sensing 0 V source
     absorbs nothing; every row equals the symbolic report's (before: the symbolic model was built whenever a
-    controlled source was in the circuit, and it called them transducers whose balance was their whole work)."""
+    controlled source was in the circuit, and it called them transducers whose balance was their whole work;
+    the sensed ammeter's work channel held F's output power and the totals counted H's internal 1/r load as
+    dissipation)."""
     net = netdyn.read_netlist(CONTROLLED)
     sol = netdyn.simulate(net, (0, 2e-3), t_eval=np.linspace(0, 2e-3, 401))
     assert sol.method == "circuit" and sol.linear.R is not None and circuit_report.takes(sol)
@@ -129,6 +131,14 @@ def test_controlled_sources_on_the_circuit_path_report_without_the_model():
     for src, names in loads.items():
         taken = sum(fast.dissipated[n] + fast.stored[n][-1] - fast.stored[n][0] for n in names)
         assert fast.delivered[src] == pytest.approx(taken, rel=1e-6), src
+    # the work integrated with the state, element by element: the same (1e-9 of it, not a quadrature's 1e-6)
+    work = sol.element_work
+    assert set(work["E1"]) == set(work["F1"]) == set(work["G1"]) == set(work["H1"]) == {"supplied"}
+    assert abs(work["Vs"]["supplied"][-1]) < 1e-15 * scale
+    assert work["E1"]["supplied"][-1] == pytest.approx(work["R3"]["dissipated"][-1], rel=1e-9)
+    assert work["F1"]["supplied"][-1] == pytest.approx(work["R5"]["dissipated"][-1], rel=1e-9)
+    assert sum(work[n]["supplied"][-1] for n in ("V1", "E1", "G1", "F1", "H1")) == \
+        pytest.approx(fast.totals["supplied"][-1], rel=1e-12)
     # Tellegen over the elements: what the sources deliver is what the others dissipate and store
     sources = [n for n, k in fast.kinds.items() if k == "source"]
     passive = sum(fast.dissipated[n] + fast.stored[n][-1] - fast.stored[n][0] for n in fast.kinds if n not in sources)

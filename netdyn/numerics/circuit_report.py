@@ -48,10 +48,6 @@ def circuit_energy_report(sol):
     work = getattr(sol, "element_work", None) or {}
     u = sol._inputs_at_t()
     kinds, stored, pdiss, power, wd, wa, resid = {}, {}, {}, {}, {}, {}, {}
-    # a controlled source's work channels and those of the source it senses hold each other's terms (the
-    # sensed multiplier's reaction sits on the sensed source's row): their absorbed work is the quadrature
-    sensed = {s for el in net.elements.values() if getattr(el, "is_controlled_source", False)
-              for s in getattr(el, "couples", ())}
     for name, el in net.elements.items():
         controlled = getattr(el, "is_controlled_source", False)
         if name in lin.skipped:
@@ -60,7 +56,7 @@ def circuit_energy_report(sol):
             E, Pd, P = _controlled(sol, name, el, u)
         else:
             E, Pd, P = _linear(sol, name, u)
-        own = {} if controlled or name in sensed else work.get(name, {})
+        own = work.get(name, {})
         Wd = own["dissipated"] if "dissipated" in own else cumulative(Pd, sol.t)
         Wa = cumulative(P, sol.t)
         stored[name], pdiss[name], power[name] = E, Pd, P

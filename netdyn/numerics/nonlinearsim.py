@@ -55,6 +55,7 @@ class _Circuit:
     def __init__(self, net, formulation=None, t0=0.0):
         from netdyn.graph.assemble import resolve_formulation
         from netdyn.numerics.operating_point import _stamped
+        self.net = net
         domains = [d for d in net.domains if d in DOMAINS]
         self.forms = resolve_formulation(formulation, domains, net)
         kinds = {d: ACROSS if self.forms[d] == "node" else THROUGH for d in domains}
