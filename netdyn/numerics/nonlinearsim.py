@@ -773,6 +773,14 @@ class CircuitSolution(LinearSolution):
         self._model = self._compiled = self._p = None
         self._init_trajectory(trajectory, "circuit")
 
+    def energy_report(self):
+        """Per-element energy bookkeeping from the stamp, the devices' laws and the work integrated with the
+        state, without the symbolic model (:mod:`netdyn.numerics.circuit_report`)."""
+        from netdyn.numerics import circuit_report
+        if circuit_report.takes(self):
+            return circuit_report.circuit_energy_report(self)
+        return super().energy_report()
+
     def energy(self):
         """Stored energy: the linear elements' ``½ fᵀM f + ½ qᵀK q`` plus, where the transient carried it, the
         energy the devices' junction charges took up since the start (``∫ v dQ``)."""
