@@ -6,7 +6,9 @@ stamped matrices give each linear element's stored energy (``½ Fᵀ M_e F + ½ 
 ``F`` and displacements ``Q``), dissipated power (``Fᵀ D_e F``) and port efforts
 (:func:`netdyn.numerics.stamp.port_effort`); a device's dissipated power is ``F·∇D(F)`` from its own
 closed-form law (``dissipation_batch``) and its junction current adds ``C(F) dF/dt`` of its closed-form
-charge (``charge_batch``). The work the transient integrated with the state (``sol.element_work``: each element's
+charge (``charge_batch``); a controlled source's (``E``, ``G``, ``F``, ``H``) is ``v i`` of its own ports, the
+currents it pushes from its entries and the multipliers' reactions the stamp records for it (it is a source:
+it stores and dissipates nothing). The work the transient integrated with the state (``sol.element_work``: each element's
 energy dissipated, supplied, and stored in its junction charge, step by step on the BDF interpolant) gives
 the totals and the devices' stored energy; each element's balance compares that work with the quadrature
 of its port power over the output times, so it checks one against the other.
@@ -134,7 +136,7 @@ def _controlled(sol, name, el, u):
     for which, a, b, v in st["entries"]:
         if which == "D" and a < own:
             effort[a] += v * F[b]
-    for row, i, c in st["reactions"]:
+    for row, i, c in st.get("reactions", ()):
         if i < own:
             effort[i] += c * sol.mu[row]
     for i, k in st["efforts"]:
