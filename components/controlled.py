@@ -61,6 +61,7 @@ class _VoltageControlled(Element):
     """Output port ``(plus, minus)`` (index 0), control port ``(cplus, cminus)`` (index 1)."""
 
     parameter = None
+    is_controlled_source = True  # a source whose value another port sets (the energy report counts it a source)
 
     def __init__(self, name, plus, minus, cplus, cminus, value):
         ports = [Port(DOMAIN, node_name(plus), node_name(minus)), Port(DOMAIN, node_name(cplus), node_name(cminus))]
@@ -118,6 +119,7 @@ class _CurrentControlled(Element):
 
     parameter = None
     couples_need_inductance = False
+    is_controlled_source = True
 
     def __init__(self, name, plus, minus, sense, value, internal=None):
         if not isinstance(sense, str) or not sense:

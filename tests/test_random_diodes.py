@@ -4,7 +4,7 @@ The seeds of :func:`test_random_circuits.random_circuit` (``devices="diodes"``) 
 peak off converged ngspice while ``netdyn.simulate`` floored the circuit path's ``rtol`` at 1e-6 (BDF2's
 accumulated error); the floor is 1e-7 now (``netdyn.numerics.nonlinearsim.RTOL_FLOOR``: 3.3e-4, 4.4e-4,
 3.9e-4). Their power balance is BDF2's, ~1e-5 (docs/spice.md, "Energy on the circuit path"); seed 14's
-closes to 1e-6. And the rate of a node voltage without capacitance comes from the solution next to a
+closes to 5e-6. And the rate of a node voltage without capacitance comes from the solution next to a
 PULSE corner, where a difference of output samples is wrong.
 """
 from __future__ import annotations
@@ -20,7 +20,9 @@ from test_random_circuits import NGSPICE, check_circuit
 
 #: ngspice deviation at the rtol floor 1e-6 before: 3: 1.30e-3, 7: 1.93e-3, 24: 1.42e-3
 FORMERLY_OFF = (3, 7, 24)
-#: power balance below 1e-6 (measured 2.0e-7)
+#: power balance below 5e-6 (measured 2.8e-6; 2.0e-7 while the work took a node voltage without capacitance from
+#: the states' interpolant, whose jumps between steps made D1's junction channel read 1.8e-12 J where the
+#: junction ends holding ~0: that error offset BDF2's own defect here; see docs/spice.md)
 BALANCED = (14,)
 
 
@@ -28,14 +30,14 @@ BALANCED = (14,)
 @pytest.mark.parametrize("seed", FORMERLY_OFF + BALANCED)
 def test_random_diode_circuit_against_converged_ngspice(seed):
     """Within 1e-3 of each waveform's peak of ngspice at tight tolerances (itself converged: default and tight
-    agree to 1e-3); the power balance closes to 1e-6 on seed 14 and to 2e-5 on the others (measured 8.8e-6,
-    1.3e-5, 7.2e-6: BDF2's defect between its collocation points, see docs/spice.md)."""
+    agree to 1e-3); the power balance closes to 5e-6 on seed 14 and to 2e-5 on the others (measured 1.1e-5,
+    1.3e-5, 2.1e-6: BDF2's defect between its collocation points, see docs/spice.md)."""
     r = check_circuit(seed, devices="diodes", formulations=(None,))
     print(r)
     assert r["method"] == "circuit" and not r["errors"], r
     assert r["ngspice_spread"] < 1e-3, r
     assert r["vs_ngspice"] < 1e-3, r
-    assert r["power_balance"] < (1e-6 if seed in BALANCED else 2e-5), r
+    assert r["power_balance"] < (5e-6 if seed in BALANCED else 2e-5), r
 
 
 def test_node_rate_from_the_solution_next_to_a_pulse_corner():

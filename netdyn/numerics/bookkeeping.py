@@ -81,12 +81,9 @@ class EnergyReport:
 
 
 def energy_report(sol):
-    """The :class:`EnergyReport` of a :class:`~netdyn.solution.Solution` of a network model (of a circuit-path
-    solution from its stamp, devices and integrated work, without the symbolic model:
-    :mod:`netdyn.numerics.circuit_report`)."""
-    from netdyn.numerics import circuit_report
-    if circuit_report.takes(sol):
-        return circuit_report.circuit_energy_report(sol)
+    """The :class:`EnergyReport` of a :class:`~netdyn.solution.Solution` of a network model, from its symbolic
+    model (a circuit-path solution's ``energy_report()`` makes it from its stamp, devices and integrated work
+    instead: :mod:`netdyn.numerics.circuit_report`, which builds on this module)."""
     model = sol.model
     names = list(model.metadata.get("elements", {}))
     if not names:
@@ -135,7 +132,7 @@ def _rest(sol, names, kinds, stored, pdiss, power, wd, wa, resid):
 
 
 def _kind(el, E, Pd):
-    if el.is_source:
+    if el.is_source or getattr(el, "is_controlled_source", False):  # E, G, F, H: energy enters there too
         return "source"
     if getattr(el, "is_transducer", False) or len(el.ports) > 1:
         return "transducer"

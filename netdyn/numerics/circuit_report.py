@@ -6,7 +6,9 @@ stamped matrices give each linear element's stored energy (``½ Fᵀ M_e F + ½ 
 ``F`` and displacements ``Q``), dissipated power (``Fᵀ D_e F``) and port efforts
 (:func:`netdyn.numerics.stamp.port_effort`); a device's dissipated power is ``F·∇D(F)`` from its own
 closed-form law (``dissipation_batch``) and its junction current adds ``C(F) dF/dt`` of its closed-form
-charge (``charge_batch``). The work the transient integrated with the state (``sol.element_work``: each element's
+charge (``charge_batch``); a controlled source's (``E``, ``G``, ``F``, ``H``) is ``v i`` of its own ports, the
+currents it pushes from its entries and the multipliers' reactions the stamp records for it (it is a source:
+it stores and dissipates nothing). The work the transient integrated with the state (``sol.element_work``: each element's
 energy dissipated, supplied, and stored in its junction charge, step by step on the BDF interpolant) gives
 the totals and the devices' stored energy; each element's balance compares that work with the quadrature
 of its port power over the output times, so it checks one against the other.
@@ -34,11 +36,8 @@ __all__ = ["circuit_energy_report", "takes"]
 
 
 def takes(sol):
-    """Whether :func:`circuit_energy_report` makes ``sol``'s report: a circuit-path solution whose stamp has
-    no controlled source (their reactions sit on constraint rows the stamp's own entries do not hold; those
-    take the symbolic report)."""
-    return getattr(sol, "method", None) == "circuit" and getattr(sol, "linear", None) is not None \
-        and sol.linear.R is None
+    """Whether :func:`circuit_energy_report` makes ``sol``'s report: a circuit-path solution (with its stamp)."""
+    return getattr(sol, "method", None) == "circuit" and getattr(sol, "linear", None) is not None
 
 
 def circuit_energy_report(sol):
@@ -52,8 +51,11 @@ def circuit_energy_report(sol):
     u = sol._inputs_at_t()
     kinds, stored, pdiss, power, wd, wa, resid = {}, {}, {}, {}, {}, {}, {}
     for name, el in net.elements.items():
+        controlled = getattr(el, "is_controlled_source", False)
         if name in lin.skipped:
             E, Pd, P = _device(sol, name, el, work.get(name, {}))
+        elif controlled:
+            E, Pd, P = _controlled(sol, name, el, u)
         else:
             E, Pd, P = _linear(sol, name, u)
         own = work.get(name, {})
@@ -103,6 +105,45 @@ def _linear(sol, name, u):
     for k in range(len(combos)):
         P += F[k] * _slot_effort(lin, name, k, sol.q, sol.f, sol.acc, sol.mu, u)
     return E, Pd, P
+
+
+def _controlled(sol, name, el, u):
+    """A controlled source's (``E``, ``G``, ``F``, ``H``) absorbed power over the output times: its own ports'
+    voltages times the currents it pushes through them (its efforts, its conductance-like entries, and the
+    multipliers' reactions where it can push: its own servo rows and the sensed source's row); the sensed
+    source's port, which its stamp also lists, is that source's. It stores and dissipates nothing (an ``H``'s
+    internal ``1/r`` load is part of how it sets its voltage, not a resistor): zero, as in the symbolic model.
+
+    >>> import numpy as np, netdyn
+    >>> from netdyn.components.electrical import VoltageSource, Resistor
+    >>> from netdyn.components.controlled import VCVS
+    >>> from netdyn.components.diode import Diode
+    >>> net = netdyn.Network()
+    >>> _ = net.add(VoltageSource("V1", "a", "0", 1.0), Resistor("R1", "a", "b", 1e3), Diode("D1", "b", "0"),
+    ...             VCVS("E1", "c", "0", "b", "0", 2.0), Resistor("R2", "c", "0", 1e3))
+    >>> sol = netdyn.simulate(net, (0, 1e-3), t_eval=np.linspace(0, 1e-3, 3))
+    >>> _, _, P = _controlled(sol, "E1", net.elements["E1"], sol._inputs_at_t())
+    >>> bool(np.allclose(-P, sol.voltage("c") ** 2 / 1e3, rtol=1e-9))   # E1 delivers what R2 takes
+    True
+    """
+    lin = sol.linear
+    st = lin.stamps[name]
+    combos = [c for _, c in lin.ports[name]]
+    K = sol.t.size
+    own = len(el.ports)  # the ports after the element's own are the sensed source's
+    F = [_port(sol.f, c, K) for c in combos]
+    effort = [np.zeros(K) for _ in range(own)]
+    for which, a, b, v in st["entries"]:
+        if which == "D" and a < own:
+            effort[a] += v * F[b]
+    for row, i, c in st.get("reactions", ()):
+        if i < own:
+            effort[i] += c * sol.mu[row]
+    for i, k in st["efforts"]:
+        if i < own:
+            effort[i] -= u[k]
+    P = sum((F[i] * effort[i] for i in range(own)), np.zeros(K))
+    return np.zeros(K), np.zeros(K), P
 
 
 def _device(sol, name, el, own):

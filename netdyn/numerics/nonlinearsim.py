@@ -55,6 +55,7 @@ class _Circuit:
     def __init__(self, net, formulation=None, t0=0.0):
         from netdyn.graph.assemble import resolve_formulation
         from netdyn.numerics.operating_point import _stamped
+        self.net = net
         domains = [d for d in net.domains if d in DOMAINS]
         self.forms = resolve_formulation(formulation, domains, net)
         kinds = {d: ACROSS if self.forms[d] == "node" else THROUGH for d in domains}
@@ -215,7 +216,7 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
         stepper = _PyStep(c, y, yd, t0, tol, reference)
     if work and all(hasattr(kind, "port_table") for kind in c.group_types):
         from netdyn.numerics.circuit_work import StepWork
-        stepper.work = StepWork(c)
+        stepper.work = StepWork(c, t0, yd)
     h = min((t1 - t0) * 1e-6, max_step)
     run = getattr(stepper, "run", None) if progress is None else None
     done = run(t0, t1, h, max_step, targets, corner_set, t_eval_set) if run is not None else None
@@ -441,7 +442,7 @@ class _PyStep:
         t_new, y, yd = self.new
         if self.work is not None:
             used = self.hist[-min(self.order, max(len(self.hist) - 1, 1)):][::-1]  # the step's order (_bdf)
-            self.work.step([t_new] + [p[0] for p in used], np.vstack([y] + [p[1] for p in used]))
+            self.work.step([t_new] + [p[0] for p in used], np.vstack([y] + [p[1] for p in used]), yd)
         self.hist = (self.hist + [(t_new, y.copy())])[-4:]
         self.hyd = yd.copy()
         self.qhist = (self.qhist + [self.charge_at(y, yd)])[-4:]
@@ -568,7 +569,7 @@ class _CompiledStep:
         if self.work is not None:
             npts = min(self.order, max(self.nh - 1, 1)) + 1
             idx = [self.nh - j for j in range(1, npts)]
-            self.work.step(np.r_[self.t_new, self.ht[idx]], np.vstack([self.y[None, :], self.hy[idx]]))
+            self.work.step(np.r_[self.t_new, self.ht[idx]], np.vstack([self.y[None, :], self.hy[idx]]), self.yd)
         if restart:
             self.nh = 0
         elif self.nh == 4:
@@ -771,6 +772,14 @@ class CircuitSolution(LinearSolution):
         self.net, self.linear = net, lin
         self._model = self._compiled = self._p = None
         self._init_trajectory(trajectory, "circuit")
+
+    def energy_report(self):
+        """Per-element energy bookkeeping from the stamp, the devices' laws and the work integrated with the
+        state, without the symbolic model (:mod:`netdyn.numerics.circuit_report`)."""
+        from netdyn.numerics import circuit_report
+        if circuit_report.takes(self):
+            return circuit_report.circuit_energy_report(self)
+        return super().energy_report()
 
     def energy(self):
         """Stored energy: the linear elements' ``½ fᵀM f + ½ qᵀK q`` plus, where the transient carried it, the

@@ -279,7 +279,7 @@ class _Stamper:
             or tpl.sensed
         for e, (name, el, keys, values, r0, pk, order) in enumerate(members):
             self.stamps[name] = {"entries": [(w, i, j, x) for x, (w, i, j) in zip(vals[e], layout) if x != 0],
-                                 "efforts": [], "rows0": r0, "kinds": pk}
+                                 "efforts": [], "rows0": r0, "kinds": pk, "reactions": []}
             if one_by_one:
                 self.pending.append((order, r0, name, el, tpl, keys, values))
 
@@ -325,6 +325,7 @@ class _Stamper:
                 col = servo.setdefault(r0 + k, {})
                 for i, c in coeffs.items():
                     c = float(sp.sympify(c).xreplace(subs))
+                    stamp["reactions"].append((r0 + k, i, c))  # μ_row c acts on the element's port i
                     for b, cb in cs[i]:
                         col[b] = col.get(b, 0.0) + c * cb
             for i, r in enumerate(tpl.efforts):
@@ -342,6 +343,7 @@ class _Stamper:
             row, g = _sensed_row(net, name, port_of[key], self.stamps)
             col = servo.setdefault(row, _row_dict(A_rows, row))
             for i, c in coeffs.items():
+                self.stamps[name]["reactions"].append((row, i, c * g))
                 for b, cb in cs[i]:
                     col[b] = col.get(b, 0.0) + c * g * cb
         R = None
