@@ -35,7 +35,7 @@ def test_power_balance_closes_with_201_outputs(deck, rtol):
     net = netdyn.read_netlist(deck)
     tstop = net.tran.tstop
     q0, f0 = spice_initial_state(net)  # from the DC operating point, as netdyn.simulate starts a netlist
-    # netdyn.simulate holds the circuit path at rtol >= 1e-7 (RTOL_FLOOR), where the half-wave's balance is 3.0e-6
+    # netdyn.simulate runs the circuit path at rtol 1e-7 by default (CIRCUIT_RTOL), where the half-wave's balance is 3.0e-6
     # (4.8e-4 while the diode's internal node took its voltage from the states' interpolant; docs/spice.md)
     sol = simulate_circuit(net, (0, tstop), q0, f0, t_eval=np.linspace(0, tstop, 201), rtol=rtol)
     assert sol.work is not None
@@ -126,3 +126,14 @@ def test_junction_work_behind_a_series_resistance_is_the_junction_energy():
     assert np.max(np.abs(W - closed)) < 1e-8 * scale
     assert np.max(np.abs(W - quad)) < 1e-5 * scale
     assert sol.power_balance()["relative"] < 1e-6
+
+
+def test_simulate_honours_a_given_rtol_on_the_circuit_path():
+    """``netdyn.simulate`` hands the circuit path its own default (1e-7) only when no ``rtol`` is given: a given
+    one is honoured both ways (a floor once dropped a user's 1e-9 silently), and tighter means closer to the
+    converged answer."""
+    T = np.linspace(0, 2e-3, 201)
+    ref = simulate_circuit(_rectifier(RS=2.0), (0, 2e-3), t_eval=T, rtol=1e-11).voltage("d")
+    err = {rtol: np.max(np.abs(netdyn.simulate(_rectifier(RS=2.0), (0, 2e-3), t_eval=T, rtol=rtol).voltage("d") - ref))
+           for rtol in (None, 1e-6, 1e-9)}
+    assert err[1e-9] < 0.1 * err[None] < 0.1 * err[1e-6]

@@ -40,13 +40,13 @@ from netdyn.numerics.circuit_kernel import RESTART_STEP
 #: the initial jump (:func:`_jump`): backward-Euler steps of these fractions of the span, the first that
 #: converges (no longer than the first step of the run, 1e-6 of the span)
 JUMP_STEPS = (1e-10, 1e-9, 1e-8, 1e-7)
-#: the smallest ``rtol`` :func:`netdyn.simulate` hands the circuit path (its default 1e-8 is the linear path's).
+#: the ``rtol`` :func:`netdyn.simulate` hands the circuit path when none is given (1e-8 is the linear path's).
 #: BDF2's error accumulated over a run is ~1e3 of its local tolerance on the random diode circuits: at 1e-6 six
 #: of 23 were 1.1e-3 - 3.8e-3 of peak off converged ngspice, at 1e-7 all within 4.4e-4, for twice the steps
 #: (the steps go like rtol^(-1/3); at 1e-8 another factor 2.1 for a further 4x in accuracy)
-RTOL_FLOOR = 1e-7
+CIRCUIT_RTOL = 1e-7
 
-__all__ = ["try_circuit", "simulate_circuit", "CircuitSolution", "warm_up", "RTOL_FLOOR"]
+__all__ = ["try_circuit", "simulate_circuit", "CircuitSolution", "warm_up", "CIRCUIT_RTOL"]
 
 
 class _Circuit:
