@@ -702,7 +702,9 @@ def spice_initial_state(net, formulation=None):
             return state_before_jump(net, formulation, element_ic, ics)
         except InitialConditionError:  # the coordinates cannot hold the state before the jump: after it
             pass
-    op = operating_point(net, hold=uic_hold(net, element_ic, ics))  # after the jump, none over-determined
+    from netdyn.numerics.spice_start import junction_hold
+    hold = {**uic_hold(net, element_ic, ics), **junction_hold(net, ics)}  # after the jump, none over-determined
+    op = operating_point(net, hold=hold)
     return op.initial_conditions(formulation)
 
 

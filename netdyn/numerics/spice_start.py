@@ -32,7 +32,7 @@ import networkx as nx
 import numpy as np
 
 
-__all__ = ["dc_singularities", "uic_hold", "StateBeforeJump"]
+__all__ = ["dc_singularities", "uic_hold", "junction_hold", "StateBeforeJump"]
 
 
 class StateBeforeJump(dict):
@@ -233,3 +233,33 @@ def uic_hold(net, element_ic, node_ic, t0=0.0, hold_all=False):
                 cut.add(name)
     return hold
 
+
+
+def junction_hold(net, node_ic):
+    """``{diode: volts}``: the junction voltages a ``uic`` start holds, SPICE's rule for a diode's charge.
+
+    ngspice (``DIOgetic``) starts each diode's junction at the difference of its terminals' ``.ic`` voltages
+    (nodes without one at 0 V) and keeps the junction charge ``Q(v)`` of that voltage as the state before
+    the first step. A diode with a series resistance ``RS`` has its junction between an internal node and
+    its cathode: an impulse of current cannot cross ``RS``, so the junction's charge, and with it its
+    voltage, is still that at ``t = 0+`` — held, like a capacitor's ``ic=``. A diode that stores no charge
+    (``CJO = TT = 0``) holds nothing (its junction follows the circuit), and one without ``RS`` is left to
+    the solve (its junction sits on circuit nodes, where the jump would share its charge with the
+    capacitors there).
+
+    >>> import netdyn
+    >>> net = netdyn.read_netlist("d\\nV1 a 0 1\\nR1 a b 1k\\nD1 b c dm\\nR2 c 0 1k\\n"
+    ...                           ".model dm D(IS=1e-14 RS=10 CJO=1p)\\n.ic v(b)=0.3 v(c)=-0.2\\n")
+    >>> junction_hold(net, net.initial_voltages)
+    {'D1': 0.5}
+    """
+    from netdyn.components.diode import Diode
+    hold = {}
+    for name, element in net.elements.items():
+        if not isinstance(element, Diode) or element.internal_node is None:
+            continue
+        if float(element.values.get("CJO", 0.0)) <= 0 and float(element.values.get("TT", 0.0)) <= 0:
+            continue
+        a, k = (str(x) for x in element.terminals)
+        hold[name] = float(node_ic.get(a, 0.0)) - float(node_ic.get(k, 0.0))
+    return hold
