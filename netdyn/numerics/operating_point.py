@@ -671,12 +671,15 @@ def _least_squares(rows, values, n, what, forms):
 
 
 @paused_gc()
-def spice_initial_state(net, formulation=None):
+def spice_initial_state(net, formulation=None, linear_jump=True):
     """``(q0, f0)`` for a transient of a netlist's network, as SPICE starts it.
 
     Without ``uic`` on ``.tran``: the DC operating point (``.ic`` node voltages clamped during the solve).
     With ``uic``: capacitors at their ``ic=`` (or the ``.ic`` node voltages across them, 0 otherwise),
-    inductors at their ``ic=`` (or 0); every other quantity consistent with them at ``t = 0``.
+    inductors at their ``ic=`` (or 0); every other quantity consistent with them at ``t = 0``. With
+    ``linear_jump`` (the transient runs on the linear path) a ``uic`` start is the state before its jump
+    (:func:`state_before_jump`), which that path completes by the circuit's impulses; other paths take the
+    state after it.
 
     >>> from netdyn import read_netlist
     >>> net = read_netlist("rc\\nV1 in 0 5\\nR1 in out 1k\\nC1 out 0 1u\\n.tran 1u 1m\\n")
@@ -697,7 +700,7 @@ def spice_initial_state(net, formulation=None):
         return op.initial_conditions(formulation)
     from netdyn.numerics.linearsim import try_linear
     from netdyn.numerics.spice_start import uic_hold
-    if try_linear(net, formulation) is not None:  # the linear path jumps by the circuit's own impulses
+    if linear_jump and try_linear(net, formulation) is not None:  # the linear path jumps by its own impulses
         try:
             return state_before_jump(net, formulation, element_ic, ics)
         except InitialConditionError:  # the coordinates cannot hold the state before the jump: after it

@@ -132,7 +132,7 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=No
                                   max_step, progress)
     if q0 is None and f0 is None and getattr(system, "tran", None) is not None and hasattr(system, "elements"):
         from netdyn.numerics.operating_point import spice_initial_state  # a netlist starts as SPICE starts it
-        q0, f0 = spice_initial_state(system, formulation)
+        q0, f0 = spice_initial_state(system, formulation, linear_jump=method in ("auto", "linear") and not params)
     if method in ("auto", "linear") and not params:
         lin = try_linear(system, formulation)
         if lin is not None:
