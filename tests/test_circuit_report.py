@@ -19,29 +19,33 @@ def _circuit():
     return net
 
 
-@pytest.fixture(scope="module")
-def reports():
-    times = np.linspace(0, 2e-3, 801)
-    fast_sol = netdyn.simulate(_circuit(), (0, 2e-3), t_eval=times)
-    assert fast_sol.method == "circuit" and fast_sol.element_work is not None
-    net = fast_sol.net
+def _numeric_and_symbolic(sol):
+    """The report of a circuit-path solution from numbers (the symbolic model refused while it is made) and
+    the symbolic model's report of the same transient."""
+    net = sol.net
     original = type(net).model
 
     def refuse(self, *a, **k):
         raise AssertionError("the circuit-path report built the symbolic model")
     type(net).model = refuse
     try:
-        fast = fast_sol.energy_report()
+        fast = sol.energy_report()
     finally:
         type(net).model = original
-    slow_sol = netdyn.simulate(_circuit(), (0, 2e-3), t_eval=times)
     takes = circuit_report.takes
-    circuit_report.takes = lambda sol: False
+    circuit_report.takes = lambda s: False
     try:
-        slow = slow_sol.energy_report()      # the symbolic model's report of the same transient
+        slow = sol.energy_report()      # the symbolic model's report of the same transient
     finally:
         circuit_report.takes = takes
     return fast, slow
+
+
+@pytest.fixture(scope="module")
+def reports():
+    sol = netdyn.simulate(_circuit(), (0, 2e-3), t_eval=np.linspace(0, 2e-3, 801))
+    assert sol.method == "circuit" and sol.element_work is not None
+    return _numeric_and_symbolic(sol)
 
 
 def test_circuit_report_equals_the_symbolic_one(reports):
@@ -84,26 +88,6 @@ R6 h x 1k
 C4 x 0 1u
 .model DX D(IS=1e-14 RS=2 CJO=1p)
 """
-
-
-def _numeric_and_symbolic(sol):
-    net = sol.net
-    original = type(net).model
-
-    def refuse(self, *a, **k):
-        raise AssertionError("the circuit-path report built the symbolic model")
-    type(net).model = refuse
-    try:
-        fast = sol.energy_report()
-    finally:
-        type(net).model = original
-    takes = circuit_report.takes
-    circuit_report.takes = lambda s: False
-    try:
-        slow = sol.energy_report()      # the symbolic model's report of the same transient
-    finally:
-        circuit_report.takes = takes
-    return fast, slow
 
 
 def test_controlled_sources_on_the_circuit_path_report_without_the_model():
