@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from netdyn.errors import IntegrationError
-from netdyn.numerics.hidden import HiddenConstraints  # hidden constraints (V–C loops): jump, then rates
+from netdyn.numerics.index_reduction import ReducedIndex  # hidden constraints: jump, rates, index reduction
 from netdyn.numerics.integrators.base import Integrator, split_atol, work_atol
 from netdyn.numerics.integrators.ida_kernel import ida_kernel
 from netdyn.numerics.trajectory import INTERRUPTED, SUCCESS, Trajectory, interrupted_message
@@ -113,15 +113,23 @@ class IDA(Integrator):
         # (sources given as constraints), which are out of the error test: their noise collapsed the steps
         at[self.sw] = work_atol(atol, n)  # joules: scaled to the run's energies by simulate's first pass
         te = ida_grid(t0, t1, t_eval)
-        hidden = HiddenConstraints(residual, t0, y0, yp0, self.algebraic, span=t1 - t0)
+        hidden = ReducedIndex(residual, t0, y0, yp0, self.algebraic, span=t1 - t0)
         y0, yp0 = hidden.start(y0, yp0, impulses=self.impulses)
+        jac, algebraic = fast.jacfn if fast is not None else None, self.algebraic
+        deep = len(hidden.levels) > 1  # index three and up: IDA takes the index-one system of dummy derivatives
+        if deep:
+            residual, jac, algebraic = hidden.residual_reduced, None, hidden.algebraic_reduced
+            y0, yp0 = hidden.extend(y0, yp0)
+            at = np.concatenate([at, np.full(hidden.m, 1e6)])  # dummy rates: out of the error test, as multipliers
         # BDF's global error runs ~10x its local tolerance: tighten so both integrators honour rtol alike
-        jac = fast.jacfn if fast is not None else None
-        solver = SundialsIDA(residual, rtol=rtol / 10, atol=at / 10, algebraic_idx=self.algebraic or None,
+        solver = SundialsIDA(residual, rtol=rtol / 10, atol=at / 10, algebraic_idx=algebraic or None,
                              calc_initcond=None, max_num_steps=200000, jacfn=jac,
                              max_step=0 if not np.isfinite(self.max_step) else self.max_step)
         out = run_ida(solver, te, y0, yp0, progress)
         T, Y, YP = out_at(out, t_eval, t0, t1)
+        if deep:
+            Y, YP = np.array([hidden.restrict(Y[:, k], YP[:, k]) for k in range(T.size)]).transpose(1, 2, 0) \
+                if T.size else (Y[:N], YP[:N])
         if hidden.levels:  # rates and multipliers from the equations and the hidden constraints' derivatives
             new = [hidden.rates(tt, Y[:, k], YP[:, k]) for k, tt in enumerate(T)]
             if all(hidden.no_worse(tt, Y[:, k], YP[:, k], *new[k]) for k, tt in enumerate(T)):
