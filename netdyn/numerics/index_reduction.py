@@ -49,7 +49,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-from netdyn.numerics.hidden import HiddenConstraints, _unit, hidden_combinations
+from netdyn.numerics.hidden import HiddenConstraints, _fd_jacobian, _unit, hidden_combinations
 
 __all__ = ["ReducedIndex"]
 
@@ -112,7 +112,46 @@ class ReducedIndex(HiddenConstraints):
         determined (a least-squares compromise while the state is off its constraints). Without the deepest
         level's derivative rows a direction of them is free — an acceleration of 1e5 along it times the rounding
         of a combination (1e-12) made a violation of 1e-6 out of none (random circuit seed 2, node fluxes)."""
-        return self.rows
+        return self.rows if len(self.levels) > 1 else super()._jump_rows()
+
+    def _jump(self, z, yd, impulsive, max_iter=4):
+        """Index two: :meth:`HiddenConstraints._jump`. Deeper: the jump of the linear path
+        (:func:`~netdyn.numerics.higherindex.impulse_consistent`) on the pencil ``(∂F/∂ẏ, −∂F/∂y)`` at ``t0``
+        and the constraints linearized there (Newton for nonlinear ones) — by impulses of the algebraic
+        variables where they reach, else keeping the slow (finite-mode) part of ``E y``, as the Weierstrass
+        form says of impulses of any order: a constraint on capacitive node voltages two levels deep is
+        reached by an impulse of current through a capacitor, whose voltage then jumps (random circuit seed 2)."""
+        if len(self.levels) < 2:
+            return super()._jump(z, yd, impulsive, max_iter)
+        import scipy.sparse as sps
+
+        from netdyn.numerics.higherindex import Reduced, impulse_consistent
+        t0, alg, N = self.t0, self.alg, self.N
+        y0 = np.where(alg, z, 0.0)
+        y0[~alg] = yd
+        yp0 = np.where(alg, 0.0, z)
+        res = np.zeros(N)
+
+        def F(y, yp):
+            self.residual(t0, y, yp, res)
+            return res.copy()
+        r0 = F(y0, yp0)
+        E = sps.csr_array(_fd_jacobian(lambda v: F(y0, v), yp0, r0, 1e-4))
+        J = sps.csr_array(-_fd_jacobian(lambda v: F(v, yp0), y0, r0, 1e-4))
+        Jz = self._J[0]
+        for _ in range(max_iter):
+            for _ in range(2):
+                z = z - np.linalg.lstsq(Jz, self.value(t0, z, yd), rcond=None)[0]
+            h, g = self.constraints(self.value(t0, z, yd), self.jd(t0, z, yd))
+            if np.max(np.abs(h)) <= 1e-13 * (1.0 + np.max(np.abs(g) @ np.abs(yd))):
+                break
+            C = np.zeros((h.size, N))
+            C[:, ~alg] = g
+            y = np.where(alg, z, 0.0)
+            y[~alg] = yd
+            red = Reduced(E, J, np.zeros((N, 1)), C, (h - g @ yd)[:, None])
+            yd = impulse_consistent(E, J, red, y, np.ones(1), np.flatnonzero(impulsive))[~alg]
+        return yd
 
     # ----------------------------------------------------------------- the index-one system
     def extend(self, y, yp):
@@ -125,6 +164,32 @@ class ReducedIndex(HiddenConstraints):
         y, yp = np.array(Y[:self.N], dtype=float), np.array(YP[:self.N], dtype=float)
         yp[self.dummy] = Y[self.N:]
         return y, yp
+
+    def start_reduced(self, y, yp, impulses=None, tol=1e-12, max_iter=10):
+        """Consistent ``(Y, Ẏ)`` of the index-one system at ``t0``: :meth:`start` (the impulse-consistent jump
+        onto every hidden constraint), then Newton on :meth:`residual_reduced` for its algebraic unknowns and
+        the rates of the rest (a square, regular system), which removes what the jump's least squares left."""
+        Y, YP = self.extend(*self.start(y, yp, impulses=impulses))
+        alg = np.zeros(Y.size, dtype=bool)
+        alg[self.algebraic_reduced] = True
+        res = np.zeros(Y.size)
+
+        def value(u):
+            Yu, YPu = np.where(alg, u, Y), np.where(alg, YP, u)
+            self.residual_reduced(self.t0, Yu, YPu, res)
+            return res.copy()
+        u = np.where(alg, Y, YP)
+        r = value(u)
+        J = None
+        for _ in range(max_iter):
+            if J is None:
+                J = _fd_jacobian(value, u, r, 1e-6)
+            du = -np.linalg.lstsq(J, r, rcond=None)[0]
+            u = u + du
+            r = value(u)
+            if np.max(np.abs(du)) <= tol * (1.0 + np.max(np.abs(u))):
+                break
+        return np.where(alg, u, Y), np.where(alg, YP, u)
 
     def residual_reduced(self, tt, Y, YP, res):
         """The index-one residual: ``F`` and every level's derivative rows at ``Y = [y, d]``."""

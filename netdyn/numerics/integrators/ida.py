@@ -114,13 +114,14 @@ class IDA(Integrator):
         at[self.sw] = work_atol(atol, n)  # joules: scaled to the run's energies by simulate's first pass
         te = ida_grid(t0, t1, t_eval)
         hidden = ReducedIndex(residual, t0, y0, yp0, self.algebraic, span=t1 - t0)
-        y0, yp0 = hidden.start(y0, yp0, impulses=self.impulses)
         jac, algebraic = fast.jacfn if fast is not None else None, self.algebraic
         deep = len(hidden.levels) > 1  # index three and up: IDA takes the index-one system of dummy derivatives
         if deep:
             residual, jac, algebraic = hidden.residual_reduced, None, hidden.algebraic_reduced
-            y0, yp0 = hidden.extend(y0, yp0)
+            y0, yp0 = hidden.start_reduced(y0, yp0, impulses=self.impulses)
             at = np.concatenate([at, np.full(hidden.m, 1e6)])  # dummy rates: out of the error test, as multipliers
+        else:
+            y0, yp0 = hidden.start(y0, yp0, impulses=self.impulses)
         # BDF's global error runs ~10x its local tolerance: tighten so both integrators honour rtol alike
         solver = SundialsIDA(residual, rtol=rtol / 10, atol=at / 10, algebraic_idx=algebraic or None,
                              calc_initcond=None, max_num_steps=200000, jacfn=jac,
