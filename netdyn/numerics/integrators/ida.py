@@ -120,7 +120,6 @@ class IDA(Integrator):
             residual, jac, algebraic = hidden.residual_reduced, None, hidden.algebraic_reduced
             y0, yp0 = hidden.start_reduced(y0, yp0, impulses=self.impulses)
             at = np.concatenate([at, np.full(hidden.m, 1e6)])  # dummy rates: out of the error test, as multipliers
-            at[hidden.dummy] = 1e6
         else:
             y0, yp0 = hidden.start(y0, yp0, impulses=self.impulses)
         # BDF's global error runs ~10x its local tolerance: tighten so both integrators honour rtol alike
