@@ -178,6 +178,11 @@ SYMBOLIC_RANDOM = {
     (0, None): "a resistor alone in a cut-set has no loop current: its symbol is no parameter of the loop model "
                "(ParameterError)",
     (5, "node"): "node fluxes: an inductor in series with a current source, a capacitor across a source",
+    (0, "node"): "an inductor alone in a cut-set between capacitive nodes: hidden constraints two levels deep; IDA's "
+                 "Newton failed at t = 0 (now: the index-one system of dummy derivatives)",
+    (2, "node"): "a fast finite mode (3e-7 s) beside a V–C loop: the index-two system failed at t = 1e-17 (and the "
+                 "numerical search took the mode for a second-level constraint)",
+    (3, "node"): "parallel capacitors across a V–C loop and an I–L cut-set: IDA on index two did not finish in 60 s",
 }
 
 

@@ -115,8 +115,8 @@ class IDA(Integrator):
         te = ida_grid(t0, t1, t_eval)
         hidden = ReducedIndex(residual, t0, y0, yp0, self.algebraic, span=t1 - t0)
         jac, algebraic = fast.jacfn if fast is not None else None, self.algebraic
-        deep = len(hidden.levels) > 1  # index three and up: IDA takes the index-one system of dummy derivatives
-        if deep:
+        reduced = bool(hidden.levels)  # hidden constraints: IDA takes the index-one system of dummy derivatives
+        if reduced:
             residual, jac, algebraic = hidden.residual_reduced, None, hidden.algebraic_reduced
             y0, yp0 = hidden.start_reduced(y0, yp0, impulses=self.impulses)
             at = np.concatenate([at, np.full(hidden.m, 1e6)])  # dummy rates: out of the error test, as multipliers
@@ -128,7 +128,7 @@ class IDA(Integrator):
                              max_step=0 if not np.isfinite(self.max_step) else self.max_step)
         out = run_ida(solver, te, y0, yp0, progress)
         T, Y, YP = out_at(out, t_eval, t0, t1)
-        if deep:
+        if reduced:
             Y, YP = np.array([hidden.restrict(Y[:, k], YP[:, k]) for k in range(T.size)]).transpose(1, 2, 0) \
                 if T.size else (Y[:N], YP[:N])
         if hidden.levels:  # rates and multipliers from the equations and the hidden constraints' derivatives
