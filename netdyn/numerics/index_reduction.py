@@ -85,12 +85,14 @@ class ReducedIndex(HiddenConstraints):
         z, yd = self._split(self._y, self._yp)
         active = np.ones(self.N, dtype=bool)   # stacked rows not yet replaced by a derivative
         self.replaced = []
+        self.margin = 0.0   # smallest scaled singular value of the square system left (1: none; 0: not reached)
         for _ in range(max_levels):
             Jz, Jd = self.jacobians(self.t0, z, yd, rel=None)
             rows = np.flatnonzero(active)
             tol = deep_rcond if self.levels else rcond
             Wa = _echelon(hidden_combinations(Jz[rows], Jd[rows], tol), _unit(np.hstack([Jz, Jd])[rows], 1))
             if not Wa.shape[0]:
+                self.margin = _smallest(Jz[rows], Jd[rows])
                 break
             W = np.zeros((Wa.shape[0], Jz.shape[0]))
             W[:, rows] = Wa
@@ -226,6 +228,16 @@ class ReducedIndex(HiddenConstraints):
         y, yp = self.restrict(Y, YP)
         z, yd = self._split(y, yp)
         res[:] = self.value(tt, z, yd)
+
+
+def _smallest(Jz, Jd):
+    """The smallest singular value of ``Jz`` scaled as :func:`~netdyn.numerics.hidden.hidden_combinations`
+    scales it, relative to the largest: how close the system is to one more level of hidden constraints."""
+    rs = _unit(np.hstack([Jz, Jd]), 1)
+    Js = Jz / rs[:, None]
+    Js = Js / _unit(Js, 0)[None, :]
+    s = np.linalg.svd(Js, compute_uv=False)
+    return float(s[-1] / s[0]) if s.size and s[0] > 0 else 1.0
 
 
 def _linear_part(J1, J2, agree=1e-6):
