@@ -122,6 +122,8 @@ class IDA(Integrator):
         # combinations found there are no constraints (tests/test_sparse_constrained.py)
         reduced = len(hidden.levels) > 1 or (bool(hidden.levels) and self.impulses is True and hidden.margin < 1e-9)
         jac = fast.jacfn if fast is not None else None
+        if not reduced:   # index two: the first level as found without the reduction's search (its rounding differs)
+            hidden = HiddenConstraints(residual, t0, y0, yp0, self.algebraic, span=t1 - t0)
         try:
             T, Y, YP, out = self._run(hidden, reduced, residual, jac, y0, yp0, at, te, t_eval, t0, t1, rtol, progress)
         except IntegrationError:
