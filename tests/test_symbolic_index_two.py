@@ -178,6 +178,11 @@ SYMBOLIC_RANDOM = {
     (0, None): "a resistor alone in a cut-set has no loop current: its symbol is no parameter of the loop model "
                "(ParameterError)",
     (5, "node"): "node fluxes: an inductor in series with a current source, a capacitor across a source",
+    (0, "node"): "an inductor alone in a cut-set between capacitive nodes: hidden constraints two levels deep; IDA's "
+                 "Newton failed at t = 0 (now: the index-one system of dummy derivatives)",
+    (2, "node"): "a fast finite mode (3e-7 s) beside a V–C loop: the index-two system failed at t = 1e-17 (and the "
+                 "numerical search took the mode for a second-level constraint)",
+    (3, "node"): "parallel capacitors across a V–C loop and an I–L cut-set: IDA on index two did not finish in 60 s",
 }
 
 
@@ -186,3 +191,49 @@ def test_random_circuits_with_a_symbolic_resistor_in_every_formulation(seed, for
     """The first resistor of a random circuit symbolic (``params=``: the IDA path), against the linear path:
     every node voltage and element current to 1e-4 of its peak (or of 1e-5 of the largest of its kind)."""
     assert symbolic_random(seed, form) < 1e-4
+
+
+# ------------------------------------------------------------------------------------------ index three and up
+
+def _cut_inductor(R):
+    """An inductor alone in a cut-set (the island c–d hangs on R1 only) between two capacitive nodes: in node
+    fluxes its current is zero (level one), then the voltages across it equal (level two)."""
+    return [VoltageSource("V1", "a", "0", sine(0, 2.0, 500)), Capacitor("C1", "a", "0", 1e-6),
+            Inductor("L1", "a", "b", 1e-2), Resistor("R1", "b", "c", R), Capacitor("C2", "c", "d", 1e-6),
+            VoltageSource("V2", "d", "c", 1.0), Resistor("R2", "a", "0", 100.0)]
+
+
+def test_inductor_alone_in_a_cut_set_in_node_fluxes_on_dummy_derivatives(monkeypatch):
+    """Node fluxes, hidden constraints two levels deep: IDA integrates the index-one system of dummy
+    derivatives (``numerics/index_reduction.py``) and agrees with the linear path (measured 1.6e-9 V)."""
+    from netdyn.numerics import index_reduction
+    seen = []
+    start = index_reduction.ReducedIndex.start_reduced
+    monkeypatch.setattr(index_reduction.ReducedIndex, "start_reduced",
+                        lambda self, *a, **k: seen.append(len(self.levels)) or start(self, *a, **k))
+    te = np.linspace(0.0, 4e-3, 101)
+    net = netdyn.Network("L alone in a cut-set")
+    net.add(*_cut_inductor(50.0))
+    ref = netdyn.simulate(net, (0.0, 4e-3), t_eval=te, formulation="node")
+    sym = netdyn.Network("L alone in a cut-set")
+    sym.add(*_cut_inductor(Rx))
+    sol = netdyn.simulate(sym, (0.0, 4e-3), t_eval=te, formulation="node", params={Rx: 50.0})
+    assert sol.method == "ida" and seen and min(seen) >= 2
+    assert worst(sol, ref, list(net.elements)) < 1e-4
+
+
+def test_reduced_index_of_a_prescribed_position():
+    """x' = v, v' = a, 0 = x − sin t (index three): two levels, x and v become algebraic, and the reduced
+    residual vanishes at the start on x = sin t, v = cos t, a = −sin t (closed form)."""
+    from netdyn.numerics.index_reduction import ReducedIndex
+
+    def F(t, y, yp, res):
+        res[0] = yp[0] - y[1]
+        res[1] = yp[1] - y[2]
+        res[2] = y[0] - np.sin(t)
+    t0 = 0.3
+    r = ReducedIndex(F, t0, np.zeros(3), np.zeros(3), [2], span=1.0)
+    assert [W.shape[0] for W in r.levels] == [1, 1]
+    Y, YP = r.start_reduced(np.array([np.sin(t0), 0.0, 0.0]), np.zeros(3), impulses=True)
+    y, yp = r.restrict(Y, YP)
+    assert np.allclose(y, [np.sin(t0), np.cos(t0), -np.sin(t0)], atol=1e-6)

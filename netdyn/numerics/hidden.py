@@ -186,6 +186,8 @@ class HiddenConstraints:
         out = [base]
         for m in range(1, order + 1):
             h = self.span * TIME_STEPS[m]
+            if tt + (m + 1) * h > self.t0 + self.span * (1.0 + 1e-9):  # backward at the segment's end (a corner)
+                h = -h
             w = forward_weights(m, h)
             acc = w[0] * base
             for i in range(1, w.size):
@@ -309,6 +311,12 @@ class HiddenConstraints:
         self.F(tt, z, yd)
         return self._y.copy(), self._yp.copy()
 
+    def _jump_rows(self):
+        """How many stacked rows :meth:`_jump` solves for the algebraic variables and rates: the equations the
+        constraints combine (F, and the derivative rows of all but the deepest level) — the deepest level's own
+        derivative rows are inconsistent until the jump is made."""
+        return max(W.shape[1] for W in self.levels)
+
     def _jump(self, z, yd, impulsive, max_iter=6):
         """``y_D + Δ`` on the hidden constraints of every level, ``Δ`` reachable by impulses of the
         (``impulsive``) algebraic variables.
@@ -328,9 +336,7 @@ class HiddenConstraints:
         terms = max(np.max(np.abs(Jd0) @ np.abs(yd), initial=0.0),
                     np.max(np.abs(self.value(t0, z, np.zeros_like(yd))[:self.N]), initial=0.0))
         size = np.concatenate([np.max(np.abs(W), axis=1, initial=0.0) for W in self.levels]) * terms
-        # the equations the constraints combine (F, and the derivative rows of all but the deepest level):
-        # the deepest level's own derivative rows are inconsistent until the jump is made
-        k = max(W.shape[1] for W in self.levels)
+        k = self._jump_rows()
         Jz = Jz[:k]
         for _ in range(max_iter):
             r = self.value(t0, z, yd)[:k]
