@@ -49,6 +49,9 @@ PORT_FIELDS = ("kind", "G", "IS", "nvt", "gmin", "has_bv", "xbv", "nbvt", "vcrit
 #: of the last step), but much shorter steps leave node voltages, BDF differences of node fluxes that grow over
 #: the run, with too few digits for the error test at rtol 1e-7 (seeds 18 and 19 then fail)
 RESTART_STEP = 0.1
+#: Newton's test on the devices' port flows (relative to 1 + |flow|; :func:`_ports_settled`)
+PORT_TOL = 1e-9
+EPS = 2.220446049250313e-16
 XMAX = 50.0  # netdyn.components.diode.XMAX: the exponent above which a junction's law continues linearly
 
 __all__ = ["PORT_FIELDS", "port_laws", "band_lu", "band_solve", "bdf_step", "bdf_run", "source_values", "step_work",
@@ -231,6 +234,25 @@ def _flows(y, yd, fsrc, finert, f):
 
 
 @njit(cache=CACHE)
+def _ports_settled(n, a0, y, past, fsrc, finert, ct_ptr, ct_idx, ct_val, F, dF, factor, rf):
+    """The devices' port flows settled on the last Newton update ``factor · dF`` (``F`` before it): within
+    ``PORT_TOL`` of ``1 + |F|``, or within 64 roundoffs of the flows they are made of. The states' test alone is
+    not enough: a flow without inertia is the rate ``a0 y + past`` of its displacement, so an update of
+    ``y`` within 1e-10 moves it by ``a0`` times that (2 V at a step of 5e-11 s), and a junction left that far
+    off its solution stores a charge the next steps cannot reach (random diode deck 19 with ``uic``).
+    ``rf`` is scratch (length ``n``)."""
+    for i in range(n):  # the rounding of each flow: of a0 y + past, or of the inertial flow's state
+        rf[i] = EPS * abs(y[fsrc[i]]) if finert[i] else EPS * (abs(a0 * y[i]) + abs(past[i]))
+    for p in range(F.size):
+        noise = 0.0
+        for k in range(ct_ptr[p], ct_ptr[p + 1]):
+            noise += abs(ct_val[k]) * rf[ct_idx[k]]
+        if abs(factor * dF[p]) > PORT_TOL * (1.0 + abs(F[p])) + 64.0 * noise:
+            return False
+    return True
+
+
+@njit(cache=CACHE)
 def bdf_step(t_new, order, ht, hy, hq, nh, hyd, gu,               # the step and the accepted history
              n, nI, fsrc, finert, e_ptr, e_idx, e_val, j_ptr, j_idx, j_val,
              ct_ptr, ct_idx, ct_val, table, charges,
@@ -372,8 +394,9 @@ def bdf_step(t_new, order, ht, hy, hq, nh, hyd, gu,               # the step and
             y2 += y[k] * y[k]
             d2 += step * step
         if dmax <= 1e-10 * (1.0 + ymax) or (it > 0 and math.sqrt(d2) <= 1e-12 * (1.0 + math.sqrt(y2))):
-            ok = True
-            break
+            ok = _ports_settled(n, a0, y, past, fsrc, finert, ct_ptr, ct_idx, ct_val, F, dF, factor, f)
+            if ok:
+                break
     for k in range(Ny):
         yd[k] = a0 * y[k] + past[k]
     if not ok:

@@ -645,10 +645,12 @@ def _newton(c, E, J, coeff, pred, t_new, qpast=None, max_iter=30):
                 return y, yd, False
         if not np.all(np.isfinite(dy)):
             return y, yd, False
+        y_old = y
         dy = _limit(c, y, dy, a[0], past)
         y = y + dy
-        if np.max(np.abs(dy)) <= 1e-10 * (1.0 + np.max(np.abs(y))) or \
-                (it and np.linalg.norm(dy) <= 1e-12 * (1.0 + np.linalg.norm(y))):
+        if (np.max(np.abs(dy)) <= 1e-10 * (1.0 + np.max(np.abs(y))) or
+                (it and np.linalg.norm(dy) <= 1e-12 * (1.0 + np.linalg.norm(y)))) and \
+                _ports_settled(c, y_old, dy, a[0], past):
             yd = a[0] * y + past
             return y, yd, True
     return y, a[0] * y + past, False
@@ -728,13 +730,33 @@ class _Chord:
                     self.lu = None
                     return y, yd, False
             prev = size
+            y_old = y
             dy = _limit(c, y, dy, a0, past, ports)
             y = y + dy
-            if np.max(np.abs(dy)) <= 1e-10 * (1.0 + np.max(np.abs(y))) or \
-                    (it and np.linalg.norm(dy) <= 1e-12 * (1.0 + np.linalg.norm(y))):
+            if (np.max(np.abs(dy)) <= 1e-10 * (1.0 + np.max(np.abs(y))) or
+                    (it and np.linalg.norm(dy) <= 1e-12 * (1.0 + np.linalg.norm(y)))) and \
+                    _ports_settled(c, y_old, dy, a0, past):
                 return y, a0 * y + past, True
         self.lu = None  # no convergence: the next try starts from a fresh factorisation
         return y, a0 * y + past, False
+
+
+def _ports_settled(c, y, dy, a0, past):
+    """The devices' port flows settled on the Newton update ``dy`` from ``y``: each within ``PORT_TOL`` of
+    ``1 + |flow|`` or within 64 roundoffs of the flows it is made of
+    (:func:`netdyn.numerics.circuit_kernel._ports_settled`, the same test): a flow without inertia is the
+    rate ``a0 y + past`` of its displacement, so the states' own test lets it move by ``a0`` times theirs."""
+    from netdyn.numerics.circuit_kernel import EPS, PORT_TOL
+    n, nI = c.n, c.nI
+    f = c.flows(y, a0 * y + past)
+    df = c.flows(dy, a0 * dy)
+    rf = EPS * (np.abs(a0 * y[:n]) + np.abs(past[:n]))
+    rf[c.I] = EPS * np.abs(y[n:n + nI])
+    for (law, C, Ct, *_) in c.groups:
+        absCt = abs(Ct)
+        if np.any(np.abs(Ct @ df) > PORT_TOL * (1.0 + np.abs(Ct @ f)) + 64.0 * (absCt @ rf)):
+            return False
+    return True
 
 
 def _limit(c, y, dy, a0, past, ports=None):
