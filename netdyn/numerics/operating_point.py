@@ -708,7 +708,14 @@ def spice_initial_state(net, formulation=None, linear_jump=True):
     from netdyn.numerics.spice_start import junction_hold
     hold = {**uic_hold(net, element_ic, ics), **junction_hold(net, ics)}  # after the jump, none over-determined
     op = operating_point(net, hold=hold)
-    return op.initial_conditions(formulation)
+    try:
+        return op.initial_conditions(formulation)
+    except InitialConditionError:  # node fluxes and a flux circulating around a loop of inductors
+        from netdyn.numerics.loop_flux import loop_start
+        started = loop_start(net, op, formulation)
+        if started is None:
+            raise
+        return started
 
 
 def state_before_jump(net, formulation, element_ic, node_ic, t0=0.0):
