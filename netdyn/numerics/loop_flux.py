@@ -36,13 +36,13 @@ class LoopFluxState(dict):
 
 
 def _inductors(net):
-    """``[(name, a, b, L)]`` of the plain linear inductors, or None when a coupled or nonlinear inductor (or a
-    symbolic L) is present: their loops stay refused."""
+    """``[(name, a, b, L)]`` of the plain linear inductors, or None when coupled inductors (or a symbolic L)
+    are present: their loops stay refused. A nonlinear inductor is no ``Inductor``: a loop through it is not
+    found, and the start's residual check still refuses it."""
     from netdyn.components.electrical import CoupledInductors, Inductor
     out = []
     for name, el in net.elements.items():
-        if isinstance(el, CoupledInductors) or getattr(el, "law_kind", None) == "T" or \
-                type(el).__name__ in ("MutualInductance", "Mutual"):
+        if isinstance(el, CoupledInductors):
             return None
         if isinstance(el, Inductor):
             try:
