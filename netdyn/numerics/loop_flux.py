@@ -5,7 +5,7 @@ Node fluxes ``φ`` give every inductor the flux ``φ_a − φ_b``, so around a l
 ``uic`` start whose ``ic=`` currents give it another value ``ψ`` is a state the node coordinates cannot hold.
 In node coordinates a circulating flux is exactly a constant current in parallel with one inductor of the
 loop: for each independent loop (a chord of a spanning forest of the inductors) :func:`loop_currents`
-gives ``I0 = ψ / L_chord``; :func:`loop_start` runs the transient on a copy of the network with a DC current
+gives ``I0 = ψ / L_chord``; :func:`loop_network` gives the transient a copy of the network with a DC current
 source ``I0`` across the chord (named ``"<chord>:loop"``) and the chord's node part ``i − I0``, and
 :func:`settle` puts ``I0`` back into the chord's reported current and counts its energy as the inductor's
 (``½ L (i − I0 + I0)²``), not as a source's work, so the power balance closes on the original circuit.
@@ -21,7 +21,7 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
-__all__ = ["loop_currents", "loop_start", "settle", "LoopFluxState", "SUFFIX"]
+__all__ = ["loop_currents", "loop_network", "settle", "stored", "LoopFluxState", "SUFFIX"]
 
 #: the name of the internal current source carrying a chord's circulating current: ``chord + SUFFIX``
 SUFFIX = ":loop"
@@ -31,8 +31,9 @@ class LoopFluxState(dict):
     """``q0`` of a start that needs circulating currents: a dict of coordinates of ``network`` (the circuit
     with one DC current source per loop, see the module), with ``offsets = {chord: I0}``."""
 
-    network = None
-    offsets = None
+    def __init__(self, q0, network, offsets):
+        super().__init__(q0)
+        self.network, self.offsets = network, dict(offsets)
 
 
 def _inductors(net):
@@ -81,14 +82,13 @@ def loop_currents(net, currents, tol=1e-12):
     return out
 
 
-def loop_start(net, op, formulation):
-    """``(q0, f0)`` of a start from the operating point ``op`` (its inductor currents held) in node
-    coordinates with a circulating current around each loop of inductors whose flux is not 0: ``q0`` is a
-    :class:`LoopFluxState` on the network with the loops' sources; None when no loop needs one (or a coupled
-    inductor is present)."""
+def loop_network(net, op):
+    """``(network, port_through, port_across, offsets)`` of a start from the operating point ``op`` (its
+    inductor currents held) in node coordinates with a circulating current around each loop of inductors
+    whose flux is not 0: the network with the loops' sources and its port values (each chord's node part
+    ``i − I0``); None when no loop needs one (or coupled inductors are present)."""
     from netdyn.components.electrical import CurrentSource, Inductor
     from netdyn.graph.network import Network
-    from netdyn.numerics.operating_point import _initial_conditions
     signs = {name: getattr(el, "through_report_signs", el.report_signs)[0] for name, el in net.elements.items()
              if isinstance(el, Inductor)}
     currents = {name: float(s * op.port_through[name][0]) for name, s in signs.items()}
@@ -110,14 +110,11 @@ def loop_start(net, op, formulation):
     for attr in ("title", "tran", "initial_voltages", "element_ic", "params"):
         if hasattr(net, attr):
             setattr(run, attr, getattr(net, attr))
-    q0, f0 = _initial_conditions(run, formulation, through, across, op.t0)
-    state = LoopFluxState(q0)
-    state.network, state.offsets = run, dict(offsets)
-    return state, f0
+    return run, through, across, offsets
 
 
 def settle(sol, offsets):
-    """Make a solution computed on :func:`loop_start`'s network report the original circuit: each chord's
+    """Make a solution computed on :func:`loop_network`'s network report the original circuit: each chord's
     current carries its ``I0`` again, its stored energy is ``½ L (i_node + I0)²``, and the work of the loop
     sources leaves the supplied energy (it is the chord's stored energy). Returns ``sol``."""
     sol.loop_offsets = dict(offsets)

@@ -711,11 +711,13 @@ def spice_initial_state(net, formulation=None, linear_jump=True):
     try:
         return op.initial_conditions(formulation)
     except InitialConditionError:  # node fluxes and a flux circulating around a loop of inductors
-        from netdyn.numerics.loop_flux import loop_start
-        started = loop_start(net, op, formulation)
-        if started is None:
+        from netdyn.numerics.loop_flux import LoopFluxState, loop_network
+        loops = loop_network(net, op)
+        if loops is None:
             raise
-        return started
+        run, through, across, offsets = loops
+        q0, f0 = _initial_conditions(run, formulation, through, across, op.t0)
+        return LoopFluxState(q0, run, offsets), f0
 
 
 def state_before_jump(net, formulation, element_ic, node_ic, t0=0.0):
