@@ -284,6 +284,7 @@ def operating_point(net, formulation=None, t0=0.0, hold=None, clamp=None, tol=1e
 
     groups = _device_groups(info, skip, N)
     x = np.zeros(N)
+    unlimited = False  # no junction limited on the last update
     for it in range(max_iter):
         A_it, b_it = static, rhs_lin.copy()
         for grp in groups:  # i(F) ~ g + H (F' - F) = H F' + off, for all devices of one law at once
