@@ -176,7 +176,7 @@ def random_circuit(seed, devices=None):
         else:
             kind = rng.choice(["R", "L", "V"], p=[0.6, 0.25, 0.15])
             if kind == "V":
-                name = d.add("V", node, parent, wave=_wave(rng, 5.0))
+                d.add("V", node, parent, wave=_wave(rng, 5.0))
                 v_groups[vfind(node)] = vfind(parent)
                 if rng.uniform() < 0.5:  # decoupling capacitor across the supply (V–C loop)
                     d.add("C", node, parent, C())

@@ -320,8 +320,11 @@ class LinearSolution(Solution):
         raise KeyError(f"no element or node named {name!r}")
 
     def through(self, name):
-        """Through variable (current, force, torque) of an element, first terminal to second."""
-        return self._element_quantity(name, "through")
+        """Through variable (current, force, torque) of an element, first terminal to second (an inductor's
+        with the current circulating around its loop, :mod:`netdyn.numerics.loop_flux`)."""
+        out = self._element_quantity(name, "through")
+        offsets = getattr(self, "loop_offsets", None)
+        return out + offsets[name] if offsets and name in offsets else out
 
     voltage = velocity = angular_velocity = across
     current = force = torque = through
@@ -329,4 +332,8 @@ class LinearSolution(Solution):
     def energy(self):
         """Stored energy ``½ fᵀM f + ½ qᵀK q`` along the trajectory (from the stamped matrices)."""
         M, K = self.linear.M, self.linear.K
-        return 0.5 * np.sum(self.f * (M @ self.f), axis=0) + 0.5 * np.sum(self.q * (K @ self.q), axis=0)
+        E = 0.5 * np.sum(self.f * (M @ self.f), axis=0) + 0.5 * np.sum(self.q * (K @ self.q), axis=0)
+        if getattr(self, "loop_offsets", None):
+            from netdyn.numerics.loop_flux import stored
+            E = E + stored(self)  # the flux circulating around loops of inductors
+        return E

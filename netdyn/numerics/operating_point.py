@@ -284,6 +284,7 @@ def operating_point(net, formulation=None, t0=0.0, hold=None, clamp=None, tol=1e
 
     groups = _device_groups(info, skip, N)
     x = np.zeros(N)
+    unlimited = False  # no junction limited on the last update
     for it in range(max_iter):
         A_it, b_it = static, rhs_lin.copy()
         for grp in groups:  # i(F) ~ g + H (F' - F) = H F' + off, for all devices of one law at once
@@ -708,7 +709,16 @@ def spice_initial_state(net, formulation=None, linear_jump=True):
     from netdyn.numerics.spice_start import junction_hold
     hold = {**uic_hold(net, element_ic, ics), **junction_hold(net, ics)}  # after the jump, none over-determined
     op = operating_point(net, hold=hold)
-    return op.initial_conditions(formulation)
+    try:
+        return op.initial_conditions(formulation)
+    except InitialConditionError:  # node fluxes and a flux circulating around a loop of inductors
+        from netdyn.numerics.loop_flux import LoopFluxState, loop_network
+        loops = loop_network(net, op)
+        if loops is None:
+            raise
+        run, through, across, offsets = loops
+        q0, f0 = _initial_conditions(run, formulation, through, across, op.t0)
+        return LoopFluxState(q0, run, offsets), f0
 
 
 def state_before_jump(net, formulation, element_ic, node_ic, t0=0.0):

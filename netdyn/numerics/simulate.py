@@ -133,6 +133,11 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=No
     if q0 is None and f0 is None and getattr(system, "tran", None) is not None and hasattr(system, "elements"):
         from netdyn.numerics.operating_point import spice_initial_state  # a netlist starts as SPICE starts it
         q0, f0 = spice_initial_state(system, formulation, linear_jump=method in ("auto", "linear") and not params)
+        if getattr(q0, "network", None) is not None:  # flux circulating around loops of inductors (node fluxes)
+            from netdyn.numerics.loop_flux import settle
+            return settle(simulate(q0.network, t_span, dict(q0), f0, params, t_eval, circuit_rtol, atol, method,
+                                   solver, guess, max_step, formulation, progress, watch_singularities,
+                                   compiled_loop), q0.offsets)
     if method in ("auto", "linear") and not params:
         lin = try_linear(system, formulation)
         if lin is not None:
