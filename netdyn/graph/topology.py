@@ -204,6 +204,40 @@ def _components_without(graph, keep):
     return lambda node: find(index[node])
 
 
+class GrowingGraph:
+    """Branches added one at a time, and the path the branches added so far make between two nodes: the
+    loop a new branch would close (union-find answers whether there is one; a breadth-first search, only
+    when there is, finds it).
+
+    >>> g = GrowingGraph()
+    >>> g.add("L1", "a", "b"); g.add("L2", "c", "b")
+    >>> g.path("a", "c"), g.path("a", "d")      # (key, +1 along the branch's own first → second node)
+    ([('L1', 1.0), ('L2', -1.0)], None)
+    """
+
+    def __init__(self):
+        self._joined = nx.utils.UnionFind()
+        self._graph = nx.MultiGraph()
+
+    def add(self, key, a, b):
+        self._joined.union(a, b)
+        self._graph.add_edge(a, b, key=key, tail=a)
+
+    def path(self, a, b):
+        """The branches from ``a`` to ``b``, each ``(key, sign)``; ``[]`` when ``a == b``, None when no
+        branch added so far joins them."""
+        if a == b:
+            return []
+        if self._joined[a] != self._joined[b]:
+            return None
+        nodes = nx.shortest_path(self._graph, a, b)
+        out = []
+        for u, v in zip(nodes[:-1], nodes[1:]):
+            key, data = next(iter(self._graph[u][v].items()))
+            out.append((key, 1.0 if data["tail"] == u else -1.0))
+        return out
+
+
 def source_loops(graph, is_loop_kind, is_required):
     """Branches that close a loop made only of ``is_loop_kind`` branches containing an ``is_required`` one.
 
@@ -211,18 +245,18 @@ def source_loops(graph, is_loop_kind, is_required):
     voltage source this finds loops of voltage sources (and capacitors).
     Returns a list of ``(key, [keys of the loop])``.
     """
-    sub = nx.Graph()
+    sub = GrowingGraph()
     found = []
     for u, v, k in graph.edges(keys=True):
         if not is_loop_kind(k):
             continue
-        if sub.has_node(u) and sub.has_node(v) and nx.has_path(sub, u, v):
-            path = nx.shortest_path(sub, u, v)
-            loop = [k] + [sub.edges[x, y]["key"] for x, y in zip(path[:-1], path[1:])]
+        path = sub.path(u, v)
+        if path is not None:
+            loop = [k] + [key for key, _ in path]
             if any(is_required(x) for x in loop):
                 found.append((k, loop))
                 continue
-        sub.add_edge(u, v, key=k)
+        sub.add(k, u, v)
     return found
 
 

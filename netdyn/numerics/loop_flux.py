@@ -18,8 +18,9 @@ source ``I0`` across the chord (named ``"<chord>:loop"``) and the chord's node p
 """
 from __future__ import annotations
 
-import networkx as nx
 import numpy as np
+
+from netdyn.graph.topology import GrowingGraph
 
 __all__ = ["loop_currents", "loop_network", "settle", "stored", "LoopFluxState", "SUFFIX"]
 
@@ -62,21 +63,16 @@ def loop_currents(net, currents, tol=1e-12):
     inductors = _inductors(net)
     if inductors is None:
         return None
-    forest = nx.Graph()
-    joined = nx.utils.UnionFind()
+    forest = GrowingGraph()
+    inductance = {name: L for name, _, _, L in inductors}
     scale = max([abs(L * currents.get(n, 0.0)) for n, _, _, L in inductors] + [1e-300])
     out = {}
     for name, a, b, L in inductors:
-        if a != b and joined[a] != joined[b]:
-            joined.union(a, b)
-            forest.add_edge(a, b, element=(name, a, b, L))
+        path = forest.path(b, a)  # back from b to a through the tree
+        if path is None:
+            forest.add(name, a, b)
             continue
-        psi = L * currents.get(name, 0.0)
-        if a != b:
-            path = nx.shortest_path(forest, b, a)  # back from b to a through the tree
-            for u, v in zip(path[:-1], path[1:]):
-                other, x, _, Lk = forest[u][v]["element"]
-                psi += (1.0 if x == u else -1.0) * Lk * currents.get(other, 0.0)
+        psi = L * currents.get(name, 0.0) + sum(sign * inductance[k] * currents.get(k, 0.0) for k, sign in path)
         if abs(psi) > tol * scale:
             out[name] = psi / L
     return out

@@ -31,6 +31,7 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
+from netdyn.graph.topology import GrowingGraph
 
 __all__ = ["dc_singularities", "uic_hold", "junction_hold", "StateBeforeJump"]
 
@@ -92,25 +93,22 @@ def dc_singularities(net, limit=4):
     """
     edges = kinds(net)
     found = []
-    joined = nx.utils.UnionFind()
-    seen = nx.MultiGraph()
+    seen = GrowingGraph()
     kind_of = {name: kind for name, kind, *_ in edges}
     for name, kind, a, b in edges:
         if kind not in ("L", "V", "E", "H"):
             continue
-        if joined[a] == joined[b] and len(found) < limit:
-            path = nx.shortest_path(seen, a, b)
-            loop = [name] + [next(iter(seen[u][v])) for u, v in zip(path[:-1], path[1:])]
-            if any(kind_of[x] == "H" and net.elements[x].couples[0] in loop for x in loop):
-                joined.union(a, b)  # an H that senses its own loop's current fixes it
-                seen.add_edge(a, b, key=name)
-                continue
-            what = "inductors and voltage sources" if any(k == "L" for n, k, *_ in edges if n in loop) \
-                else "voltage sources"
-            found.append(f"a loop of {what} ({', '.join(loop)}): at DC an inductor is a short" if "inductors" in what
-                         else f"a loop of {what} ({', '.join(loop)})")
-        joined.union(a, b)
-        seen.add_edge(a, b, key=name)
+        path = seen.path(a, b) if len(found) < limit else None
+        seen.add(name, a, b)
+        if path is None:
+            continue
+        loop = [name] + [key for key, _ in path]
+        if any(kind_of[x] == "H" and net.elements[x].couples[0] in loop for x in loop):
+            continue  # an H that senses its own loop's current fixes it
+        if any(kind_of[x] == "L" for x in loop):
+            found.append(f"a loop of inductors and voltage sources ({', '.join(loop)}): at DC an inductor is a short")
+        else:
+            found.append(f"a loop of voltage sources ({', '.join(loop)})")
     conducting = nx.utils.UnionFind()
     nodes = []
     for name, kind, a, b in edges:
