@@ -11,7 +11,7 @@ What is timed:
 * derivation = building the description (model or network, then ``net.model()``) and the
   structured derivation ``model.derive()`` (what ``model.equations()`` is made from), after a
   one-link warm-up in the same process;
-* compile = ``netdyn.numerics.compiled.compile_model`` and its first evaluation (lambdify, symengine
+* compile = ``netdyn.numerics.functions.compiled.compile_model`` and its first evaluation (lambdify, symengine
   LLVM, numba cache loads), reported, not compared; for a relative-formulation open tree netdyn
   evaluates by the recursive algorithms and derives the symbolic equations only on demand, so its
   'derivation' is the model building alone;
@@ -29,7 +29,7 @@ from benchmarks.harness import NotAvailable, needs, per_call, report, require, s
 from benchmarks.problems import (NLRC, NLRC_CURRENT, PENDULUM, RC, chain_energy, chain_initial_state, chain_poses,
                                  pendulum_parameters, random_chain_state)
 
-NETDYN = ("netdyn", "netdyn.numerics.compiled")
+NETDYN = ("netdyn", "netdyn.numerics.functions.compiled")
 
 
 def _netdyn():
@@ -41,7 +41,7 @@ def _netdyn():
 
 
 def _compile(model):
-    compile_model = require("netdyn.numerics.compiled", "compile_model")
+    compile_model = require("netdyn.numerics.functions.compiled", "compile_model")
     return compile_model(model)
 
 
@@ -198,9 +198,9 @@ def _planar_state(model, n, q, v, formulation):
 
 def _lazy(model):
     """Whether netdyn evaluates this relative model without deriving its symbolic equations (the recursive
-    evaluation of an open tree, :mod:`netdyn.numerics.treedynamics`); they are then derived only on demand."""
+    evaluation of an open tree, :mod:`netdyn.numerics.functions.treedynamics`); they are then derived only on demand."""
     try:
-        from netdyn.numerics.treedynamics import tree_dynamics
+        from netdyn.numerics.functions.treedynamics import tree_dynamics
     except ImportError:
         return False
     return tree_dynamics(model) is not None
@@ -287,8 +287,8 @@ def rc_ladder(N, formulation=None):
     Capacitor voltages are the port charges over C (no symbolic model is built).
     """
     netdyn = _netdyn()
-    simulate_linear = require("netdyn.numerics.linearsim", "simulate_linear")
-    linear_network = require("netdyn.numerics.stamp", "linear_network")
+    simulate_linear = require("netdyn.numerics.circuit.linearsim", "simulate_linear")
+    linear_network = require("netdyn.numerics.circuit.stamp", "linear_network")
     t_eval = np.linspace(0.0, RC["t_stop"], RC["points"])
     opts = {"t_eval": t_eval, "rtol": 1e-6, "atol": 1e-16, "formulation": formulation}
     netdyn.simulate(rc_ladder_network(2), (0.0, RC["t_stop"]), **opts)  # warm-up of the whole path
@@ -329,7 +329,7 @@ def nonlinear_ladder(N, drive="voltage"):
     """netdyn on the nonlinear ladder: description to solution (total), then the simulation again (solve).
 
     A nonlinear network takes IDA; its residual and sparse Jacobian come from the compiled element
-    templates (``netdyn.numerics.assembly``; with a current source, a flow constraint and its multiplier
+    templates (``netdyn.numerics.functions.assembly``; with a current source, a flow constraint and its multiplier
     too) and IDA factorises with SuperLU. 'total' is network → ``net.model()`` → ``netdyn.simulate``;
     'solve' is ``netdyn.simulate`` again on the same model (compiled templates reused), the counterpart of
     ngspice's transient CPU. rtol = 1e-6, atol = 1e-16 on charges and currents.

@@ -269,7 +269,7 @@ def _chain_tables(results, chain, notes):
         "relative angles (T and V one term per link); 'planar abs.': the network of "
         "`netdyn.components.planar` bodies and revolute joints, absolute coordinates with joint constraints; "
         "'planar rel.': the same network in its relative (spanning-tree) formulation; from 8 links netdyn "
-        "evaluates it by the recursive algorithms (`netdyn.numerics.treedynamics`) and derives its symbolic equations "
+        "evaluates it by the recursive algorithms (`netdyn.numerics.functions.treedynamics`) and derives its symbolic equations "
         "only on demand, so the column is the model building alone (its compile step below includes the first "
         "evaluation). All symbolic in m_i, l_i, g.",
         "",

@@ -329,7 +329,7 @@ class Diode(Element):
 
     @staticmethod
     def port_table(values, P):
-        """The rows of the compiled circuit step's port table (:data:`netdyn.numerics.circuit_kernel.PORT_FIELDS`,
+        """The rows of the compiled circuit step's port table (:data:`netdyn.numerics.circuit.kernels.circuit_kernel.PORT_FIELDS`,
         devices × ports, flattened) for diodes of ``P`` ports: the ``RS`` port a conductance, the junction
         its law, breakdown, limiting and charge parameters.
 

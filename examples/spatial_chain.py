@@ -11,7 +11,7 @@ import numpy as np
 
 import netdyn
 from netdyn.linkages.spatial import chain_parameters, spatial_chain
-from netdyn.numerics.compiled import compile_model
+from netdyn.numerics.functions.compiled import compile_model
 
 matplotlib.use("Agg")
 out = Path(sys.argv[1] if len(sys.argv) > 1 else "examples/output")

@@ -31,11 +31,11 @@ from netdyn.io.netlist import parse_value, read_netlist
 from netdyn.export import export
 from netdyn.graph.assemble import structural_check
 from netdyn.errors import NetdynError, ParseError
-from netdyn.numerics.compiled import compile_model
-from netdyn.numerics.choice import method_for
-from netdyn.numerics.quantities import quantity
-from netdyn.numerics.initial import consistent_initial_conditions
-from netdyn.numerics.operating_point import operating_point
+from netdyn.numerics.functions.compiled import compile_model
+from netdyn.numerics.paths import method_for
+from netdyn.numerics.results.quantities import quantity
+from netdyn.numerics.dae.initial import consistent_initial_conditions
+from netdyn.numerics.circuit.operating_point import operating_point
 from netdyn.numerics.simulate import simulate
 from netdyn.analysis.ac import ac, frequencies_of
 from netdyn.bondgraph.fileformat import FORMAT, load_bond_graph
@@ -457,6 +457,8 @@ def cmd_info(args):
             tran = getattr(net, "tran", None)
             choice = method_for(net, (0.0, float(tran.tstop if tran else 1.0)), _formulation(args.formulation))
             p(f"integrator: {choice.name} ({choice.reason})")
+            for name, why in choice.declined:
+                p(f"  not {name}: {why}")
             if rank < m1 + m2:
                 warnings.append(f"{m1 + m2 - rank} redundant constraint(s) at t = 0")
         except NetdynError as exc:
@@ -486,12 +488,12 @@ def _compiled_loop():
 
 
 def cmd_warmup(args):
-    from netdyn.numerics.integrators.compiled_projection import loop_cached, warm_up
+    from netdyn.numerics.mechanics.compiled_projection import loop_cached, warm_up
     was = loop_cached()
     seconds = warm_up()
     print(f"netdyn warmup: the compiled projection loop {'was already' if was else 'is now'} in numba's cache "
           f"({seconds:.1f} s); simulate(..., compiled_loop='auto') or NETDYN_COMPILED_LOOP=auto uses it")
-    from netdyn.numerics.nonlinearsim import warm_up as warm_circuit
+    from netdyn.numerics.circuit.nonlinearsim import warm_up as warm_circuit
     print(f"netdyn warmup: the circuit path's compiled BDF loop is in numba's cache ({warm_circuit():.1f} s)")
     return 0
 

@@ -267,7 +267,7 @@ def test_field_input_errors_name_the_element():
 # ------------------------------------------------------------------------------------------ the linear fast path
 def test_fifty_section_ladder_bond_graph_takes_the_linear_path_and_matches_the_network():
     from pathlib import Path
-    from netdyn.numerics.choice import method_for
+    from netdyn.numerics.paths import method_for
     net = netdyn.read_netlist(Path(__file__).parent.parent / "examples" / "netlists" / "rc_ladder.cir")
     bg = netdyn.to_bond_graph(net)
     T = 1e-3                                      # the pulse's rise and top: every section moves

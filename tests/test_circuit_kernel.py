@@ -6,9 +6,9 @@ import scipy.linalg as sla
 import netdyn
 from netdyn.components.diode import Diode, junction_charge
 from netdyn.errors import ModelError
-from netdyn.numerics.circuit_kernel import band_lu, band_solve, port_laws
-from netdyn.numerics.nonlinearsim import simulate_circuit, try_circuit
-from netdyn.numerics.operating_point import spice_initial_state
+from netdyn.numerics.circuit.kernels.circuit_kernel import band_lu, band_solve, port_laws
+from netdyn.numerics.circuit.nonlinearsim import simulate_circuit, try_circuit
+from netdyn.numerics.circuit.operating_point import spice_initial_state
 
 from test_devices import RECTIFIERS, ZENER, diode_ladder
 
@@ -86,8 +86,8 @@ def test_compiled_loop_equals_the_stepwise_numpy_and_reference_paths(deck):
 
 def test_source_programs_equal_the_expressions():
     """Every waveform of the netlist reader, at times on both sides of its corners."""
-    from netdyn.numerics.circuit_kernel import source_values
-    from netdyn.numerics.source_program import compile_sources
+    from netdyn.numerics.circuit.kernels.circuit_kernel import source_values
+    from netdyn.numerics.circuit.kernels.source_program import compile_sources
     from netdyn.symbols import t
     from netdyn.lagrange.sources import pulse, pwl, sine, step
     exprs = [sine(0.5, 1, 3e6, 1e-7, 2e5, 30), pulse(-2, 4, 2e-7, 5e-8, 8e-8, 5e-7, 1.3e-6),

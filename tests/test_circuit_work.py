@@ -1,4 +1,4 @@
-"""The circuit path's work integrals, carried with the BDF steps element by element (netdyn.numerics.circuit_work)."""
+"""The circuit path's work integrals, carried with the BDF steps element by element (netdyn.numerics.circuit.circuit_work)."""
 import numpy as np
 import pytest
 import sympy as sp
@@ -8,8 +8,8 @@ import netdyn
 from netdyn.components.diode import Diode, junction_charge, junction_coenergy
 from netdyn.components.electrical import Capacitor, Resistor, VoltageSource
 from netdyn.lagrange.sources import sine
-from netdyn.numerics.nonlinearsim import simulate_circuit
-from netdyn.numerics.operating_point import spice_initial_state
+from netdyn.numerics.circuit.nonlinearsim import simulate_circuit
+from netdyn.numerics.circuit.operating_point import spice_initial_state
 
 from test_controlled_node import MIRROR
 from test_devices import RECTIFIERS, diode_ladder

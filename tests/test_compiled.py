@@ -1,10 +1,10 @@
 """The compiled fast paths against the reference paths they replace.
 
-* :class:`~netdyn.numerics.assembly.TermAssembly` (element templates) against the whole-model lambdified
-  ``M a + h`` and ``∂h/∂f`` of :class:`~netdyn.numerics.compiled.CompiledModel`, and its ``∂R/∂q`` against
+* :class:`~netdyn.numerics.functions.assembly.TermAssembly` (element templates) against the whole-model lambdified
+  ``M a + h`` and ``∂h/∂f`` of :class:`~netdyn.numerics.functions.compiled.CompiledModel`, and its ``∂R/∂q`` against
   central differences;
-* :class:`~netdyn.numerics.integrators.sparse_ida.SparseIDA` (analytic sparse Jacobian, SuperLU) against
-  :class:`~netdyn.numerics.integrators.ida.IDA` (dense finite-difference Jacobian) and a closed form.
+* :class:`~netdyn.numerics.ida.sparse_ida.SparseIDA` (analytic sparse Jacobian, SuperLU) against
+  :class:`~netdyn.numerics.ida.ida.IDA` (dense finite-difference Jacobian) and a closed form.
 """
 import numpy as np
 import pytest
@@ -13,10 +13,10 @@ import sympy as sp
 import netdyn
 from netdyn import LagrangianModel, Network, coordinates, t
 from netdyn.components import electrical as el
-from netdyn.numerics.assembly import TermAssembly
-from netdyn.numerics.compiled import compile_model
-from netdyn.numerics.integrators.ida import IDA
-from netdyn.numerics.integrators.sparse_ida import SparseIDA, ida_for
+from netdyn.numerics.functions.assembly import TermAssembly
+from netdyn.numerics.functions.compiled import compile_model
+from netdyn.numerics.ida.ida import IDA
+from netdyn.numerics.ida.sparse_ida import SparseIDA, ida_for
 
 R, C, A, B = 1e3, 1e-9, 1e8, 1e26
 
@@ -167,7 +167,7 @@ def test_simulate_takes_the_sparse_path_and_agrees_with_the_dense_one():
 
 
 def test_sparse_kkt_solve_matches_dense_and_least_squares():
-    from netdyn.numerics.integrators.projection import SPARSE_KKT, solve_kkt
+    from netdyn.numerics.mechanics.projection import SPARSE_KKT, solve_kkt
     from netdyn.errors import SingularSystemError
     rng = np.random.default_rng(4)
     n, m = 60, 20  # above the dense/sparse switch

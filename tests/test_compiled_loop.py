@@ -9,10 +9,10 @@ import pytest
 
 import netdyn
 from netdyn.linkages import FOUR_BAR_GUESS, four_bar
-from netdyn.numerics.compiled import compile_model
-from netdyn.numerics.initial import consistent_initial_conditions
-from netdyn.numerics.integrators import compiled_projection
-from netdyn.numerics.integrators.compiled_projection import CompiledProjection
+from netdyn.numerics.functions.compiled import compile_model
+from netdyn.numerics.dae.initial import consistent_initial_conditions
+from netdyn.numerics.mechanics import compiled_projection
+from netdyn.numerics.mechanics.compiled_projection import CompiledProjection
 
 
 @pytest.fixture(scope="module")

@@ -52,7 +52,7 @@ def test_controlled_source_network_as_a_bond_graph_simulates_the_same(which):
 def test_ccvs_output_in_charge_coordinates_holds_at_a_users_atol():
     # H reads the rate of a charge (~1e-10 C for its 30 µA) and multiplies it by 10 kΩ: at atol = 1e-12 the
     # charges held to 1e-12 C left v(z) 1.2e-6 (linear path) and 3e-5 (IDA) of peak off; their tolerance is now
-    # taken in amperes (netdyn.numerics.sensed): 1.1e-10 and 6e-10, against the node formulation (exact to 3e-12)
+    # taken in amperes (netdyn.numerics.integrators.sensed): 1.1e-10 and 6e-10, against the node formulation (exact to 3e-12)
     from test_controlled_node import cfa, CFA_T
     times = np.linspace(0, CFA_T, 201)
     ref = cfa("node", times, atol=1e-20)

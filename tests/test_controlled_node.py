@@ -153,7 +153,7 @@ CFA_T = 2e-4
 
 def cfa(form, times, method="auto", atol=1e-12):
     # atol: the sensed current is ~30 µA, its charge ~1e-10 C and r = 10 kΩ multiplies its error; in charge
-    # coordinates the charges' atol is taken in amperes (netdyn.numerics.sensed; it was atol=1e-20 here before)
+    # coordinates the charges' atol is taken in amperes (netdyn.numerics.integrators.sensed; it was atol=1e-20 here before)
     return netdyn.simulate(netdyn.io.read_netlist(CFA), (0.0, float(times[-1])), t_eval=times, formulation=form,
                            method=method, rtol=1e-10, atol=atol)
 

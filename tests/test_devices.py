@@ -178,8 +178,8 @@ def diode_ladder(N):
 def test_newton_matrix_equals_the_reference_assembly():
     """The scattered Newton matrix and the devices' closed form against the lambdified laws and sparse
     products of the reference path, at random states on both sides of the exponential's continuation."""
-    from netdyn.numerics.newton_matrix import NewtonMatrix
-    from netdyn.numerics.nonlinearsim import try_circuit
+    from netdyn.numerics.circuit.kernels.newton_matrix import NewtonMatrix
+    from netdyn.numerics.circuit.nonlinearsim import try_circuit
     c = try_circuit(netdyn.read_netlist(diode_ladder(7)))
     nm = NewtonMatrix(c)
     rng = np.random.default_rng(1)
@@ -202,8 +202,8 @@ def test_newton_matrix_equals_the_reference_assembly():
 def test_fast_circuit_path_equals_the_reference_path(deck):
     """Kept factorisations and scattered devices (default) against fresh factorisations and the lambdified
     laws every iteration (``reference=True``): the same trajectory to 1e-9 of the peak."""
-    from netdyn.numerics.nonlinearsim import simulate_circuit
-    from netdyn.numerics.operating_point import spice_initial_state
+    from netdyn.numerics.circuit.nonlinearsim import simulate_circuit
+    from netdyn.numerics.circuit.operating_point import spice_initial_state
     net = netdyn.read_netlist(deck)
     t1 = net.tran.tstop / (2 if "ladder" in deck else 20)
     q0, f0 = spice_initial_state(net, None)
@@ -288,8 +288,8 @@ def test_rectifier_with_junction_charge_equals_ngspice_and_the_symbolic_path():
     ref = np.interp(times, ng["time"], ng["v(out)"])
     assert sol.method == "circuit"
     assert np.max(np.abs(sol.voltage("out") - ref)) < 1e-4 * np.max(np.abs(ref))   # 2.0e-5 measured
-    from netdyn.numerics.nonlinearsim import simulate_circuit
-    from netdyn.numerics.operating_point import spice_initial_state
+    from netdyn.numerics.circuit.nonlinearsim import simulate_circuit
+    from netdyn.numerics.circuit.operating_point import spice_initial_state
     q0, f0 = spice_initial_state(net, None)
     te = np.linspace(0, 60e-9, 31)
     runs = {(ce, path): simulate_circuit(net, (0, 60e-9), q0, f0, te, charge_error=ce, **kw)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import netdyn
-from netdyn.numerics.operating_point import operating_point
+from netdyn.numerics.circuit.operating_point import operating_point
 
 DECK = """island behind two diodes
 V1 a 0 5
@@ -62,7 +62,7 @@ C1 c 0 20p
 def test_a_uic_start_charges_the_junction_from_the_ic_voltages_as_ngspice_does():
     """With ``uic`` ngspice starts each diode's junction at the difference of its nodes' ``.ic`` voltages
     (``DIOgetic``): here D1 reverse-biased at −4 V, its 10 pF junction charged, discharging through R1 into
-    C1. netdyn holds that junction voltage at the start (:func:`~netdyn.numerics.spice_start.junction_hold`)
+    C1. netdyn holds that junction voltage at the start (:func:`~netdyn.numerics.circuit.spice_start.junction_hold`)
     and agrees with ngspice to 1e-4 of peak on both nodes; starting the junction from the circuit's own
     solve instead (its charge ignored) was off by the whole swing."""
     from netdyn.io.spice import run_ngspice
@@ -122,8 +122,8 @@ def test_a_junction_driven_hard_at_the_start_keeps_its_charge_consistent():
     short the step, and the run stopped with "step too small" at 5.5e-10 s. Both steppers (compiled and numpy)
     now test the port flows too and run past the start. (ngspice's default and tight tolerances differ by
     0.73 of peak on this deck, so the run is not compared with it.)"""
-    from netdyn.numerics.nonlinearsim import simulate_circuit
-    from netdyn.numerics.operating_point import spice_initial_state
+    from netdyn.numerics.circuit.nonlinearsim import simulate_circuit
+    from netdyn.numerics.circuit.operating_point import spice_initial_state
     net = netdyn.read_netlist(DECK_19)
     sol = netdyn.simulate(net, None, t_eval=np.linspace(0.0, 2e-3, 101))
     assert np.all(np.isfinite(sol.voltage("n2")))

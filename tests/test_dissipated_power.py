@@ -6,7 +6,7 @@ import sympy as sp
 from netdyn import LagrangianModel, Network, coordinates, t
 from netdyn.components.electrical import Capacitor, CurrentSource, Inductor, Resistor
 from netdyn.lagrange.equations import internalize
-from netdyn.numerics.energy import dissipated_power
+from netdyn.numerics.functions.energy import dissipated_power
 
 
 def _whole_sum(model):

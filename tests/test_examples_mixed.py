@@ -70,7 +70,7 @@ def test_motor_slider_crank_power_balance_and_linearization():
     # electrical input = copper and friction losses + magnetic and kinetic storage, computed by hand
     R, L, B = msc.MOTOR["R"], msc.MOTOR["L"], msc.MOTOR["B"]
     i, w = sol.current("M"), sol["theta_crank_dot"]
-    from netdyn.numerics.bookkeeping import cumulative
+    from netdyn.numerics.results.bookkeeping import cumulative
     w_in = cumulative(6.0 * i, sol.t)[-1]
     losses = cumulative(R * i**2 + B * w**2, sol.t)[-1]
     assert w_in == pytest.approx(losses + (sol.energy()[-1] - sol.energy()[0]), rel=1e-6)

@@ -17,7 +17,7 @@ import netdyn.models
 from netdyn.lagrange.sources import Sawtooth
 from netdyn.export import export
 from netdyn.export.json import from_json
-from netdyn.numerics.compiled import compile_model
+from netdyn.numerics.functions.compiled import compile_model
 from netdyn.symbols import t
 from systems import mechanical_network, rlc_circuit
 from test_book_examples import rlc_network_by_hand, slider_crank

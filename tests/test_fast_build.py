@@ -1,6 +1,6 @@
 """The fast build of linear networks against its references.
 
-* The grouped, vectorised stamp (:func:`netdyn.numerics.stamp.linear_network`) against the matrices of
+* The grouped, vectorised stamp (:func:`netdyn.numerics.circuit.stamp.linear_network`) against the matrices of
   the symbolic path (``derive(net.model(formulation))``) on the seeded random circuits of
   ``test_random_circuits`` (R, L, C, DC/SIN/PULSE sources, index-two structures), in every formulation.
 * Elements given by their own energy functions get stamps of their own (a template per function).
@@ -14,7 +14,7 @@ import sympy as sp
 import netdyn
 from netdyn.components.electrical import Capacitor, Resistor, VoltageSource
 from netdyn.lagrange.equations import derive
-from netdyn.numerics.stamp import linear_network
+from netdyn.numerics.circuit.stamp import linear_network
 from netdyn.symbols import t
 
 from test_random_circuits import random_circuit

@@ -1,4 +1,4 @@
-"""The fast constrained path (netdyn.numerics.fastkkt) against the reference path it replaces, to 1e-9:
+"""The fast constrained path (netdyn.numerics.mechanics.fastkkt) against the reference path it replaces, to 1e-9:
 the compiled KKT terms and solve against ``CompiledModel.kkt`` + LU, the banded Gram factorisation
 against dense algebra, the projection integrator with ``fast=True`` against ``fast=False``, the cheap
 singularity estimate against the SVD, and the watch's switch."""
@@ -9,10 +9,10 @@ import sympy as sp
 import netdyn
 from netdyn.linkages import FOUR_BAR_GUESS, four_bar as four_bar_net, pendulum as pendulum_net
 from netdyn.models import chaplygin_sleigh
-from netdyn.numerics.compiled import compile_model
-from netdyn.numerics.fastkkt import FastKKT, Gram, fused_function
-from netdyn.numerics.integrators.projection import Projection, solve_kkt
-from netdyn.numerics.structure import SingularityWatch, hermite
+from netdyn.numerics.functions.compiled import compile_model
+from netdyn.numerics.mechanics.fastkkt import FastKKT, Gram, fused_function
+from netdyn.numerics.mechanics.projection import Projection, solve_kkt
+from netdyn.numerics.dae.structure import SingularityWatch, hermite
 
 
 def _chain(n):
@@ -72,7 +72,7 @@ def test_fused_function_renames_arguments_named_like_temporaries():
 def test_projection_fast_path_matches_reference_path(n):
     cm = compile_model(_chain(n))
     p = cm.parameter_vector()
-    q, f = netdyn.numerics.initial.consistent_initial_conditions(
+    q, f = netdyn.numerics.dae.initial.consistent_initial_conditions(
         cm, 0.0, {"theta_link1": -0.7}, None, p, guess={f"x_link{n}": 1.0})
     te = np.linspace(0, 0.5, 6)
     fast = Projection(cm, p).integrate(0.0, 0.5, q, f, te, 1e-10, 1e-12)
@@ -88,7 +88,7 @@ def test_cheap_singularity_estimate_tracks_the_svd_ratio():
     p = cm.parameter_vector()
     watch = SingularityWatch(cm, p, fast=FastKKT(cm, p, solve_kkt))
     for crank in (1.2, 0.4, 0.05, 0.002):  # a parallelogram approaching its flat change point
-        q, _ = netdyn.numerics.initial.consistent_initial_conditions(
+        q, _ = netdyn.numerics.dae.initial.consistent_initial_conditions(
             cm, 0.0, {"theta_crank": crank}, None, p, guess={"theta_rod": 0.0, "theta_rocker": crank})
         for _ in range(4):  # warm starts, as along a trajectory
             est = watch.estimate(0.0, q)
@@ -107,7 +107,7 @@ def test_watch_switch_and_cost():
     # an open chain never loses rank: the expensive test never runs, and switching the watch off changes nothing
     cm = compile_model(_chain(5))
     pv = cm.parameter_vector()
-    q, f = netdyn.numerics.initial.consistent_initial_conditions(cm, 0.0, {"theta_link1": -0.7}, None, pv,
+    q, f = netdyn.numerics.dae.initial.consistent_initial_conditions(cm, 0.0, {"theta_link1": -0.7}, None, pv,
                                                                   guess={"x_link5": 1.0})
     watched = Projection(cm, pv)
     calls = []

@@ -11,10 +11,10 @@ import pytest
 from netdyn import Network, simulate
 from netdyn.components.electrical import Capacitor, Inductor, Resistor, VoltageSource
 from netdyn.lagrange.sources import pulse, pwl
-from netdyn.numerics.compiled import compile_model
-from netdyn.numerics.integrators import ida as ida_module
-from netdyn.numerics.integrators.ida import IDA
-from netdyn.numerics.integrators.ida_kernel import IDAKernel, ida_kernel
+from netdyn.numerics.functions.compiled import compile_model
+from netdyn.numerics.ida import ida as ida_module
+from netdyn.numerics.ida.ida import IDA
+from netdyn.numerics.ida.ida_kernel import IDAKernel, ida_kernel
 
 import test_random_circuits as rc
 

@@ -1,5 +1,5 @@
 """A ``uic`` start whose inductor currents circulate around a loop of inductors, in node coordinates
-(:mod:`netdyn.numerics.loop_flux`): the diode circuit path and the linear path with ``formulation="node"``.
+(:mod:`netdyn.numerics.circuit.loop_flux`): the diode circuit path and the linear path with ``formulation="node"``.
 
 References: ngspice at tight tolerances (a hand-written diode deck, and random diode deck 11 of
 ``tests/test_random_spice.py``), the branch formulation (which holds the loop's flux in its own
@@ -13,7 +13,7 @@ import pytest
 from scipy.integrate import cumulative_trapezoid
 
 import netdyn
-from netdyn.numerics.loop_flux import SUFFIX, loop_currents
+from netdyn.numerics.circuit.loop_flux import SUFFIX, loop_currents
 
 sys.path.insert(0, str(Path(__file__).parent))
 

@@ -70,3 +70,35 @@ def test_import_netdyn_leaves_plotting_files_and_exporters_for_later():
             "'sksundae']; print([m for m in heavy if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+MAX_MODULES, MAX_LINES = 15, 4000
+
+
+def folder_sizes():
+    """``{folder: (modules, lines)}`` of every package folder, counting its own ``.py`` files only."""
+    sizes = {}
+    for folder in (ROOT / "netdyn", ROOT / "components"):
+        for init in folder.rglob("__init__.py"):
+            files = sorted(init.parent.glob("*.py"))
+            sizes[str(init.parent.relative_to(ROOT))] = (len(files), sum(len(f.read_text().splitlines())
+                                                                         for f in files))
+    return sizes
+
+
+def test_no_folder_is_a_warehouse():
+    sizes = folder_sizes()
+    assert "netdyn/numerics/circuit" in sizes and len(sizes) >= 15
+    big = {k: v for k, v in sizes.items() if v[0] > MAX_MODULES or v[1] > MAX_LINES}
+    assert big == {}, f"split these folders (modules, lines) into rooms of <= {MAX_MODULES} modules and " \
+                      f"<= {MAX_LINES} lines: {big}"
+
+
+def test_a_numerics_path_imports_no_other_path():
+    """The contract's rule, read from the source as well (imports inside functions included)."""
+    graph = import_graph()
+    paths = ("circuit", "mechanics", "ida")
+    room = lambda module: next((p for p in paths if module.startswith(f"netdyn.numerics.{p}.")
+                                or module == f"netdyn.numerics.{p}"), None)
+    crossing = [(a, b) for a, b in graph.edges if room(a) and room(b) and room(a) != room(b)]
+    assert crossing == []

@@ -10,9 +10,9 @@ import numpy as np
 from netdyn import Network
 from netdyn.components.electrical import Capacitor, Resistor, VoltageSource
 from netdyn.lagrange.sources import pulse
-from netdyn.numerics.integrators.linear import LinearRadau
-from netdyn.numerics.linearsim import simulate_linear
-from netdyn.numerics.stamp import linear_network
+from netdyn.numerics.circuit.linear import LinearRadau
+from netdyn.numerics.circuit.linearsim import simulate_linear
+from netdyn.numerics.circuit.stamp import linear_network
 
 
 def _ladder(n, source):

@@ -8,7 +8,7 @@ from netdyn import Network, simulate
 from netdyn.components import electrical as el
 from netdyn.lagrange.equations import derive
 from netdyn.lagrange.sources import pulse
-from netdyn.numerics.stamp import NotLinear, linear_network
+from netdyn.numerics.circuit.stamp import NotLinear, linear_network
 from netdyn.symbols import t
 
 from systems import mechanical_network, rlc_circuit

@@ -71,8 +71,8 @@ def four_bar_with_spring():
 
 
 def assembled(model, theta1, guess):
-    from netdyn.numerics.initial import consistent_initial_conditions
-    from netdyn.numerics.compiled import compile_model
+    from netdyn.numerics.dae.initial import consistent_initial_conditions
+    from netdyn.numerics.functions.compiled import compile_model
     cm = compile_model(model)
     q, _ = consistent_initial_conditions(cm, 0.0, {"theta1": theta1}, {}, cm.parameter_vector({"u": 0}), guess=guess)
     return dict(zip(model.coordinate_names, q))

@@ -6,7 +6,7 @@ import pytest
 
 import netdyn
 from netdyn.linkages import FOUR_BAR_GUESS, four_bar
-from netdyn.numerics.compiled import compile_model
+from netdyn.numerics.functions.compiled import compile_model
 
 
 def test_four_bar_ida_starts_from_converged_positions():
@@ -23,7 +23,7 @@ def test_four_bar_ida_starts_from_converged_positions():
 
 
 def test_initial_positions_converge_to_rounding_level():
-    from netdyn.numerics.initial import consistent_initial_conditions
+    from netdyn.numerics.dae.initial import consistent_initial_conditions
     cm = compile_model(four_bar().model())
     q, _ = consistent_initial_conditions(cm, 0.0, {"theta_crank": 0.4}, None, guess=FOUR_BAR_GUESS)
     assert np.max(np.abs(cm.constraints(0.0, q, 0 * q, cm.parameter_vector()).phi)) < 1e-15

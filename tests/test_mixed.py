@@ -9,11 +9,11 @@ from netdyn import LagrangianModel, coordinates, t
 from netdyn.components.electrical import Capacitor, VoltageSource
 from netdyn.lagrange.sources import pwl
 from netdyn.linkages import FOUR_BAR_GUESS, MOTOR, four_bar, motor_four_bar
-from netdyn.numerics.choice import method_for
-from netdyn.numerics.compiled import CompiledModel, compile_model
-from netdyn.numerics.integrators.ida import IDA
-from netdyn.numerics.integrators.ida_kernel import ida_kernel
-from netdyn.numerics.integrators.projection import Projection
+from netdyn.numerics.paths import method_for
+from netdyn.numerics.functions.compiled import CompiledModel, compile_model
+from netdyn.numerics.ida.ida import IDA
+from netdyn.numerics.ida.ida_kernel import ida_kernel
+from netdyn.numerics.mechanics.projection import Projection
 
 
 def _with_capacitor():
@@ -147,7 +147,7 @@ def test_ida_on_kernel_agrees_with_ida_on_the_reference():
         model = _with_capacitor().model()
         cm = compile_model(model)
         p = cm.parameter_vector()
-        from netdyn.numerics.initial import consistent_initial_conditions
+        from netdyn.numerics.dae.initial import consistent_initial_conditions
         q, f = consistent_initial_conditions(cm, 0.0, None, None, p, guess=FOUR_BAR_GUESS)
         runs.append(IDA(cm, p, compiled=compiled).integrate(0.0, 0.2, q, f, te, 1e-9, 1e-10))
     np.testing.assert_allclose(runs[0].q, runs[1].q, rtol=0, atol=1e-7)
@@ -158,7 +158,7 @@ def test_projection_radau_on_the_kernel():
     model = motor_four_bar(L=1e-2).model()
     cm = compile_model(model)
     p = cm.parameter_vector()
-    from netdyn.numerics.initial import consistent_initial_conditions
+    from netdyn.numerics.dae.initial import consistent_initial_conditions
     q, f = consistent_initial_conditions(cm, 0.0, None, None, p, guess=FOUR_BAR_GUESS)
     tr = Projection(cm, p, "Radau").integrate(0.0, 0.05, q, f, np.array([0.05]), 1e-8, 1e-10)
     assert np.max(np.abs(cm.constraints(0.05, tr.q[:, -1], tr.f[:, -1], p).phi)) < 1e-12
@@ -167,8 +167,8 @@ def test_projection_radau_on_the_kernel():
 def test_compiled_loop_reproduces_the_python_loop():
     """The compiled DOP853 + projection + watch loop against scipy's DOP853 driven from Python (first run
     compiles the loop with numba, ~20 s; cached on disk afterwards)."""
-    from netdyn.numerics.initial import consistent_initial_conditions
-    from netdyn.numerics.integrators.compiled_projection import CompiledProjection
+    from netdyn.numerics.dae.initial import consistent_initial_conditions
+    from netdyn.numerics.mechanics.compiled_projection import CompiledProjection
     cm = compile_model(four_bar().model())
     p = cm.parameter_vector()
     q, f = consistent_initial_conditions(cm, 0.0, None, None, p, guess=FOUR_BAR_GUESS)
@@ -184,8 +184,8 @@ def test_compiled_loop_reproduces_the_python_loop():
 def test_compiled_loop_stops_at_a_change_point():
     from netdyn.linkages.planar import four_bar as four_bar_net
     from netdyn.linkages.planar import BOOK
-    from netdyn.numerics.initial import consistent_initial_conditions
-    from netdyn.numerics.integrators.compiled_projection import CompiledProjection
+    from netdyn.numerics.dae.initial import consistent_initial_conditions
+    from netdyn.numerics.mechanics.compiled_projection import CompiledProjection
     pr = dict(BOOK, l1=0.6, l3=0.6, l2=1.0, l4=1.0)  # a parallelogram falling onto its flat change point
     cm = compile_model(four_bar_net(pr, tau=False, gravity=True).model())
     p = cm.parameter_vector()
@@ -199,7 +199,7 @@ def test_simulate_compiled_loop_gives_the_python_loops_trajectory(monkeypatch):
     """``simulate(compiled_loop=True)`` (and ``NETDYN_COMPILED_LOOP=1``) against the Python loop, the four-bar
     under a torque; ``"auto"`` takes the compiled loop once it is cached, and a bad value is refused."""
     from netdyn.numerics import simulate as simulate_module
-    from netdyn.numerics.integrators.compiled_projection import CompiledProjection, loop_cached
+    from netdyn.numerics.mechanics.compiled_projection import CompiledProjection, loop_cached
     loops = []
     run = CompiledProjection._run  # (one call a run; the loop itself is called once a chunk)
     monkeypatch.setattr(CompiledProjection, "_run", lambda *a: loops.append(1) or run(*a))
@@ -237,7 +237,7 @@ def test_method_for_reports_what_simulate_picks_for_a_diode_circuit():
 
 def test_netdyn_warmup_leaves_the_loop_cached(capsys):
     from netdyn.cli import main
-    from netdyn.numerics.integrators.compiled_projection import loop_cached
+    from netdyn.numerics.mechanics.compiled_projection import loop_cached
     assert main(["warmup"]) == 0
     assert "compiled projection loop" in capsys.readouterr().out and loop_cached()
 

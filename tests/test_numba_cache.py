@@ -2,8 +2,8 @@
 
 numba names a cache file by the source file's base name, the function and its line, but the cached
 code re-imports the module by the name it was compiled under. ``python -m doctest
-netdyn/numerics/schur_kernel.py`` imports the file as ``schur_kernel``; a cache written then is found by
-``netdyn.numerics.schur_kernel`` later and fails to load (``ModuleNotFoundError: No module named
+netdyn/numerics/mechanics/schur_kernel.py`` imports the file as ``schur_kernel``; a cache written then is found by
+``netdyn.numerics.mechanics.schur_kernel`` later and fails to load (``ModuleNotFoundError: No module named
 'schur_kernel'``) — every later run of the package broke until the cache was deleted. The kernel modules
 cache only when imported under the package name (``CACHE = __name__.startswith("netdyn.")``).
 """
@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 CALL = """
 import numpy as np
-from netdyn.numerics.schur_kernel import schur_solve
+from netdyn.numerics.mechanics.schur_kernel import schur_solve
 acc, lam = np.zeros(2), np.zeros(1)
 ok = schur_solve(np.array([1.0, 2.0]), np.array([1.0, 0.0]), np.array([1.0, 1.0]), np.array([0.0]),
                  np.array([0, 0]), np.array([0, 1]), np.array([0, 1]), np.array([0, 1]), np.array([0, 0]),
@@ -28,7 +28,7 @@ print(ok, round(float(lam[0]), 9))
 
 def test_a_bare_name_doctest_run_leaves_the_package_import_working(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path)}  # a cache of its own
-    bare = subprocess.run([sys.executable, "-m", "doctest", "netdyn/numerics/schur_kernel.py"], cwd=ROOT, env=env,
+    bare = subprocess.run([sys.executable, "-m", "doctest", "netdyn/numerics/mechanics/schur_kernel.py"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=600)
     assert bare.returncode == 0, bare.stdout + bare.stderr
     run = subprocess.run([sys.executable, "-c", CALL], cwd=tmp_path, env=env, capture_output=True, text=True,

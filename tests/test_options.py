@@ -1,4 +1,4 @@
-"""Keyword options are honoured or reported, never dropped in silence (:mod:`netdyn.numerics.options`).
+"""Keyword options are honoured or reported, never dropped in silence (:mod:`netdyn.numerics.integrators.options`).
 
 Every ``simulate`` keyword a path cannot act on is an :class:`~netdyn.OptionError` when the caller named
 the method (raised before any integration) and an :class:`~netdyn.OptionWarning` when ``method="auto"``
@@ -53,7 +53,7 @@ def test_recursive_refuses_what_it_cannot_honour(option, value):
 
 def test_recursive_accepts_what_it_does():
     """DOP853, no watch, joint (relative) coordinates, no compiled loop: what the recursive path does."""
-    from netdyn.numerics.options import check_formulation, check_path
+    from netdyn.numerics.integrators.options import check_formulation, check_path
     silent(check_path, "recursive", "recursive", solver="DOP853", watch_singularities=False, compiled_loop=False,
            guess={"J1": 0.1})
     check_formulation(pendulum(), "relative", "recursive")

@@ -10,7 +10,7 @@ from netdyn import t
 from netdyn.components import rotational
 from netdyn.components.planar import (Actuator, Damper, Force, Gravity, Prismatic, Revolute, RigidBody, Slider,
                                       Spring, Torque, Weld)
-from netdyn.numerics.compiled import compile_model
+from netdyn.numerics.functions.compiled import compile_model
 from references.pendulum import kane_pendulum, pinocchio_forward, pinocchio_pendulum
 from netdyn.linkages import BOOK, FOUR_BAR_GUESS, pendulum_state
 from netdyn.linkages import five_bar as five_bar_net, four_bar as four_bar_net, pendulum as pendulum_net

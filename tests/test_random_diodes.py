@@ -2,7 +2,7 @@
 
 The seeds of :func:`test_random_circuits.random_circuit` (``devices="diodes"``) that were 1.1e-3 - 1.9e-3 of
 peak off converged ngspice while ``netdyn.simulate`` floored the circuit path's ``rtol`` at 1e-6 (BDF2's
-accumulated error); the default is 1e-7 now (``netdyn.numerics.nonlinearsim.CIRCUIT_RTOL``: 3.3e-4, 4.4e-4,
+accumulated error); the default is 1e-7 now (``netdyn.numerics.circuit.nonlinearsim.CIRCUIT_RTOL``: 3.3e-4, 4.4e-4,
 3.9e-4). Their power balance is BDF2's, ~1e-5 (docs/spice.md, "Energy on the circuit path"); seed 14's
 closes to 5e-6. And the rate of a node voltage without capacitance comes from the solution next to a
 PULSE corner, where a difference of output samples is wrong.

@@ -145,7 +145,7 @@ def _mass_and_bias_match_the_relative_model(net, tree, seed):
     """Assert that the tree of ``net`` has the mass matrix and bias of netdyn's relative model of it at a
     random state; return the tree model, its data, the state ``q, qd`` (tree order), the random generator
     that drew it and the compiled model with the state in its order ``(cm, Q, F, p, order)``."""
-    from netdyn.numerics.compiled import compile_model
+    from netdyn.numerics.functions.compiled import compile_model
 
     m, d = tree.model, TreeData(tree.model)
     rel = net.model(formulation="relative")

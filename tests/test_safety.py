@@ -318,7 +318,7 @@ def test_nan_joint_point_is_refused():
 
 
 def test_constraint_residual_reports_nan():
-    from netdyn.numerics.solution import Solution
+    from netdyn.numerics.results.solution import Solution
     x, y = netdyn.coordinates("x y")
     model = netdyn.LagrangianModel([x, y], T=(x.diff(netdyn.t) ** 2 + y.diff(netdyn.t) ** 2) / 2,
                                    constraints=[x**2 + y**2 - 1])
@@ -415,7 +415,7 @@ def test_recursive_and_deep_subcircuits_are_clear_errors():
 
 
 def test_pwl_sources_are_evaluated_by_table_lookup():
-    from netdyn.numerics.compiled import time_function
+    from netdyn.numerics.functions.compiled import time_function
     from netdyn.lagrange.sources import pwl
     rng = np.random.default_rng(1)
     times = np.cumsum(rng.uniform(1e-4, 1e-3, 500))

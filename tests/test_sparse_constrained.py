@@ -1,9 +1,9 @@
 """Constrained models on the sparse path against the dense reference paths.
 
-* :class:`~netdyn.numerics.integrators.sparse_ida.SparseIDA`'s residual against
-  :class:`~netdyn.numerics.integrators.ida.IDA`'s (records of the lambdified
-  :class:`~netdyn.numerics.compiled.CompiledModel`) and its analytic sparse Jacobian against the
-  analytic dense one of :mod:`~netdyn.numerics.integrators.ida_kernel` (fused LLVM kernel), to 1e-12,
+* :class:`~netdyn.numerics.ida.sparse_ida.SparseIDA`'s residual against
+  :class:`~netdyn.numerics.ida.ida.IDA`'s (records of the lambdified
+  :class:`~netdyn.numerics.functions.compiled.CompiledModel`) and its analytic sparse Jacobian against the
+  analytic dense one of :mod:`~netdyn.numerics.ida.ida_kernel` (fused LLVM kernel), to 1e-12,
   at random states: displacement constraints with flows without inertia (the GGL products), flow
   constraints with state-dependent coefficients, controlled sources (servo reactions), random circuits
   of ``tests/test_random_circuits.py`` in every formulation, a nonlinear ladder driven by a current source;
@@ -20,11 +20,11 @@ from netdyn import LagrangianModel, coordinates, t
 from netdyn.components import electrical as el
 from netdyn.components.controlled import CCCS, VCVS
 from netdyn.lagrange.sources import sine
-from netdyn.numerics.compiled import compile_model
-from netdyn.numerics.integrators import sparse_ida
-from netdyn.numerics.integrators.ida import IDA
-from netdyn.numerics.integrators.ida_kernel import ida_kernel
-from netdyn.numerics.integrators.sparse_ida import SparseIDA, ida_for
+from netdyn.numerics.functions.compiled import compile_model
+from netdyn.numerics.ida import sparse_ida
+from netdyn.numerics.ida.ida import IDA
+from netdyn.numerics.ida.ida_kernel import ida_kernel
+from netdyn.numerics.ida.sparse_ida import SparseIDA, ida_for
 
 R, C, A, B = 1e3, 1e-9, 1e8, 1e26
 
@@ -112,7 +112,7 @@ def test_sparse_residual_and_jacobian_equal_the_dense_ones(name):
 
 
 def _energy_closes(model, tr):
-    from netdyn.numerics.energy import stored_energy
+    from netdyn.numerics.functions.energy import stored_energy
     eq = model.derive()
     E = sp.lambdify(eq.q + eq.f, stored_energy(model))
     stored = E(*tr.q[:, -1], *tr.f[:, -1]) - E(*tr.q[:, 0], *tr.f[:, 0])

@@ -15,7 +15,7 @@ from netdyn.components.spatial import (ConstantVelocity, Cylindrical, Driver, Fi
 from netdyn.errors import ElementError, InitialConditionError, NetdynError, SingularSystemError
 from netdyn.linkages import BOOK, FOUR_BAR_GUESS, four_bar as planar_four_bar
 from netdyn.linkages.spatial import HEAVY_TOP, chain_parameters, heavy_top, spatial_chain
-from netdyn.numerics.compiled import compile_model
+from netdyn.numerics.functions.compiled import compile_model
 from references.spatial_chain import pinocchio_chain, pinocchio_state
 
 UNIT = {"x": np.array([1.0, 0, 0]), "y": np.array([0, 1.0, 0]), "z": np.array([0, 0, 1.0])}

@@ -12,7 +12,7 @@ import netdyn
 from netdyn.cli import main
 from netdyn.errors import ModelError, SingularSystemError
 from netdyn.io.spice import run_ngspice, write_netlist
-from netdyn.numerics.operating_point import operating_point, spice_initial_state
+from netdyn.numerics.circuit.operating_point import operating_point, spice_initial_state
 
 pytestmark = pytest.mark.skipif(shutil.which("ngspice") is None, reason="ngspice is not installed")
 

@@ -4,8 +4,8 @@ import numpy as np
 import netdyn
 from netdyn.components.diode import Diode
 from netdyn.components.electrical import Capacitor, Resistor, VoltageSource
-from netdyn.numerics import operating_point as opm
-from netdyn.numerics.nonlinearsim import try_circuit
+from netdyn.numerics.circuit import operating_point as opm
+from netdyn.numerics.circuit.nonlinearsim import try_circuit
 
 
 def _net():

@@ -205,8 +205,8 @@ def _cut_inductor(R):
 
 def test_inductor_alone_in_a_cut_set_in_node_fluxes_on_dummy_derivatives(monkeypatch):
     """Node fluxes, hidden constraints two levels deep: IDA integrates the index-one system of dummy
-    derivatives (``numerics/index_reduction.py``) and agrees with the linear path (measured 1.6e-9 V)."""
-    from netdyn.numerics import index_reduction
+    derivatives (``numerics/dae/index_reduction.py``) and agrees with the linear path (measured 1.6e-9 V)."""
+    from netdyn.numerics.dae import index_reduction
     seen = []
     start = index_reduction.ReducedIndex.start_reduced
     monkeypatch.setattr(index_reduction.ReducedIndex, "start_reduced",
@@ -225,7 +225,7 @@ def test_inductor_alone_in_a_cut_set_in_node_fluxes_on_dummy_derivatives(monkeyp
 def test_reduced_index_of_a_prescribed_position():
     """x' = v, v' = a, 0 = x − sin t (index three): two levels, x and v become algebraic, and the reduced
     residual vanishes at the start on x = sin t, v = cos t, a = −sin t (closed form)."""
-    from netdyn.numerics.index_reduction import ReducedIndex
+    from netdyn.numerics.dae.index_reduction import ReducedIndex
 
     def F(t, y, yp, res):
         res[0] = yp[0] - y[1]

@@ -4,9 +4,9 @@ import pytest
 
 from netdyn import Network
 from netdyn.components.electrical import Capacitor, CurrentSource, Inductor, Resistor, VoltageSource
-from netdyn.numerics.compiled import compile_model
-from netdyn.numerics.initial import consistent_initial_conditions
-from netdyn.numerics.template_levels import TemplateLevels, templates_serve_start
+from netdyn.numerics.functions.compiled import compile_model
+from netdyn.numerics.dae.initial import consistent_initial_conditions
+from netdyn.numerics.dae.template_levels import TemplateLevels, templates_serve_start
 
 
 def _ladder(n, drive, nonlinear=True):

@@ -1,4 +1,4 @@
-"""The relative formulation of a planar open tree evaluated by the recursive path (netdyn.numerics.treedynamics)
+"""The relative formulation of a planar open tree evaluated by the recursive path (netdyn.numerics.functions.treedynamics)
 against the symbolic relative formulation it replaces, to 1e-9: M and h at random states (numeric and
 symbolic parameters, revolute, prismatic and weld joints, a branching tree), a simulation, and the
 symbolic equations still there on demand."""
@@ -10,8 +10,8 @@ import netdyn
 from netdyn.components.planar import (Actuator, Damper, Driver, Force, Gravity, Prismatic, Revolute, RigidBody,
                                      Slider, Spring, Torque, Weld)
 from netdyn.linkages import pendulum as pendulum_net
-from netdyn.numerics.compiled import CompiledModel, compile_model
-from netdyn.numerics.treedynamics import MIN_BODIES, TreeDynamics, tree_dynamics
+from netdyn.numerics.functions.compiled import CompiledModel, compile_model
+from netdyn.numerics.functions.treedynamics import MIN_BODIES, TreeDynamics, tree_dynamics
 
 
 def _tree_net():
@@ -48,7 +48,7 @@ def _agree(model, states=4):
 @pytest.fixture
 def any_size(monkeypatch):
     """Trees of every size on the recursive evaluator (the symbolic reference is slow from MIN_BODIES on)."""
-    import netdyn.numerics.compiled as compiled
+    import netdyn.numerics.functions.compiled as compiled
 
     monkeypatch.setattr(compiled, "tree_dynamics", lambda model: tree_dynamics(model, min_bodies=1))
 

@@ -32,7 +32,7 @@ import scipy.sparse.linalg as spla
 from netdyn.components.base import ACROSS, DOMAINS, THROUGH
 from netdyn.errors import ModelError, SingularSystemError
 from netdyn.graph.assemble import resolve_formulation
-from netdyn.numerics.operating_point import _stamped, operating_point
+from netdyn.numerics.circuit.operating_point import _stamped, operating_point
 from netdyn.graph import topology
 
 __all__ = ["ac", "ACResult", "frequencies_of"]

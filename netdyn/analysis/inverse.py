@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from netdyn.analysis.kinematics import driver_motions, kinematics
 from netdyn.errors import ModelError
-from netdyn.numerics.reactions import motion_multipliers
-from netdyn.numerics.solution import Solution
+from netdyn.numerics.results.reactions import motion_multipliers
+from netdyn.numerics.results.solution import Solution
 from netdyn.recursive.inverse import recursive_inverse_dynamics
 from netdyn.recursive.planar import NotRecursive
 from netdyn.analysis.kinematics import with_drivers
@@ -33,7 +33,7 @@ from netdyn.graph.network import as_model
 def inverse_dynamics(system, drivers, t, guess=None, params=None, method="auto"):
     """Actuator efforts and joint reactions for the prescribed driver motions at times ``t``.
 
-    ``method="least-squares"`` returns a :class:`~netdyn.numerics.solution.Solution`
+    ``method="least-squares"`` returns a :class:`~netdyn.numerics.results.solution.Solution`
     (``method="inverse"``) with the motion, the multipliers, ``efforts`` (driver name -> effort on its
     joint coordinate) and ``reaction(joint)``. ``method="recursive"`` uses the O(n) DeNOC path of
     :mod:`netdyn.recursive` (a :class:`~netdyn.recursive.inverse.RecursiveInverse` with the same
@@ -73,6 +73,6 @@ def _least_squares_of(system, drivers, res, params):
 
 
 def multipliers_from_motion(model, t, q, f, acc, params=None):
-    """The motion ``(t, q, f, acc)`` of a model as a :class:`~netdyn.numerics.solution.Solution` whose
+    """The motion ``(t, q, f, acc)`` of a model as a :class:`~netdyn.numerics.results.solution.Solution` whose
     multipliers solve ``Φ_qᵀ λ + Aᵀ μ = −(M q̈ + h)`` by least squares (redundant constraints left out)."""
     return Solution(*motion_multipliers(model, t, q, f, acc, params=params), method="multipliers")

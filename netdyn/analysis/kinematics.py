@@ -28,13 +28,13 @@ from netdyn.errors import InitialConditionError, ModelError, SingularSystemError
 from netdyn.lagrange.exprtext import parse_expression, symbol_table
 from netdyn.symbols import as_expr, t as T_SYMBOL
 from netdyn.validate import NUMBER
-from netdyn.numerics.structure import with_constraints
-from netdyn.numerics.initial import consistent_initial_conditions
-from netdyn.numerics.compiled import compile_model
+from netdyn.numerics.dae.structure import with_constraints
+from netdyn.numerics.dae.initial import consistent_initial_conditions
+from netdyn.numerics.functions.compiled import compile_model
 from netdyn.graph.network import as_model
-from netdyn.numerics.structure import redundant_constraints, without_constraints
-from netdyn.numerics.solution import Solution
-from netdyn.numerics.trajectory import Trajectory
+from netdyn.numerics.dae.structure import redundant_constraints, without_constraints
+from netdyn.numerics.results.solution import Solution
+from netdyn.numerics.results.trajectory import Trajectory
 from netdyn.graph.spatial import driver_constraint
 
 

@@ -37,12 +37,12 @@ from netdyn.lagrange.equations import internalize
 from netdyn.errors import ModelError, OperatingPointError, OptionError, SingularSystemError
 from netdyn.analysis.linear import Descriptor, StateSpace
 from netdyn.analysis.slow import slow_subsystem
-from netdyn.numerics.compiled import compile_model
-from netdyn.numerics.options import check_formulation
+from netdyn.numerics.functions.compiled import compile_model
+from netdyn.numerics.integrators.options import check_formulation
 from netdyn.symbols import t
 from netdyn.graph.network import Network
-from netdyn.numerics.initial import consistent_initial_conditions
-from netdyn.numerics.energy import port_efforts
+from netdyn.numerics.dae.initial import consistent_initial_conditions
+from netdyn.numerics.functions.energy import port_efforts
 
 
 class OperatingPoint:

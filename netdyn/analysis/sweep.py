@@ -26,9 +26,9 @@ import pickle
 import uuid
 
 from netdyn.errors import ParameterError
-from netdyn.numerics.compiled import compile_model
+from netdyn.numerics.functions.compiled import compile_model
 from netdyn.numerics.simulate import simulate
-from netdyn.numerics.solution import Solution
+from netdyn.numerics.results.solution import Solution
 
 __all__ = ["sweep", "parameter_grid"]
 

@@ -35,7 +35,7 @@ LINEAR_FORMULATIONS = (None, "bond")
 
 
 def linear_form(bg, formulation=None):
-    """``(form, None)`` with the matrices of :class:`netdyn.numerics.stamp.LinearNetwork`, or ``(None, why)``.
+    """``(form, None)`` with the matrices of :class:`netdyn.numerics.circuit.stamp.LinearNetwork`, or ``(None, why)``.
 
     ``why`` names the element that keeps the graph off the linear path.
     """

@@ -3,7 +3,7 @@
 In the relative (spanning-tree) formulation every body's pose is a sum over all the joints between it
 and ground, so the bodies' kinetic terms ``m|v_c|²/2 + I θ̇²/2`` and gravity's ``Σ m g y_c`` grow like
 n² in symbols for an n-link chain, while the numeric path of an open tree
-(:mod:`netdyn.numerics.treedynamics`) never needs them: it evaluates ``M`` and ``h`` by the recursive
+(:mod:`netdyn.numerics.functions.treedynamics`) never needs them: it evaluates ``M`` and ``h`` by the recursive
 algorithms. An assembler puts a :class:`Deferred` marker where such terms belong in its list of ``T``,
 ``V`` or ``D`` pieces; :class:`DeferredTermsModel` is an ordinary
 :class:`~netdyn.lagrange.model.LagrangianModel` that writes a role's markers on the first read of its

@@ -261,6 +261,21 @@ def breakpoints(expr, t_end, t_start=0.0):
     return sorted(found)
 
 
+
+def corners(expressions, t_start, t_end):
+    """The union of the :func:`breakpoints` of ``expressions`` (numbers allowed) strictly inside
+    ``(t_start, t_end)``, sorted: where every path of ``simulate`` stops and restarts, as SPICE does.
+
+    >>> corners([pwl([(0, 0), (2, 1), (3, 0)]), 5.0, step(1, 2.5)], 0, 10)
+    [2.0, 2.5, 3.0]
+    """
+    found = set()
+    for e in expressions:
+        e = sp.sympify(e)
+        if t in e.free_symbols:
+            found.update(breakpoints(e, t_end, t_start))
+    return sorted(found)
+
 def step(amplitude, t0=0):
     """A step: 0 before ``t0``, ``amplitude`` from ``t0`` on (value ``amplitude`` at ``t0``).
 

@@ -6,7 +6,7 @@ electromechanical coupling ``K`` (a :class:`~netdyn.components.transducers.Movin
 in the rotational domain: ``v = K ω``, ``τ = K i``) whose shaft is the crank body.
 The electrical time constant ``La/Ra`` is much shorter than the mechanical one,
 which makes the model stiff: ``netdyn.simulate`` picks IDA for it (see
-:mod:`netdyn.numerics.choice`).
+:mod:`netdyn.numerics.paths`).
 
 >>> net = motor_four_bar()
 >>> sorted(net.elements)[:4]

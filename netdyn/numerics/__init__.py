@@ -1,9 +1,21 @@
-"""From equations to numbers: compiled functions (:mod:`.compiled`), consistent initial conditions
-(:mod:`.initial`), the integrator family (:mod:`.integrators`) and the rule that picks one
-(:mod:`.choice`), ``simulate`` (:mod:`.simulate`), the linear fast path (:mod:`.stamp`,
-:mod:`.linearsim`), results (:mod:`.trajectory`, :mod:`.solution`), energy bookkeeping
-(:mod:`.energy`, :mod:`.bookkeeping`), joint reactions (:mod:`.reactions`) and structural
-checks during integration (:mod:`.structure`: redundant constraints, singularities).
+"""From equations to numbers: ``simulate`` over a table of paths, in rooms by what each part serves.
 
-A new integrator goes in :mod:`.integrators`.
+========================= =====================================================================
+room                      job
+========================= =====================================================================
+``simulate``, ``choice``  the front door: checks the call, picks a path, returns a ``Solution``
+``circuit/``              path: stamps, the linear fast path, the SPICE start, the diode path
+``mechanics/``            path: projection (KKT, Schur kernels, compiled loop), recursive
+``ida/``                  path: SUNDIALS IDA, dense and sparse
+``results/``              shared: trajectory, solution, energy bookkeeping, reactions
+``integrators/``          shared: the integrator interface, Radau IIA, sparse least squares
+``dae/``                  shared: consistent initial conditions, structure, hidden constraints
+``functions/``            shared: compiled functions of a model (kernels, trees, templates)
+========================= =====================================================================
+
+A path depends on the shared rooms only, never on another path (import-linter contract in
+``pyproject.toml``). A new path is one room and one row of the path table.
 """
+from netdyn.numerics import _moved
+
+_moved.install()

@@ -77,7 +77,7 @@ def tree_from_network(net, params=None, ignore=()):
     """The :class:`PlanarTree` of a planar network (bodies, Revolute/Prismatic/Weld joints, Gravity).
 
     ``ignore``: element classes left out (loads a caller applies itself, as
-    :mod:`netdyn.numerics.treeloads` does)."""
+    :mod:`netdyn.numerics.functions.treeloads` does)."""
 
     if not net.bodies:
         raise NotRecursive("the network has no planar bodies")

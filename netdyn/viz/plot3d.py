@@ -20,7 +20,7 @@ import sympy as sp
 
 from netdyn.viz.plotting import attachment_points, body_metadata, coordinate_vector
 from netdyn.lagrange.equations import internalize
-from netdyn.numerics.compiled import compile_model
+from netdyn.numerics.functions.compiled import compile_model
 from netdyn.symbols import t as T
 
 

@@ -21,7 +21,7 @@ import sympy as sp
 
 from netdyn.errors import ModelError
 from netdyn.lagrange.equations import internalize
-from netdyn.numerics.compiled import compile_model
+from netdyn.numerics.functions.compiled import compile_model
 
 
 def body_metadata(model, kind, hint):

@@ -1,23 +1,19 @@
-"""The integrator family: one interface (:class:`~.base.Integrator`), one module per method.
+"""Shared room: the integrator interface (:class:`~.base.Integrator`) and the numerical methods that serve
+more than one path — Radau IIA on linear DAEs (:mod:`.radau`), weighted sparse least squares
+(:mod:`.sparse_lsq`), the charges' tolerances where a source senses a current (:mod:`.sensed`).
 
-========== ============================================= ==========================================
-name       class                                         for
-========== ============================================= ==========================================
-projection :class:`~.projection.Projection`              regular KKT matrix, not stiff (mechanisms)
-ida        :class:`~.ida.IDA`                            singular mass on the manifold, or stiff
-linear     :class:`~.linear.LinearRadau`                 linear networks with numeric values
-recursive  :class:`~.recursive.Recursive`                planar trees and closed chains in joint
-                                                         coordinates (opt-in, ``method="recursive"``)
-========== ============================================= ==========================================
-
-:func:`netdyn.numerics.choice.choose_method` holds the rule that picks one.
-A new integrator is a module here implementing ``Integrator.integrate`` and one line in ``INTEGRATORS``.
+The integrators themselves live with their paths: ``Projection`` in :mod:`netdyn.numerics.mechanics`,
+``IDA`` in :mod:`netdyn.numerics.ida`, ``LinearRadau`` in :mod:`netdyn.numerics.circuit`; their 0.2 names
+here still work until 0.4, with a :class:`DeprecationWarning`.
 """
 from netdyn.numerics.integrators.base import Integrator
-from netdyn.numerics.integrators.ida import IDA
-from netdyn.numerics.integrators.linear import LinearRadau
-from netdyn.numerics.integrators.projection import Projection
 
-INTEGRATORS = {cls.name: cls for cls in (Projection, IDA, LinearRadau)}
+__all__ = ["Integrator"]
 
-__all__ = ["Integrator", "Projection", "IDA", "LinearRadau", "INTEGRATORS"]
+
+def __getattr__(name):
+    from netdyn.numerics import _moved
+
+    if name in _moved.MOVED_INTEGRATORS:
+        return _moved.moved_integrator(name)
+    raise AttributeError(f"module 'netdyn.numerics.integrators' has no attribute {name!r}")

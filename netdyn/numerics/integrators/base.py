@@ -2,13 +2,13 @@
 
 An integrator is made once for a system (a compiled model and its parameters,
 or a stamped linear network) and then asked for pieces of trajectory between
-two times; :func:`netdyn.simulate` splits the span at source corners, picks the
-method (:func:`netdyn.numerics.choice.choose_method`) and wraps the pieces in a
-:class:`~netdyn.numerics.solution.Solution`.
+two times; a path of :mod:`netdyn.numerics.paths` makes one, and the symbolic paths' driver
+(:mod:`.driver`) splits the span at source corners and wraps the pieces in a
+:class:`~netdyn.numerics.results.solution.Solution`.
 
->>> from netdyn.numerics.integrators import INTEGRATORS
->>> sorted(INTEGRATORS)
-['ida', 'linear', 'projection']
+>>> from netdyn.numerics.mechanics.projection import Projection
+>>> issubclass(Projection, Integrator), Projection.name
+(True, 'projection')
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ class Integrator:
 
     def integrate(self, t0, t1, q0, f0, t_eval, rtol, atol, progress=None):
         """Integrate from consistent ``(q0, f0)`` at ``t0`` to ``t1``; return a
-        :class:`~netdyn.numerics.trajectory.Trajectory` at the ``t_eval`` times in ``[t0, t1]``.
+        :class:`~netdyn.numerics.results.trajectory.Trajectory` at the ``t_eval`` times in ``[t0, t1]``.
 
         Parameters
         ----------

@@ -1,9 +1,9 @@
 """Weighted linear least squares on a fixed sparse pattern, by SuperLU on the augmented system.
 
-:class:`SparseIDA <netdyn.numerics.integrators.sparse_ida.SparseIDA>` solves, at every
+:class:`SparseIDA <netdyn.numerics.ida.sparse_ida.SparseIDA>` solves, at every
 output time, ``min ‖W (J x − b)‖`` for the flows without inertia and the
 multipliers (the sparse counterpart of
-:func:`~netdyn.numerics.integrators.ida.algebraic_at_output`'s ``lstsq``), each
+:func:`~netdyn.numerics.ida.ida.algebraic_at_output`'s ``lstsq``), each
 time with new values on the same pattern. :class:`AugmentedLeastSquares` fixes
 the pattern of the quasi-definite augmented matrix
 

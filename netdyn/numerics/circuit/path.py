@@ -1,0 +1,78 @@
+"""The circuit room's two rows of the path table: ``linear`` and ``circuit``.
+
+``linear`` takes a network whose elements are all linear with numeric values and whose DAE has index one
+(stamped sparse matrices, Radau IIA); ``circuit`` one that is linear except for nonlinear dissipators
+(diodes: Newton on the stamped matrices, variable-order BDF). Neither takes ``params=`` overrides (those need
+the symbolic paths).
+
+>>> import netdyn
+>>> from netdyn.numerics.problem import Problem
+>>> from netdyn.components.electrical import Resistor, VoltageSource
+>>> net = netdyn.Network()
+>>> _ = net.add(VoltageSource("V1", "a", "0", 1.0), Resistor("R1", "a", "0", 2.0))
+>>> LINEAR.accepts(Problem.from_call(net, (0, 1)), None).ok
+True
+>>> CIRCUIT.accepts(Problem.from_call(net, (0, 1), params={"R1": 1.0}), None).reason
+'params= overrides need the symbolic path'
+"""
+from __future__ import annotations
+
+from netdyn.errors import IntegrationError
+from netdyn.numerics.circuit.linearsim import explain_not_linear, simulate_linear, try_linear
+from netdyn.numerics.integrators.driver import explained
+from netdyn.numerics.integrators.path import Path, Verdict
+
+NO_PARAMS = "params= overrides need the symbolic path"
+
+
+def _linear_accepts(problem, start):
+    if problem.params:
+        return Verdict(False, NO_PARAMS)
+    lin = try_linear(problem.system, problem.formulation)
+    if lin is None:
+        return Verdict(False, "not every element is linear with a numeric value, or the DAE has index two")
+    return Verdict(True, "every element linear with numeric values and the DAE of index one: stamped sparse "
+                         "matrices, Radau IIA", plan=lin)
+
+
+def _linear_run(problem, start, lin):
+    from netdyn.numerics.dae.start import DEFAULT_RTOL
+    with explained(problem.system):
+        return simulate_linear(problem.system, problem.t_span, problem.q0, problem.f0, problem.t_eval,
+                               problem.rtol_or(DEFAULT_RTOL), problem.atol, problem.max_step, problem.formulation,
+                               lin, problem.progress)
+
+
+def _linear_refuse(problem, start, verdict):
+    explain_not_linear(problem.system, problem.formulation, problem.params)
+
+
+def _circuit_accepts(problem, start):
+    if problem.params:
+        return Verdict(False, NO_PARAMS)
+    from netdyn.numerics.circuit.nonlinearsim import try_circuit  # Newton, BDF (numba kernels)
+    circuit = try_circuit(problem.system, problem.formulation)
+    if circuit is None:
+        return Verdict(False, "not a network linear except for nonlinear dissipators (diodes) with numeric values")
+    return Verdict(True, "linear except for nonlinear dissipators (diodes): Newton on the stamped matrices, "
+                         "variable-order BDF", plan=circuit)
+
+
+def _circuit_run(problem, start, circuit):
+    from netdyn.numerics.circuit.nonlinearsim import CIRCUIT_RTOL, simulate_circuit
+    return simulate_circuit(problem.system, problem.t_span, problem.q0, problem.f0, problem.t_eval,
+                            rtol=problem.rtol_or(CIRCUIT_RTOL), atol=problem.atol, max_step=problem.max_step,
+                            circuit=circuit, progress=problem.progress)
+
+
+def _circuit_refuse(problem, start, verdict):
+    if problem.params:
+        raise IntegrationError("method='circuit' runs the network's own numeric values; params= overrides need "
+                               "the symbolic path: method='auto', 'projection' or 'ida'")
+    raise IntegrationError("method='circuit' needs a network that is linear except for nonlinear "
+                           "dissipators (diodes), with numeric values")
+
+
+LINEAR = Path("linear", _linear_accepts, _linear_run, _linear_refuse, integrates_with="Radau IIA on the linear DAE")
+CIRCUIT = Path("circuit", _circuit_accepts, _circuit_run, _circuit_refuse,
+               integrates_with="BDF with Newton on the circuit equations")

@@ -1,0 +1,75 @@
+"""The mechanics room's rows of the path table: ``recursive`` (opt-in) and ``projection``.
+
+``projection`` integrates the index-1 form with an explicit Runge–Kutta method and projects onto the
+constraints; ``method="auto"`` gives it a model whose constrained mass matrix is regular and whose index-1
+ODE is not stiff at the consistent start. ``recursive`` integrates a planar or spatial tree (or closed chain)
+in joint coordinates with the O(n) right-hand side of :mod:`netdyn.recursive`; it runs only when named.
+
+>>> PROJECTION.symbolic, RECURSIVE.auto
+(True, False)
+"""
+from __future__ import annotations
+
+from netdyn.numerics.dae.initial import refuse_projection
+from netdyn.numerics.dae.start import DEFAULT_RTOL, STIFFNESS_RATIO
+from netdyn.numerics.integrators.driver import run_symbolic, step_bound
+from netdyn.numerics.integrators.options import check_compiled_loop, check_recursive_params
+from netdyn.numerics.integrators.path import Path, Verdict
+from netdyn.numerics.mechanics.projection import Projection
+
+SINGULAR = "the constrained mass matrix is singular (flows without inertia)"
+
+
+def _projection_accepts(problem, start):
+    if not start.kkt_regular:
+        return Verdict(False, SINGULAR)
+    if problem.named:
+        return Verdict(True, "method='projection' was named; regular constrained mass matrix")
+    if start.stiff:
+        return Verdict(False, f"stiff: fastest decay rate × span = {start.stiffness:.3g} > {STIFFNESS_RATIO:g}",
+                       hard=False)
+    return Verdict(True, "regular constrained mass matrix, not stiff"
+                   + ("" if start.stiffness is not None else " (stiffness not tested above 400 states)"))
+
+
+def projection_class(compiled_loop, progress):
+    """The projection integrator's class: the compiled loop when asked for (``"auto"``: when it is cached;
+    by default ``"auto"`` unless a progress callback wants the Python loop's every step)."""
+    if compiled_loop is None:
+        compiled_loop = "auto" if progress is None else False
+    if compiled_loop is False:
+        return Projection
+    from netdyn.numerics.mechanics.compiled_projection import CompiledProjection, loop_cached  # imports numba
+    return CompiledProjection if compiled_loop is True or loop_cached() else Projection
+
+
+def _projection_run(problem, start, plan):
+    integrator = projection_class(problem.compiled_loop, problem.progress)(
+        start.cm, start.p, problem.solver or "DOP853", step_bound(problem, start.cm),
+        problem.watch_singularities is not False)
+    check_compiled_loop(problem.asked["compiled_loop"], integrator, problem.progress)
+    return run_symbolic(problem, start, integrator, "projection")
+
+
+def _projection_refuse(problem, start, verdict):
+    refuse_projection(start.cm)  # names the flows without inertia
+
+
+def _recursive_accepts(problem, start):
+    return Verdict(True, "method='recursive' was named: joint coordinates, the O(n) right-hand side of "
+                         "netdyn.recursive")
+
+
+def _recursive_run(problem, start, plan):
+    from netdyn.numerics.mechanics.recursive import simulate_recursive
+    system = problem.system
+    check_recursive_params(getattr(system, "metadata", {}).get("network", system), problem.params)
+    return simulate_recursive(system, problem.t_span, problem.q0, problem.f0, problem.params, problem.t_eval,
+                              problem.rtol_or(DEFAULT_RTOL), problem.atol, problem.guess, problem.max_step,
+                              problem.progress)
+
+
+PROJECTION = Path("projection", _projection_accepts, _projection_run, _projection_refuse, symbolic=True,
+                  integrates_with="a Runge–Kutta method with projection onto the constraints")
+RECURSIVE = Path("recursive", _recursive_accepts, _recursive_run, auto=False,
+                 integrates_with="DOP853 in joint coordinates")

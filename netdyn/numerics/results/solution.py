@@ -1,0 +1,307 @@
+"""``Solution``: the result of a simulation, with named access, energy and constraint residuals.
+
+Behaves like scipy's ``OdeResult`` (``t``, ``y``, ``message``, ``success``)
+plus names: ``sol["x"]`` (a coordinate), ``sol["x_dot"]`` (its flow),
+``sol["lambda_1"]`` (a multiplier), and for network elements
+``sol.voltage(name)``, ``sol.current(name)``, ``sol.force(name)``,
+``sol.velocity(name)`` (element name, or a node name for its potential).
+
+>>> import sympy as sp
+>>> from netdyn import LagrangianModel, coordinates, t, simulate
+>>> x, = coordinates("x,")
+>>> sol = simulate(LagrangianModel([x], T=x.diff(t)**2/2, V=x**2/2), (0, 1), q0={"x": 1})
+>>> bool(abs(sol.energy() - 0.5).max() < 1e-7)
+True
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from netdyn.errors import ModelError
+from netdyn.lagrange.equations import internalize
+from netdyn.numerics.results.bookkeeping import cumulative, energy_report
+from netdyn.numerics.functions.energy import dissipated_power, port_efforts, stored_energy, supplied_power
+from netdyn.numerics.results.quantities import quantity
+from netdyn.numerics.results.reactions import reaction
+from netdyn.numerics.results.trajectory import Trajectory  # noqa: F401  (documented attribute type)
+from netdyn.symbols import t as T_SYM
+
+
+def _nan_max(a, b):
+    """``max`` in which NaN wins (Python's ``max(0.0, nan)`` is 0.0: a NaN residual must show)."""
+    return a if a != a else b if b != b else (a if a > b else b)
+
+
+class Solution:
+    """Trajectories ``q``, ``f``, accelerations and multipliers at the output times ``t``.
+
+    Attributes
+    ----------
+    t : (K,) ndarray — output times
+    q, f, acc : (n, K) ndarray — displacements, flows, their rates (rows in ``coordinate_names`` order)
+    lam, mu : (m1, K), (m2, K) ndarray — multipliers of displacement and flow constraints
+    y : (2n, K) ndarray — ``[q; f]`` as in scipy's ``OdeResult``
+    method : str — the integrator used (``"linear"``, ``"projection"``, ``"ida"``, ...)
+    nsteps : int or None — accepted steps (None where the integrator does not report them)
+    message, success, status — as in ``OdeResult``
+    work : dict or None — energy dissipated and supplied since t0, integrated with the state
+    model, compiled, p — the model, its compiled functions and the parameter values used
+
+    Methods
+    -------
+    ``sol[name]`` (coordinate, ``name_dot``, ``name_ddot``, multiplier), ``evaluate(expr)``,
+    ``energy()``, ``power_balance()``, ``energy_report()``, ``constraint_residual()``,
+    ``reaction(joint)``, ``through``/``across`` and their physical names ``current``, ``voltage``,
+    ``force``, ``velocity``, ``torque``, ``angular_velocity``, ``plot(*names)``, ``series(spec)``.
+    """
+
+    def __init__(self, model, compiled, p, trajectory, method):
+        self.model, self.compiled, self.p = model, compiled, p
+        self._init_trajectory(trajectory, method)
+
+    def _init_trajectory(self, trajectory, method):
+        self.trajectory = trajectory
+        self.method = method
+        self.t = trajectory.t
+        self.q, self.f = trajectory.q, trajectory.f
+        self.lam, self.mu = trajectory.lam, trajectory.mu
+        self.message = trajectory.message
+        self.status = trajectory.status
+        self.success = trajectory.status >= 0
+        self.nsteps = trajectory.nsteps
+        self.work = trajectory.work  # energy dissipated and supplied since t0, integrated with the state
+        self._cache = {}
+
+    @property
+    def acc(self):
+        """Rates of the flows, ``(n, K)`` (computed on first use where the integrator deferred them)."""
+        return self.trajectory.accelerations()
+
+    # ----------------------------------------------------------------- scipy-like
+    @property
+    def y(self):
+        """State ``[q; f]`` with one column per output time (as ``OdeResult.y``)."""
+        return np.vstack([self.q, self.f])
+
+    @property
+    def multipliers(self):
+        """Multiplier trajectories by name: ``{"lambda_1": array, "mu_1": array, ...}``."""
+        return dict(zip(self.multiplier_names, list(self.lam) + list(self.mu)))
+
+    @property
+    def coordinate_names(self):
+        return self.model.coordinate_names
+
+    @property
+    def multiplier_names(self):
+        return [s.func.__name__ for s in self.model.lambdas + self.model.mus]
+
+    def __getitem__(self, name):
+        if not isinstance(name, str):
+            name = getattr(getattr(name, "func", None), "__name__", None) or str(name)
+        names = self.coordinate_names
+        if name in names:
+            return self.q[names.index(name)]
+        if name.endswith("_dot") and name[:-4] in names:
+            return self.f[names.index(name[:-4])]
+        if name.endswith("_ddot") and name[:-5] in names:
+            return self.acc[names.index(name[:-5])]
+        mult = self.multipliers
+        if name in mult:
+            return mult[name]
+        joint = self._joint_coordinate(name)
+        if joint is not None:
+            return joint
+        raise KeyError(f"no coordinate or multiplier {name!r}; coordinates are {names}, "
+                       f"multipliers {sorted(mult)}")
+
+    def _joint_coordinate(self, name):
+        """A planar joint's coordinate (``"J3"``, ``"theta_J3"``, with ``_dot``/``_ddot`` its rates) or a body's
+        pose coordinate in the relative formulation, over time; ``None`` when the name is neither."""
+        from netdyn.numerics.dae.initial import joint_table
+
+        order = 0
+        for suffix, k in (("_ddot", 2), ("_dot", 1)):
+            if name.endswith(suffix) and name[: -len(suffix)] in joint_table(self.model):
+                name, order = name[: -len(suffix)], k
+                break
+        entry = joint_table(self.model).get(name)
+        if entry is None or name.endswith("[all]"):
+            return None
+        return self.evaluate(self._internal(sp.sympify(entry[2]).diff(T_SYM, order)))
+
+    # ----------------------------------------------------------------- expressions over the trajectory
+    def evaluate(self, expr):
+        """Evaluate an expression of the model's internal symbols (q, q_dot, q_ddot, λ, μ, parameters, t)."""
+        eq = self.compiled.eq
+        args = [T_SYM, eq.q, eq.f, eq.a, eq.lam, eq.mu, self.compiled.parameters, self.compiled.inputs]
+        key = ("expr", sp.srepr(expr))
+        fn = self._cache.get(key)
+        if fn is None:
+            fn = sp.lambdify(args, expr, modules="numpy", cse=True)
+            self._cache[key] = fn
+        out = np.array([fn(tt, self.q[:, k], self.f[:, k], self.acc[:, k], self.lam[:, k], self.mu[:, k],
+                           self.p.vector, self.p.inputs(tt))
+                        for k, tt in enumerate(self.t)], dtype=float)
+        return out
+
+    def _internal(self, expr):
+        return internalize(self.model, expr)
+
+    # ----------------------------------------------------------------- energy
+    def energy(self):
+        """Total stored energy ``Σ f ∂T*/∂f − T* + V`` along the trajectory."""
+        tree = getattr(self.compiled, "_tree", None)
+        if tree is not None:  # an open tree on the recursive path: no symbolic energy to write
+            return np.array([tree.energy(tt, self.q[:, k], self.f[:, k], self.p.vector) for k, tt in enumerate(self.t)])
+        return self.evaluate(self._internal(stored_energy(self.model)))
+
+    def power_balance(self):
+        """Stored energy, cumulative dissipated and supplied energy and the balance residual.
+
+        ``residual = (E(t) − E(0)) + dissipated(t) − supplied(t)``, which is zero
+        for an exact solution; ``relative`` divides its maximum by the largest
+        energy involved.
+        """
+        E = self.energy()
+        if self.work is not None:
+            Wd, Ws = self.work["dissipated"], self.work["supplied"]
+        else:
+            Wd = cumulative(self.evaluate(self._internal(dissipated_power(self.model))), self.t)
+            Ws = cumulative(self.evaluate(self._internal(supplied_power(self.model))), self.t)
+        resid = (E - E[0]) + Wd - Ws
+        scale = max(np.max(np.abs(E)), np.max(np.abs(Wd)), np.max(np.abs(Ws)), 1e-300)
+        return {"stored": E, "dissipated": Wd, "supplied": Ws, "residual": resid,
+                "relative": float(np.max(np.abs(resid)) / scale)}
+
+    def energy_report(self):
+        """Per-element energy bookkeeping (:class:`netdyn.bookkeeping.EnergyReport`) of a network's solution."""
+        return energy_report(self)
+
+    def constraint_residual(self):
+        """Max over time of |φ| (positions), |Φ_q f + Φ_t| (velocities) and |A f + a| (flows)."""
+        cm = self.compiled
+        pos = vel = flow = 0.0
+        max = _nan_max  # noqa: A001 - Python's max(0.0, nan) is 0.0: a NaN residual must show
+        for k, tt in enumerate(self.t):
+            c = cm.constraints(tt, self.q[:, k], self.f[:, k], self.p)
+            if cm.m1:
+                pos = max(pos, float(np.max(np.abs(c.phi))))
+                vel = max(vel, float(np.max(np.abs(c.Phi_q @ self.f[:, k] + c.Phi_t))))
+            if cm.m2:
+                flow = max(flow, float(np.max(np.abs(c.A @ self.f[:, k] + c.a))))
+        return {"position": pos, "velocity": vel, "flow": flow}
+
+    def reaction(self, joint):
+        """Reaction of a planar joint over time, shape ``(3, len(t))``: the force ``(Fx, Fy)`` that
+        its ``body_a`` exerts on its ``body_b`` (global frame) and the moment about its ``point_b``
+        (see :mod:`netdyn.inverse`)."""
+        key = ("reaction", joint)
+        if key not in self._cache:
+            self._cache[key] = reaction(self, joint)
+        return self._cache[key]
+
+    # ----------------------------------------------------------------- element quantities
+    def through(self, name):
+        """Through variable (current, force, torque) of an element, first terminal to second."""
+        return self._element_quantity(name, "through")
+
+    def across(self, name):
+        """Across variable (voltage, velocity, angular velocity): of an element, or of a node vs ground."""
+        md = self.model.metadata
+        if name in md.get("elements", {}):
+            return self._element_quantity(name, "across")
+        for domain, paths in md.get("node_paths", {}).items():
+            if name in paths:
+                out = np.zeros_like(self.t, dtype=float)
+                for key, sign in paths[name]:
+                    el, k = md["port_of"][key]
+                    out -= sign * self._port_quantity(el, k, "across")
+                return out
+        raise KeyError(f"no element or node named {name!r}")
+
+    voltage = velocity = angular_velocity = across
+    current = force = torque = through
+
+    def _element_quantity(self, name, which):
+        md = self.model.metadata
+        info = md.get("elements", {}).get(name)
+        if info is None:
+            raise KeyError(f"no element named {name!r} in this model")
+        if info["element"].couples and not info["element"].ports:
+            raise KeyError(f"{name} has no port of its own; ask for the coupled elements {info['element'].couples}")
+        el = info["element"]
+        sign = getattr(el, "through_report_signs", el.report_signs)[0] if which == "through" else el.report_signs[0]
+        return sign * self._port_quantity(name, 0, which)
+
+    def _port_quantity(self, name, k, which):
+        key = ("port", name, k, which)
+        if key not in self._cache:
+            md = self.model.metadata
+            info = md["elements"][name]
+            flow, effort = port_efforts(self.model, name, k)
+            kind = info["kinds"][k]
+            expr = flow if (which == "through") == (kind == "through") else effort
+            self._cache[key] = self.evaluate(self._internal(expr))
+        return self._cache[key]
+
+    # ----------------------------------------------------------------- plots
+    def plot(self, *names, path=None, ax=None, title=None, max_curves=10):
+        """Plot coordinates or element quantities (``"v(R1)"``, ``"i(L1)"``, ``"x"``) against time.
+
+        One axis per physical quantity (volts and amperes, metres and radians apart), labelled with
+        its SI unit and engineering prefixes on the ticks; at most ``max_curves`` curves an axis (the
+        legend says "showing 10 of 150"). ``ax`` puts everything on one given axis instead.
+        Returns the axes; ``path`` writes a PNG.
+        """
+        import matplotlib
+        if path is not None:
+            matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.ticker import EngFormatter
+        names = names or tuple(self.coordinate_names)
+        groups = {}
+        for nm in names:
+            groups.setdefault(quantity(self.model, nm), []).append(nm)
+        if ax is not None:
+            axes, groups = [ax], {("value", ""): list(names)}
+        else:
+            fig, axes = plt.subplots(len(groups), 1, sharex=True, squeeze=False,
+                                     figsize=(7.5, 1.2 + 2.4 * len(groups)))
+            axes = list(axes[:, 0])
+        for a, ((what, unit), members) in zip(axes, groups.items()):
+            for nm in members[:max_curves]:
+                a.plot(self.t, self.series(nm), label=nm)
+            a.set_ylabel(f"{what} [{unit}]" if unit else what)
+            a.yaxis.set_major_formatter(EngFormatter(unit=unit, sep=" ") if unit else EngFormatter(sep=" "))
+            shown = f"showing {max_curves} of {len(members)}" if len(members) > max_curves else None
+            a.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", borderaxespad=0,
+                     title=shown, title_fontsize="small")
+            a.grid(True, alpha=0.3)
+        axes[-1].set_xlabel("time t [s]")
+        axes[-1].xaxis.set_major_formatter(EngFormatter(unit="s", sep=" "))
+        if title:
+            axes[0].set_title(title, fontsize="medium")
+        figure = axes[0].figure
+        if ax is None:
+            figure.tight_layout()
+        if path is not None:
+            figure.savefig(path, dpi=110, bbox_inches="tight")
+            plt.close(figure)
+        return axes if ax is None else ax
+
+    def series(self, spec):
+        """A named series: a coordinate/multiplier name, or ``v(X)``/``i(X)`` for an element or node."""
+        if len(spec) > 3 and spec[1] == "(" and spec.endswith(")"):
+            kind, inner = spec[0].lower(), spec[2:-1]
+            if kind == "v":
+                return self.across(inner)
+            if kind in ("i", "f"):
+                return self.through(inner)
+            raise ModelError(f"unknown series {spec!r}; use v(name) or i(name)")
+        return self[spec]
+
+    def __repr__(self):
+        return f"Solution({self.model.name!r}, {len(self.t)} points, t = {self.t[0]:.4g}..{self.t[-1]:.4g}, " \
+               f"method={self.method})"
