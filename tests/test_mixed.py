@@ -198,7 +198,7 @@ def test_compiled_loop_stops_at_a_change_point():
 def test_simulate_compiled_loop_gives_the_python_loops_trajectory(monkeypatch):
     """``simulate(compiled_loop=True)`` (and ``NETDYN_COMPILED_LOOP=1``) against the Python loop, the four-bar
     under a torque; ``"auto"`` takes the compiled loop once it is cached, and a bad value is refused."""
-    from netdyn.numerics import simulate as simulate_module
+    from netdyn.numerics.mechanics.path import projection_class
     from netdyn.numerics.mechanics.compiled_projection import CompiledProjection, loop_cached
     loops = []
     run = CompiledProjection._run  # (one call a run; the loop itself is called once a chunk)
@@ -217,10 +217,10 @@ def test_simulate_compiled_loop_gives_the_python_loops_trajectory(monkeypatch):
     assert fast.nsteps == ref.nsteps
     monkeypatch.setattr(CompiledProjection, "_run", run)
     assert loop_cached()  # compiled in this process by now
-    assert simulate_module._projection("auto", None) is CompiledProjection
-    assert simulate_module._projection(True, lambda tt: None) is CompiledProjection  # progress: chunked, compiled
-    assert simulate_module._projection(None, None) is CompiledProjection  # the default: "auto" ...
-    assert simulate_module._projection(None, lambda tt: None) is Projection  # ... unless a callback wants every step
+    assert projection_class("auto", None) is CompiledProjection
+    assert projection_class(True, lambda tt: None) is CompiledProjection  # progress: chunked, compiled
+    assert projection_class(None, None) is CompiledProjection  # the default: "auto" ...
+    assert projection_class(None, lambda tt: None) is Projection  # ... unless a callback wants every step
     with pytest.raises(netdyn.IntegrationError, match="compiled_loop must be"):
         netdyn.simulate(four_bar(), (0, 1.0), compiled_loop="fast", **kw)
 

@@ -113,12 +113,22 @@ def slow_subsystem(E, A, B, tol=1e-10, labels=None):
         En, rs = _unit_rows(np.hstack([E, A]))
         E, A = En[:, :n], En[:, n:]
         Bs = [b / rs[:, None] for b in Bs]
-        U, sv, _ = np.linalg.svd(E)
+        # the combinations with no rate from the rates alone, each equation's rate scaled to unit size: scaled
+        # with their forces the rates are as small as their time constants (1e-6 for a µs), and the SVD would
+        # resolve the combination only to eps/1e-6 (1e-9 on the gain of an op-amp macro-model in branch charges)
+        re = np.max(np.abs(E), axis=1, initial=0.0)
+        re[re <= tol * max(re.max(initial=0.0), 1e-300)] = 1.0
+        U, sv, _ = np.linalg.svd(E / re[:, None])
         rank = int(np.sum(sv > tol * max(sv[0] if sv.size else 0.0, 1e-300)))
         if rank == n:
             break
-        Et, At = U.T @ E, U.T @ A
-        Bt = [U.T @ b for b in Bs]
+        Nl = U[:, rank:] / re[:, None]  # left null vectors of E: the constraints Nlᵀ (A y + Σ B u⁽ʲ⁾) = 0
+        # they replace the equations they weigh most (pivoted QR); the others stay as they are, not rotated
+        # into each other (which would mix a fast equation's large forces into a slow one's)
+        drop = sla.qr(Nl.T, pivoting=True, mode="r")[1][:n - rank]
+        keep = np.setdiff1d(np.arange(n), drop)
+        Et, At = np.vstack([E[keep], Nl.T @ E]), np.vstack([A[keep], Nl.T @ A])
+        Bt = [np.vstack([b[keep], Nl.T @ b]) for b in Bs]
         A2, B2 = At[rank:], [b[rank:] for b in Bt]
         A2s, s2 = _unit_rows(A2)
         stacked = np.vstack(cons_C + [A2s])
