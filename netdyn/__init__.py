@@ -33,6 +33,7 @@ from netdyn.errors import (ElementError, ExportError, InitialConditionError, Int
                            InvalidValueError, LockedMechanismError, LoopClosureError, ModelError, NetdynError,
                            OperatingPointError, OptionError, OptionWarning, ParameterError, ParseError,
                            SingularSystemError, TopologyError)
+from netdyn.lagrange import slots as _slots
 from netdyn.symbols import coordinates, symbols, t  # noqa: F401
 
 __version__ = "0.2.0"
@@ -73,6 +74,7 @@ _LAZY = {
     "to_network": "netdyn.bondgraph.network",
     "load_bond_graph": "netdyn.bondgraph.fileformat",
     "save_bond_graph": "netdyn.bondgraph.fileformat",
+    "export_equations": "netdyn.export",
 }
 #: sub-packages reachable as attributes (``netdyn.export.export(...)``, ``netdyn.linkages.four_bar()``)
 _SUBPACKAGES = ("components", "export", "io", "linkages", "models", "lagrange", "graph", "numerics", "analysis",
@@ -97,3 +99,13 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(set(globals()) | set(_LAZY) | set(_SUBPACKAGES))
+
+
+def _export_equations(model, format="latex", **options):
+    """The exporter the energy model's slot calls (deprecated ``LagrangianModel.export``): the root belongs to
+    no layer, so it may hand the model to :mod:`netdyn.export`, a layer above the model's."""
+    return __getattr__("export_equations")(model, format, **options)
+
+
+_slots.set_exporter(_export_equations)
+

@@ -16,11 +16,14 @@ the book writes one (eqs. 4.5 and 4.6). Build it by hand or get it from
 """
 from __future__ import annotations
 
+import warnings
+
 import sympy as sp
 from sympy.physics.mechanics import dynamicsymbols
 
 from netdyn.errors import ModelError
 from netdyn.symbols import as_expr, t
+from netdyn.lagrange import slots
 from netdyn.lagrange.equations import derive
 
 
@@ -145,6 +148,17 @@ class LagrangianModel:
         then the displacement constraints φ_j and the flow constraints ψ_k.
         """
         return self.derive().as_time_functions()
+
+    def export(self, format="latex", **options):
+        """Deprecated since 0.2: use ``netdyn.export_equations(model, format, **options)``.
+
+        Kept so that code written for netdyn 0.1 runs; goes in 0.4. The energy model does not import the
+        exporters (a higher layer): the call goes through the exporter the package root installs in
+        :mod:`netdyn.lagrange.slots`.
+        """
+        warnings.warn("LagrangianModel.export(format) is deprecated (since 0.2, goes in 0.4); use "
+                      "netdyn.export_equations(model, format, ...)", DeprecationWarning, stacklevel=2)
+        return slots.exporter()(self, format, **options)
 
     def __repr__(self):
         return (f"LagrangianModel({self.name!r}: {len(self.coordinates)} coordinates, "
