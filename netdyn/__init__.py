@@ -28,7 +28,10 @@ Public names are imported on first use, so ``import netdyn`` stays fast.
 0.632121
 """
 import importlib
+import sys
+import types
 
+from netdyn import _compat
 from netdyn.errors import (ElementError, ExportError, InitialConditionError, IntegrationError,  # noqa: F401
                            InvalidValueError, LockedMechanismError, LoopClosureError, ModelError, NetdynError,
                            OperatingPointError, OptionError, OptionWarning, ParameterError, ParseError,
@@ -91,6 +94,8 @@ def __getattr__(name):
         value = getattr(importlib.import_module(_LAZY[name]), name)
     elif name in _SUBPACKAGES:
         value = importlib.import_module(f"netdyn.{name}")
+    elif f"netdyn.{name}" in _compat.MOVED_MODULES:
+        return importlib.import_module(f"netdyn.{name}")  # a 0.1 module: its names warn when read
     else:
         raise AttributeError(f"module 'netdyn' has no attribute {name!r}")
     globals()[name] = value
@@ -109,3 +114,16 @@ def _export_equations(model, format="latex", **options):
 
 _slots.set_exporter(_export_equations)
 
+
+class _Package(types.ModuleType):
+    """The package module: importing a 0.1 module path whose name is also a public function
+    (``import netdyn.simulate``) must not replace the function ``netdyn.simulate`` by the alias module."""
+
+    def __setattr__(self, name, value):
+        if isinstance(value, _compat.MovedModule) and name in _LAZY:
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+_compat.install()
