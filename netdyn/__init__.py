@@ -16,7 +16,9 @@ The package is layered; each folder is one stage of the pipeline
 ``netdyn.cli``       the ``netdyn`` command
 ==================== ===========================================================
 
-Public names are imported on first use, so ``import netdyn`` stays fast.
+Public names are imported on first use, so ``import netdyn`` stays fast; ``docs/api.md`` lists them all.
+Exports start at ``netdyn.export_equations(model, "c")``. Module paths of 0.1 that moved (``netdyn.sources``,
+``netdyn.model``, ...) still import, with a ``DeprecationWarning`` naming the new home (:mod:`netdyn._compat`).
 
 >>> import netdyn
 >>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor

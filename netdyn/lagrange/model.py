@@ -37,6 +37,15 @@ class LagrangianModel:
     size of the system). ``efforts`` maps coordinates to expressions.
     ``parameters`` maps symbols to default values used at simulation.
     ``metadata`` carries what the assembler knows (elements, ports, nodes).
+
+    >>> import sympy as sp
+    >>> from netdyn import coordinates
+    >>> x, = coordinates("x,")
+    >>> m, k, c = sp.symbols("m k c", positive=True)
+    >>> model = LagrangianModel([x], T=m*x.diff(t)**2/2, V=k*x**2/2, D=c*x.diff(t)**2/2,
+    ...                         parameters={"m": 1.0, "k": 4.0, "c": 0.1})
+    >>> model.equations()
+    [c*Derivative(x(t), t) + k*x(t) + m*Derivative(x(t), (t, 2))]
     """
 
     def __init__(self, coordinates, T=0, V=0, D=0, efforts=None, constraints=(), flow_constraints=(),
