@@ -41,7 +41,7 @@ from netdyn.errors import (ElementError, ExportError, InitialConditionError, Int
 from netdyn.lagrange import slots as _slots
 from netdyn.symbols import coordinates, symbols, t  # noqa: F401
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 #: public name -> module that defines it (imported on first access)
 _LAZY = {
