@@ -13,7 +13,7 @@ name is read from it, then warns and hands out the object from its new home. The
 >>> sine.__module__
 'netdyn.lagrange.sources'
 >>> print(caught[0].message)
-netdyn.sources is deprecated since 0.2 and goes in 0.4: use 'from netdyn.lagrange.sources import sine'
+netdyn.sources moved in 0.2 (deprecated alias, goes in 0.4): use 'from netdyn.lagrange.sources import sine'
 
 Modules of :mod:`netdyn.numerics` are internal (their layout changes), so a name that moved there is named
 with that caveat; where a name is public at the package root, the warning names the root.
@@ -106,7 +106,7 @@ class MovedModule(types.ModuleType):
         if name == "__all__":
             return sorted(self.__dir__())
         obj, how = new_home(self.__name__, name)
-        warnings.warn(f"{self.__name__} is deprecated since 0.2 and goes in {REMOVAL}: {how}",
+        warnings.warn(f"{self.__name__} moved in 0.2 (deprecated alias, goes in {REMOVAL}): {how}",
                       DeprecationWarning, stacklevel=2)
         return obj
 

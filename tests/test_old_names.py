@@ -164,7 +164,8 @@ def test_docstring_examples_of_0_1_run(text, old, new, tmp_path, monkeypatch):
 
 def home_of(message):
     """The import the warning tells the user to write, as ``(module, name)``."""
-    m = re.search(r"use 'from ([\w.]+) import (\w+)'", message) or re.search(r"internal now \(([\w.]+)\.(\w+);", message)
+    m = (re.search(r"use 'from ([\w.]+) import (\w+)'", message)
+         or re.search(r"internal now \(([\w.]+)\.(\w+);", message))
     assert m, f"the warning names no new home: {message}"
     return m[1], m[2]
 
@@ -177,7 +178,7 @@ def test_every_name_of_a_moved_0_1_module_imports_and_names_its_new_home(old):
         with pytest.warns(DeprecationWarning) as record:
             obj = getattr(module, name)
         (message,) = messages(record)
-        assert message.startswith(f"{old} is deprecated since 0.2 and goes in {_compat.REMOVAL}: "), message
+        assert message.startswith(f"{old} moved in 0.2 (deprecated alias, goes in {_compat.REMOVAL}): "), message
         home, attr = home_of(message)
         assert attr == name and getattr(importlib.import_module(home), name) is obj, message
         assert home == "netdyn" or not home.startswith("netdyn.numerics") or "internal" in message

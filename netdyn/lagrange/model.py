@@ -159,13 +159,13 @@ class LagrangianModel:
         return self.derive().as_time_functions()
 
     def export(self, format="latex", **options):
-        """Deprecated since 0.2: use ``netdyn.export_equations(model, format, **options)``.
+        """Deprecated: use ``netdyn.export_equations(model, format, **options)``.
 
-        Kept so that code written for netdyn 0.1 runs; goes in 0.4. The energy model does not import the
+        0.1's API, removed in 0.2 and back as an alias so that code written for 0.1 runs; goes in 0.4. The energy model does not import the
         exporters (a higher layer): the call goes through the exporter the package root installs in
         :mod:`netdyn.lagrange.slots`.
         """
-        warnings.warn("LagrangianModel.export(format) is deprecated (since 0.2, goes in 0.4); use "
+        warnings.warn("LagrangianModel.export(format) was removed in 0.2 (deprecated alias, goes in 0.4): use "
                       "netdyn.export_equations(model, format, ...)", DeprecationWarning, stacklevel=2)
         return slots.exporter()(self, format, **options)
 
