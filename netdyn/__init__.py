@@ -81,7 +81,7 @@ _LAZY = {
     "save_bond_graph": "netdyn.bondgraph.fileformat",
     "export_equations": "netdyn.export",
 }
-#: sub-packages reachable as attributes (``netdyn.export.export(...)``, ``netdyn.linkages.four_bar()``)
+#: sub-packages reachable as attributes (``netdyn.export.json``, ``netdyn.linkages.four_bar()``)
 _SUBPACKAGES = ("components", "export", "io", "linkages", "models", "lagrange", "graph", "numerics", "analysis",
                 "viz", "bondgraph")
 

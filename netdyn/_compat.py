@@ -76,9 +76,9 @@ def new_home(old, name):
     """
     found = []
     for module_name in MOVED_MODULES[old]:
-        module = importlib.import_module(module_name)
+        module = _import(module_name)
         if hasattr(module, name):
-            found.append((module_name, getattr(module, name)))
+            found.append((module.__name__, getattr(module, name)))
     if found:
         obj = found[0][1]
         root = sys.modules["netdyn"]
@@ -91,6 +91,15 @@ def new_home(old, name):
                      f"notice): see docs/api.md for the public API")
     raise AttributeError(f"module {old!r} (deprecated; its names moved to {', '.join(MOVED_MODULES[old])}) "
                          f"has no attribute {name!r}")
+
+
+def _import(module_name):
+    """The module at ``module_name``. Where that path is itself an alias (a module the numerics rooms moved
+    later, answered by their own finder with a warning), the alias is followed silently: the user hears one
+    warning, and it names the module's real home (its ``__name__``)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return importlib.import_module(module_name)
 
 
 def _internal(module_name):
@@ -113,7 +122,7 @@ class MovedModule(types.ModuleType):
     def __dir__(self):
         names = set()
         for module_name in MOVED_MODULES[self.__name__]:
-            module = importlib.import_module(module_name)
+            module = _import(module_name)
             names |= set(getattr(module, "__all__", [n for n in vars(module) if not n.startswith("_")]))
         return sorted(names)
 
