@@ -77,7 +77,12 @@ def port_key(element, k):
 
 @dataclass(frozen=True)
 class Port:
-    """An oriented two-terminal port of an element in one domain (a graph edge)."""
+    """An oriented two-terminal port of an element in one domain (a graph edge).
+
+    >>> from netdyn.components.electrical import Resistor
+    >>> Resistor("R1", "a", "gnd", 10.0).ports
+    (Port(domain='electrical', a='a', b='0'),)
+    """
 
     domain: str
     a: str
@@ -95,7 +100,15 @@ class PortVariables:
 
 @dataclass
 class Contribution:
-    """An element's share of the energy model, in its port variables."""
+    """An element's share of the energy model, in its port variables.
+
+    >>> import sympy as sp
+    >>> from netdyn.components.electrical import Capacitor
+    >>> q, f = sp.symbols("q f")
+    >>> c = Capacitor("C1", "a", "0", 2.0).contribute([PortVariables(THROUGH, q, f)], {"C": 2})
+    >>> c.V, c.T, c.constraints
+    (q**2/4, 0, [])
+    """
 
     T: sp.Expr = sp.S.Zero
     V: sp.Expr = sp.S.Zero
@@ -171,6 +184,16 @@ class Element(Recorded):
     order (+1 when the port runs from the first named terminal to the second).
     ``couples`` names other elements whose ports this one acts on (mutual
     inductance) instead of owning ports of its own.
+
+    >>> import sympy as sp
+    >>> from netdyn.components.base import Element, PortVariables, THROUGH
+    >>> from netdyn.components.electrical import Resistor
+    >>> r = Resistor("R1", "a", "0", 10.0)
+    >>> isinstance(r, Element), r.values
+    (True, {'R': 10.0000000000000})
+    >>> q, f = sp.symbols("q f")
+    >>> r.contribute([PortVariables(THROUGH, q, f)], r.values).D      # charge coordinates: D = R i²/2
+    5.0*f**2
     """
 
     is_source = False
@@ -359,6 +382,12 @@ class TwoPort(Element):
     ``coupling="gyrator"``: ``v1 = r i2`` and ``v2 = -r i1``.
     Both absorb no power. Depending on the kinds of the two ports the coupling
     is a flow (Pfaffian) constraint or a pair of applied efforts.
+
+    >>> import sympy as sp
+    >>> q1, f1, q2, f2 = sp.symbols("q1 f1 q2 f2")
+    >>> g = TwoPort("G1", Port("electrical", "a", "0"), Port("electrical", "b", "0"), "gyrator", 2)
+    >>> g.contribute([PortVariables(THROUGH, q1, f1), PortVariables(THROUGH, q2, f2)], g.values).efforts
+    {0: -2*f2, 1: 2*f1}
     """
 
     def __init__(self, name, port1, port2, coupling, ratio, terminals=None):

@@ -52,7 +52,15 @@ class Resistor(LinearLaw):
 
 
 class Inductor(LinearLaw):
-    """``v = L di/dt``; or a nonlinear inductor from its magnetic coenergy ``T*(i)``."""
+    """``v = L di/dt``; or a nonlinear inductor from its magnetic coenergy ``T*(i)``.
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.electrical import VoltageSource, Inductor, Resistor
+    >>> net = Network("RL")
+    >>> _ = net.add(VoltageSource("V1", "a", "0", 1.0), Inductor("L1", "a", "b", 0.1), Resistor("R1", "b", "0", 1.0))
+    >>> net.model(symbolic=True).equations()
+    [L1*Derivative(q_L1(t), (t, 2)) + R1*Derivative(q_L1(t), t) - V1]
+    """
 
     domain, law = DOMAIN, "across_storage"
 
@@ -72,7 +80,17 @@ class Inductor(LinearLaw):
 
 
 class Capacitor(LinearLaw):
-    """``i = C dv/dt``; or a nonlinear capacitor from its electric energy ``V(q)``."""
+    """``i = C dv/dt``; or a nonlinear capacitor from its electric energy ``V(q)``.
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
+    >>> net = Network("RC")
+    >>> _ = net.add(VoltageSource("V1", "a", "0", 1.0), Resistor("R1", "a", "b", 1.0), Capacitor("C1", "b", "0", 1e-3))
+    >>> net.model(symbolic=True).equations()
+    [R1*Derivative(q_R1(t), t) - V1 + q_R1(t)/C1]
+    >>> Capacitor("C2", "b", "0", energy=lambda q: q**4).values     # nonlinear: V(q) = q^4
+    {}
+    """
 
     domain, law = DOMAIN, "through_storage"
 
@@ -92,7 +110,14 @@ class Capacitor(LinearLaw):
 
 
 class VoltageSource(AcrossSource):
-    """An ideal voltage source, ``v(plus) - v(minus) = v`` (number or expression of ``t``)."""
+    """An ideal voltage source, ``v(plus) - v(minus) = v`` (number or expression of ``t``).
+
+    >>> import sympy as sp
+    >>> from netdyn import t
+    >>> from netdyn.components.electrical import VoltageSource
+    >>> VoltageSource("V1", "in", "0", 5 * sp.sin(100 * t)).values
+    {'value': 5*sin(100*t)}
+    """
 
     def __init__(self, name, plus, minus, v):
         super().__init__(name, minus, plus, v, domain=DOMAIN, swap=False)
@@ -102,7 +127,15 @@ class VoltageSource(AcrossSource):
 
 
 class CurrentSource(ThroughSource):
-    """An ideal current source: ``i`` flows from ``a`` to ``b`` through it (into node ``b``)."""
+    """An ideal current source: ``i`` flows from ``a`` to ``b`` through it (into node ``b``).
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.electrical import CurrentSource, Resistor, Capacitor
+    >>> net = Network("parallel RC")
+    >>> _ = net.add(CurrentSource("I1", "0", "a", 1e-3), Resistor("R1", "a", "0", 1e3), Capacitor("C1", "a", "0", 1e-6))
+    >>> net.model(symbolic=True, formulation="node").equations()     # node fluxes: KCL at a
+    [C1*Derivative(phi_a(t), (t, 2)) - I1 + Derivative(phi_a(t), t)/R1]
+    """
 
     def __init__(self, name, a, b, i):
         super().__init__(name, a, b, i, domain=DOMAIN)
@@ -113,6 +146,10 @@ class CoupledInductors(Element):
 
     Give the mutual inductance ``M`` or the coupling coefficient ``k``
     (``M = k sqrt(L1 L2)``, ``|k| <= 1``). Dotted ends are ``a1`` and ``a2``.
+
+    >>> from netdyn.components.electrical import CoupledInductors
+    >>> CoupledInductors("T1", "a", "0", "b", "0", L1=1.0, L2=4.0, k=0.5).values
+    {'L1': 1.00000000000000, 'L2': 4.00000000000000, 'M': 1.00000000000000}
     """
 
     def __init__(self, name, a1, b1, a2, b2, L1, L2, M=None, k=None):
@@ -138,6 +175,14 @@ class MutualInductance(Element):
 
     Adds ``T* = M i1 i2`` on the inductors' own ports, ``M = k sqrt(L1 L2)``.
     The first-named terminal of each inductor is its dotted end.
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.electrical import VoltageSource, Inductor, Resistor, MutualInductance
+    >>> net = Network("coupled")
+    >>> _ = net.add(VoltageSource("V1", "a", "0", 1.0), Inductor("L1", "a", "0", 1.0), Inductor("L2", "b", "0", 4.0),
+    ...             Resistor("R2", "b", "0", 1.0), MutualInductance("K1", "L1", "L2", k=0.5))
+    >>> net.model().coordinate_names
+    ['q_L1', 'q_L2']
     """
 
     def __init__(self, name, inductor1, inductor2, k=None, M=None):
@@ -161,7 +206,16 @@ class MutualInductance(Element):
 
 
 class IdealTransformer(TwoPort):
-    """Ideal transformer of turns ratio ``n = N2/N1``: ``v2 = n v1``, ``i1 = -n i2`` (a flow constraint)."""
+    """Ideal transformer of turns ratio ``n = N2/N1``: ``v2 = n v1``, ``i1 = -n i2`` (a flow constraint).
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.electrical import VoltageSource, IdealTransformer, Resistor
+    >>> net = Network("step-up")
+    >>> _ = net.add(VoltageSource("V1", "a", "0", 1.0), IdealTransformer("T1", "a", "0", "b", "0", 2),
+    ...             Resistor("R2", "b", "0", 4.0))
+    >>> net.model(symbolic=True).flow_constraints
+    [-T1*Derivative(q_R2(t), t) + Derivative(q_T1_0(t), t)]
+    """
 
     def __init__(self, name, a1, b1, a2, b2, n):
         ports = (Port(DOMAIN, node_name(a1), node_name(b1)), Port(DOMAIN, node_name(a2), node_name(b2)))

@@ -49,6 +49,11 @@ class KnifeEdge:
 
     The velocity of the contact point across the blade is zero:
     ``-sin(θ+β) v_Px + cos(θ+β) v_Py = 0``.
+
+    >>> from netdyn import coordinates
+    >>> x, y, th = coordinates("x y theta")
+    >>> KnifeEdge(x, y, th).flow_constraints
+    [-sin(theta(t))*Derivative(x(t), t) + cos(theta(t))*Derivative(y(t), t)]
     """
 
     def __init__(self, x, y, theta, point=(0, 0), angle=0, name="knife edge"):

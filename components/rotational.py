@@ -16,28 +16,82 @@ _c = make_domain("rotational", {"inertia": ("Inertia", "J"), "spring": ("Torsion
 
 
 class Inertia(_c["Inertia"]):
-    """A rotational inertia ``J`` at ``node``."""
+    """A rotational inertia ``J`` at ``node``.
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.rotational import Inertia, TorsionSpring
+    >>> net = Network("torsion pendulum")
+    >>> _ = net.add(Inertia("J", "s", J=0.5), TorsionSpring("k", "s", "0", k=2.0))
+    >>> net.model(symbolic=True).equations()
+    [J*Derivative(theta_s(t), (t, 2)) + k*theta_s(t)]
+    """
 
 
 class TorsionSpring(_c["Spring"]):
-    """A torsion spring ``k`` between ``a`` and ``b``; or ``energy=lambda angle: ...``."""
+    """A torsion spring ``k`` between ``a`` and ``b``; or ``energy=lambda angle: ...``.
+
+    >>> from netdyn.components.rotational import TorsionSpring
+    >>> TorsionSpring("k", "shaft", "0", k=2.0).values
+    {'k': 2.00000000000000}
+    """
 
 
 class RotationalDamper(_c["Damper"]):
-    """A rotational damper ``c`` between ``a`` and ``b``; or ``dissipation=lambda omega: ...``."""
+    """A rotational damper ``c`` between ``a`` and ``b``; or ``dissipation=lambda omega: ...``.
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.rotational import Inertia, RotationalDamper, Torque
+    >>> net = Network("flywheel")
+    >>> _ = net.add(Inertia("J", "s", J=0.5), RotationalDamper("c", "s", "0", c=0.1), Torque("tau", "s", 1.0))
+    >>> net.model(symbolic=True).equations()
+    [J*Derivative(theta_s(t), (t, 2)) + c*Derivative(theta_s(t), t) - tau]
+    """
 
 
 class Torque(_c["EffortSource"]):
-    """An applied torque ``tau`` on ``node``."""
+    """An applied torque ``tau`` on ``node`` (number or expression of ``t``).
+
+    >>> import netdyn
+    >>> from netdyn.components.rotational import Inertia, Torque
+    >>> net = netdyn.Network("spun up")
+    >>> _ = net.add(Inertia("J", "s", J=0.5), Torque("tau", "s", 1.0))
+    >>> round(float(netdyn.simulate(net, (0, 1))["theta_s_dot"][-1]), 6)     # tau t / J
+    2.0
+    """
 
 
 class AngularVelocitySource(_c["FlowSource"]):
-    """Prescribes the angular velocity of ``node`` relative to ``reference``."""
+    """Prescribes the angular velocity of ``node`` relative to ``reference``.
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.rotational import Inertia, TorsionSpring, AngularVelocitySource
+    >>> net = Network("driven shaft")
+    >>> _ = net.add(Inertia("J", "s", J=0.5), TorsionSpring("k", "s", "d", k=2.0), AngularVelocitySource("w", "d", 3.0))
+    >>> net.model(symbolic=True).flow_constraints
+    [w - Derivative(theta_d(t), t)]
+    """
 
 
 class AngleSource(_c["PositionSource"]):
-    """Prescribes the angle of ``node`` relative to ``reference``."""
+    """Prescribes the angle of ``node`` relative to ``reference``.
+
+    >>> import sympy as sp
+    >>> from netdyn import Network, t
+    >>> from netdyn.components.rotational import Inertia, TorsionSpring, AngleSource
+    >>> net = Network("twisted")
+    >>> _ = net.add(Inertia("J", "s", J=0.5), TorsionSpring("k", "s", "d", k=2.0), AngleSource("a", "d", sp.sin(t)))
+    >>> net.model().constraints
+    [-theta_d(t) + sin(t)]
+    """
 
 
 class Gear(_c["Transformer"]):
-    """An ideal gear pair: ``omega_b = ratio * omega_a``."""
+    """An ideal gear pair: ``omega_b = ratio * omega_a``.
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.rotational import Inertia, Gear
+    >>> net = Network("gearbox")
+    >>> _ = net.add(Inertia("J1", "a", J=0.5), Inertia("J2", "b", J=0.1), Gear("G", "a", "b", 3))
+    >>> net.model().flow_constraints
+    [-3*Derivative(theta_a(t), t) + Derivative(theta_b(t), t)]
+    """

@@ -164,6 +164,17 @@ class ElectrostaticTransducer(_ModulatedStorage):
     (``lambda x: eps*A/(d - x)``). In flux (node) coordinates of the circuit the
     element stores the coenergy ``C(x) v²/2`` instead. The force on ``node`` is
     ``q² C'(x) / (2 C²)``.
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.electrical import VoltageSource, Resistor
+    >>> from netdyn.components.transducers import ElectrostaticTransducer
+    >>> from netdyn.components.translational import Mass, Spring
+    >>> net = Network("microphone")
+    >>> _ = net.add(VoltageSource("V1", "p", "0", 1.0), Resistor("R1", "p", "a", 1.0),
+    ...             ElectrostaticTransducer("E", "a", "0", "m", C=lambda x: 1e-3 / (1 + x)),
+    ...             Mass("mass", "m", m=0.1), Spring("k", "m", "0", k=10.0))
+    >>> net.model().coordinate_names
+    ['q_E_0', 'x_m']
     """
 
     law, parameter = "through_storage", "C"
@@ -177,6 +188,17 @@ class Solenoid(_ModulatedStorage):
 
     ``L`` is a callable of ``x = x(node) - x(reference)``; the force on
     ``node`` is ``i² L'(x)/2``. In flux coordinates it stores ``λ²/(2 L(x))``.
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.electrical import VoltageSource, Resistor
+    >>> from netdyn.components.transducers import Solenoid
+    >>> from netdyn.components.translational import Mass, Spring
+    >>> net = Network("plunger")
+    >>> _ = net.add(VoltageSource("V1", "p", "0", 1.0), Resistor("R1", "p", "a", 1.0),
+    ...             Solenoid("S", "a", "0", "m", L=lambda x: 0.1 / (1 + x)),
+    ...             Mass("mass", "m", m=0.1), Spring("k", "m", "0", k=10.0))
+    >>> net.model().coordinate_names
+    ['q_S_0', 'x_m']
     """
 
     law, parameter = "across_storage", "L"

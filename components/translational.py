@@ -20,28 +20,86 @@ _c = make_domain("translational", {"inertia": ("Mass", "m"), "spring": ("Spring"
 
 
 class Mass(_c["Inertia"]):
-    """A point mass ``m`` at ``node`` (kinetic coenergy ``m v²/2``)."""
+    """A point mass ``m`` at ``node`` (kinetic coenergy ``m v²/2``).
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.translational import Mass, Spring
+    >>> net = Network("oscillator")
+    >>> _ = net.add(Mass("m", "x", m=2.0), Spring("k", "x", "0", k=8.0))
+    >>> net.model(symbolic=True).equations()
+    [k*x_x(t) + m*Derivative(x_x(t), (t, 2))]
+    """
 
 
 class Spring(_c["Spring"]):
-    """A linear spring ``k`` between ``a`` and ``b``; or ``energy=lambda x: ...`` for a nonlinear one."""
+    """A linear spring ``k`` between ``a`` and ``b``; or ``energy=lambda x: ...`` for a nonlinear one.
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.translational import Mass, Spring
+    >>> net = Network("hardening")
+    >>> _ = net.add(Mass("m", "x", m=1.0), Spring("k", "x", "0", energy=lambda x: x**4 / 4))
+    >>> net.model().equations()
+    [x_x(t)**3 + 1.0*Derivative(x_x(t), (t, 2))]
+    """
 
 
 class Damper(_c["Damper"]):
-    """A linear damper ``c`` between ``a`` and ``b``; or ``dissipation=lambda v: ...``."""
+    """A linear damper ``c`` between ``a`` and ``b``; or ``dissipation=lambda v: ...``.
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.translational import Mass, Damper, Force
+    >>> net = Network("mass-damper")
+    >>> _ = net.add(Mass("m", "x", m=2.0), Damper("c", "x", "0", c=0.5), Force("F", "x", 1.0))
+    >>> net.model(symbolic=True).equations()
+    [-F + c*Derivative(x_x(t), t) + m*Derivative(x_x(t), (t, 2))]
+    """
 
 
 class Force(_c["EffortSource"]):
-    """An applied force ``F`` (number or expression of ``t``) pushing ``node`` in ``+x``."""
+    """An applied force ``F`` (number or expression of ``t``) pushing ``node`` in ``+x``.
+
+    >>> import netdyn
+    >>> from netdyn.components.translational import Mass, Force
+    >>> net = netdyn.Network("pushed mass")
+    >>> _ = net.add(Mass("m", "x", m=2.0), Force("F", "x", 4.0))
+    >>> sol = netdyn.simulate(net, (0, 1))
+    >>> round(float(sol["x_x"][-1]), 6)          # F t^2 / (2 m)
+    1.0
+    """
 
 
 class VelocitySource(_c["FlowSource"]):
-    """Prescribes the velocity of ``node`` relative to ``reference``."""
+    """Prescribes the velocity of ``node`` relative to ``reference``.
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.translational import Mass, Spring, VelocitySource
+    >>> net = Network("dragged")
+    >>> _ = net.add(Mass("m", "x", m=1.0), Spring("k", "x", "y", k=4.0), VelocitySource("v", "y", 0.5))
+    >>> net.model(symbolic=True).flow_constraints
+    [v - Derivative(x_y(t), t)]
+    """
 
 
 class PositionSource(_c["PositionSource"]):
-    """Prescribes the position of ``node`` relative to ``reference`` (a rheonomic constraint)."""
+    """Prescribes the position of ``node`` relative to ``reference`` (a rheonomic constraint).
+
+    >>> import sympy as sp
+    >>> from netdyn import Network, t
+    >>> from netdyn.components.translational import Mass, Spring, PositionSource
+    >>> net = Network("shaken")
+    >>> _ = net.add(Mass("m", "x", m=1.0), Spring("k", "x", "y", k=4.0), PositionSource("p", "y", sp.sin(t)))
+    >>> net.model().constraints
+    [-x_y(t) + sin(t)]
+    """
 
 
 class Lever(_c["Transformer"]):
-    """An ideal lever: ``v_b = ratio * v_a`` (a flow constraint)."""
+    """An ideal lever: ``v_b = ratio * v_a`` (a flow constraint).
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.translational import Mass, Lever
+    >>> net = Network("lever")
+    >>> _ = net.add(Mass("m1", "x", m=2.0), Mass("m2", "y", m=1.0), Lever("lev", "x", "y", 2))
+    >>> net.model().flow_constraints
+    [-2*Derivative(x_x(t), t) + Derivative(x_y(t), t)]
+    """

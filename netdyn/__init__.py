@@ -16,7 +16,9 @@ The package is layered; each folder is one stage of the pipeline
 ``netdyn.cli``       the ``netdyn`` command
 ==================== ===========================================================
 
-Public names are imported on first use, so ``import netdyn`` stays fast.
+Public names are imported on first use, so ``import netdyn`` stays fast; ``docs/api.md`` lists them all.
+Exports start at ``netdyn.export_equations(model, "c")``. Module paths of 0.1 that moved (``netdyn.sources``,
+``netdyn.model``, ...) still import, with a ``DeprecationWarning`` naming the new home (:mod:`netdyn._compat`).
 
 >>> import netdyn
 >>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
@@ -28,14 +30,18 @@ Public names are imported on first use, so ``import netdyn`` stays fast.
 0.632121
 """
 import importlib
+import sys
+import types
 
+from netdyn import _compat
 from netdyn.errors import (ElementError, ExportError, InitialConditionError, IntegrationError,  # noqa: F401
                            InvalidValueError, LockedMechanismError, LoopClosureError, ModelError, NetdynError,
                            OperatingPointError, OptionError, OptionWarning, ParameterError, ParseError,
                            SingularSystemError, TopologyError)
+from netdyn.lagrange import slots as _slots
 from netdyn.symbols import coordinates, symbols, t  # noqa: F401
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 #: public name -> module that defines it (imported on first access)
 _LAZY = {
@@ -73,8 +79,9 @@ _LAZY = {
     "to_network": "netdyn.bondgraph.network",
     "load_bond_graph": "netdyn.bondgraph.fileformat",
     "save_bond_graph": "netdyn.bondgraph.fileformat",
+    "export_equations": "netdyn.export",
 }
-#: sub-packages reachable as attributes (``netdyn.export.export(...)``, ``netdyn.linkages.four_bar()``)
+#: sub-packages reachable as attributes (``netdyn.export.json``, ``netdyn.linkages.four_bar()``)
 _SUBPACKAGES = ("components", "export", "io", "linkages", "models", "lagrange", "graph", "numerics", "analysis",
                 "viz", "bondgraph")
 
@@ -89,6 +96,8 @@ def __getattr__(name):
         value = getattr(importlib.import_module(_LAZY[name]), name)
     elif name in _SUBPACKAGES:
         value = importlib.import_module(f"netdyn.{name}")
+    elif f"netdyn.{name}" in _compat.MOVED_MODULES:
+        return importlib.import_module(f"netdyn.{name}")  # a 0.1 module: its names warn when read
     else:
         raise AttributeError(f"module 'netdyn' has no attribute {name!r}")
     globals()[name] = value
@@ -97,3 +106,26 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(set(globals()) | set(_LAZY) | set(_SUBPACKAGES))
+
+
+def _export_equations(model, format="latex", **options):
+    """The exporter the energy model's slot calls (deprecated ``LagrangianModel.export``): the root belongs to
+    no layer, so it may hand the model to :mod:`netdyn.export`, a layer above the model's."""
+    return __getattr__("export_equations")(model, format, **options)
+
+
+_slots.set_exporter(_export_equations)
+
+
+class _Package(types.ModuleType):
+    """The package module: importing a 0.1 module path whose name is also a public function
+    (``import netdyn.simulate``) must not replace the function ``netdyn.simulate`` by the alias module."""
+
+    def __setattr__(self, name, value):
+        if isinstance(value, _compat.MovedModule) and name in _LAZY:
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+_compat.install()

@@ -29,6 +29,10 @@ def chaplygin_sleigh(m=1.0, I=0.1, a=0.5, name="Chaplygin sleigh"):
     speed of the contact point along the blade and ``ω = θ̇``:
     ``m v̇ = m a ω²``, ``(I + m a²) ω̇ = −m a v ω``, so ω → 0 and the sleigh ends
     in straight-line motion along its axis at ``v = sqrt(2E/m)``.
+
+    >>> sleigh = chaplygin_sleigh()
+    >>> sleigh.coordinate_names, sleigh.flow_constraints
+    (['x', 'y', 'theta'], [-sin(theta(t))*Derivative(x(t), t) + cos(theta(t))*Derivative(y(t), t)])
     """
     x, y, th = coordinates("x y theta")
     s, defaults = _params(m=m, I=I, a=a)

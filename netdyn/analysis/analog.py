@@ -39,7 +39,15 @@ _MECH_NAMES = {"translational": ("Mass", "m", "Spring", "Damper", "Force", "Velo
 
 
 def analog(network, kind="force-current", domain="translational"):
-    """The analogous ``Network``: mechanical → electrical, or electrical → mechanical (``domain`` of the result)."""
+    """The analogous ``Network``: mechanical → electrical, or electrical → mechanical (``domain`` of the result).
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.translational import Mass, Spring
+    >>> net = Network("mass on a spring")
+    >>> _ = net.add(Mass("m1", "x", m=2.0), Spring("k1", "x", "0", k=8.0))
+    >>> sorted(type(e).__name__ for e in analog(net).elements.values())     # force-current: C = m, L = 1/k
+    ['Capacitor', 'Inductor']
+    """
     if kind not in KINDS:
         raise ModelError(f"unknown analogy {kind!r}; use one of {KINDS}")
     domains = set(network.domains)

@@ -129,7 +129,18 @@ def _match(pairs, max_passes=4):
 
 
 def analogy(a, b):
-    """Whether two systems have the same normal form under a mapping of coordinates and parameters."""
+    """Whether two systems have the same normal form under a mapping of coordinates and parameters.
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.electrical import CurrentSource, Resistor, Capacitor
+    >>> from netdyn.components.translational import Mass, Damper, Force
+    >>> rc = Network("RC")
+    >>> _ = rc.add(CurrentSource("I1", "0", "a", 1), Resistor("R1", "a", "0", 2), Capacitor("C1", "a", "0", 3))
+    >>> md = Network("mass-damper")
+    >>> _ = md.add(Mass("m", "x", m=3), Damper("c", "x", "0", c=0.5), Force("F", "x", 1))
+    >>> bool(analogy(rc, md))
+    True
+    """
     try:
         na, Ma, Da, Ka, ba = normal_form(a)
         nb, Mb, Db, Kb, bb = normal_form(b)
@@ -268,6 +279,18 @@ def compare(a, b, inputs=None, outputs=None, t_end=None, formulation=None):
     ``inputs``/``outputs`` are pairs (one name for each system); by default the
     first source or input of each, and its first coordinate. Both are
     linearized at rest with zero inputs.
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.electrical import VoltageSource, Resistor, Inductor, Capacitor
+    >>> from netdyn.components.translational import Mass, Spring, Damper, Force
+    >>> rlc = Network("RLC")
+    >>> _ = rlc.add(VoltageSource("V1", "a", "0", 1), Resistor("R1", "a", "b", 1), Inductor("L1", "b", "c", 0.5),
+    ...             Capacitor("C1", "c", "0", 0.02))
+    >>> msd = Network("MSD")
+    >>> _ = msd.add(Mass("m", "x", m=0.5), Damper("c", "x", "0", c=1), Spring("k", "x", "0", k=50), Force("F", "x", 1))
+    >>> cmp = compare(rlc, msd)
+    >>> bool(cmp.analogy)
+    True
     """
     ins = inputs or (_first(_sources(a), a), _first(_sources(b), b))
     an = analogy(a, b)

@@ -91,7 +91,15 @@ def _is_zero(expr, variables):
 
 
 def is_integrable(constraints, coordinates):
-    """Decide whether flow constraints (expressions, a list, or a model) are integrable; see the module docstring."""
+    """Decide whether flow constraints (expressions, a list, or a model) are integrable; see the module docstring.
+
+    >>> import sympy as sp
+    >>> from netdyn import coordinates, t
+    >>> x, y, th = coordinates("x y theta")
+    >>> knife = -sp.sin(th)*x.diff(t) + sp.cos(th)*y.diff(t)
+    >>> bool(is_integrable(knife, [x, y, th])), bool(is_integrable(x.diff(t) - 2*y.diff(t), [x, y]))
+    (False, True)
+    """
     if hasattr(constraints, "flow_constraints") and not isinstance(constraints, (list, tuple, sp.Basic)):
         constraints = constraints.flow_constraints
     if isinstance(constraints, sp.Basic):

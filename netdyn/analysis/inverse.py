@@ -41,6 +41,15 @@ def inverse_dynamics(system, drivers, t, guess=None, params=None, method="auto")
     solution of the same motion). ``"auto"`` (default) takes the recursive path when the network holds
     only planar bodies, Revolute, Prismatic and Weld joints and Gravity, with numeric values and drivers
     on spanning-tree joints; otherwise the least-squares path.
+
+    >>> import numpy as np
+    >>> from netdyn import Network
+    >>> from netdyn.components.planar import RigidBody, Revolute, Gravity
+    >>> net = Network()
+    >>> _ = net.add(RigidBody("bar", 2.0, 1/6), Gravity(g=10), Revolute("O", "ground", (0, 0), "bar", (-0.5, 0)))
+    >>> res = inverse_dynamics(net, {"O": 0}, [0.0])   # held horizontal: torque m g l/2
+    >>> round(float(res.efforts["O"][0]), 9)
+    10.0
     """
     if method not in ("auto", "recursive", "least-squares"):
         raise ModelError(f"unknown method {method!r}; use 'auto', 'recursive' or 'least-squares'")

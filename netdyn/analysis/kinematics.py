@@ -107,6 +107,14 @@ def assemble_configuration(system, guess=None, q0=None, t=0.0, params=None):
 
     Returns a dict name -> value; an :class:`~netdyn.errors.InitialConditionError` names the constraint
     that cannot be met.
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.planar import RigidBody, Revolute
+    >>> net = Network()
+    >>> _ = net.add(RigidBody("crank", 1, 0.1), Revolute("O", "ground", (0, 0), "crank", (-0.5, 0)))
+    >>> q = assemble_configuration(net.model(), guess={"x_crank": 0.4, "y_crank": 0.1}, q0={"theta_crank": 0.0})
+    >>> {name: round(float(value), 6) for name, value in q.items()}
+    {'x_crank': 0.5, 'y_crank': 0.0, 'theta_crank': 0.0}
     """
 
     model = as_model(system)
@@ -120,6 +128,15 @@ def kinematics(system, drivers, t, guess=None, params=None, tol=1e-12):
 
     Returns a :class:`~netdyn.solution.Solution` (``method="kinematics"``, multipliers zero). Positions are solved by Newton from the previous time (the first
     from ``guess``), flows from ``Φ_q f = −Φ_t`` and accelerations from ``Φ_q q̈ = −γ``.
+
+    >>> import numpy as np
+    >>> from netdyn import Network, t
+    >>> from netdyn.components.planar import RigidBody, Revolute
+    >>> net = Network()
+    >>> _ = net.add(RigidBody("crank", 1, 0.1), Revolute("O", "ground", (0, 0), "crank", (-0.5, 0)))
+    >>> k = kinematics(net.model(), {"O": 2 * t}, np.array([0.0, np.pi / 4]))
+    >>> np.round(k["y_crank"], 6).tolist(), np.round(k["theta_crank_dot"], 6).tolist()
+    ([0.0, 0.5], [2.0, 2.0])
     """
     drivers = driver_motions(system, drivers, params)
     model = with_drivers(as_model(system), drivers)

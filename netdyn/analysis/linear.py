@@ -60,7 +60,12 @@ def modes(poles, tol=1e-9):
 
 
 class StateSpace:
-    """``ẋ = A x + B u``, ``y = C x + D u`` with named states, inputs and outputs."""
+    """``ẋ = A x + B u``, ``y = C x + D u`` with named states, inputs and outputs.
+
+    >>> ss = StateSpace([[0, 1], [-4, -0.4]], [[0], [1]], [[1, 0]], [[0]], states=["x", "x_dot"])
+    >>> ss.poles().round(4), float(ss.static_gain()[0, 0])
+    (array([-0.2-1.99j, -0.2+1.99j]), 0.25)
+    """
 
     def __init__(self, A, B, C, D, states=None, inputs=None, outputs=None):
         A = np.atleast_2d(np.asarray(A, dtype=float))
@@ -189,7 +194,13 @@ class StateSpace:
 
 
 class Descriptor:
-    """``E ẋ = A x + B u``, ``y = C x + D u``: the linearization with the algebraic variables kept."""
+    """``E ẋ = A x + B u``, ``y = C x + D u``: the linearization with the algebraic variables kept
+    (``linearize(...).descriptor``).
+
+    >>> d = Descriptor([[1, 0], [0, 0]], [[-2, 1], [1, -1]], [[0], [1]], [[1, 0]], [[0]])   # x2 algebraic
+    >>> d.poles()
+    array([-1.+0.j])
+    """
 
     def __init__(self, E, A, B, C, D, variables=None, inputs=None, outputs=None):
         self.E, self.A = np.asarray(E, dtype=float), np.asarray(A, dtype=float)

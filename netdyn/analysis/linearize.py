@@ -46,7 +46,19 @@ from netdyn.numerics.functions.energy import port_efforts
 
 
 class OperatingPoint:
-    """Displacements ``q``, flows ``f``, input values ``u`` and multipliers ``ν = [λ; μ]`` of a steady state."""
+    """Displacements ``q``, flows ``f``, input values ``u`` and multipliers ``ν = [λ; μ]`` of a steady state;
+    made by :func:`equilibrium`, taken by :func:`linearize`.
+
+    >>> import sympy as sp
+    >>> from netdyn import LagrangianModel, coordinates, t
+    >>> x, = coordinates("x,")
+    >>> model = LagrangianModel([x], T=2*x.diff(t)**2/2, V=8*x**2/2, efforts={x: sp.Function("F")(t)})
+    >>> op = equilibrium(model, inputs=["F"], u={"F": 4.0})
+    >>> op
+    OperatingPoint({'x': 0.5, 'x_dot': 0.0}, u={'F': 4.0})
+    >>> linearize(op, inputs=["F"], outputs=["x"]).natural_frequencies()
+    array([2.])
+    """
 
     def __init__(self, model, q, f, u, nu):
         self.model, self.q, self.f, self.u, self.nu = model, np.asarray(q), np.asarray(f), dict(u), np.asarray(nu)
@@ -368,6 +380,15 @@ def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, param
     circuit's loop charge through an inductor) are left out of the states.
     ``formulation`` is passed to ``Network.model``; ``guess`` starts the
     completion of the displacements (a rough assembly of a linkage).
+
+    >>> import netdyn
+    >>> from netdyn.components.electrical import VoltageSource, Resistor, Inductor, Capacitor
+    >>> net = netdyn.Network("rlc")
+    >>> _ = net.add(VoltageSource("V1", "a", "0", 0.0), Resistor("R1", "a", "b", 2.0),
+    ...             Inductor("L1", "b", "c", 1.0), Capacitor("C1", "c", "0", 0.25))
+    >>> lin = netdyn.linearize(net, inputs=["V1"], outputs=["v(C1)"])
+    >>> lin.natural_frequencies().round(6), lin.damping_ratios().round(6), float(lin.static_gain()[0, 0])
+    (array([2.]), array([0.5]), 1.0)
     """
     if isinstance(system, OperatingPoint):
         system, q_op = None, system

@@ -59,6 +59,14 @@ def sweep(model, params_grid, t_span, q0=None, f0=None, t_eval=None, executor=No
     elements). ``options`` go to :func:`netdyn.simulate` (``rtol``, ``method``,
     ...). ``chunks`` sets how many tasks the executor gets (default: its
     worker count, or 2·CPU count).
+
+    >>> import sympy as sp, netdyn
+    >>> x, = netdyn.coordinates("x,")
+    >>> k = sp.Symbol("k", positive=True)
+    >>> model = netdyn.LagrangianModel([x], T=x.diff(netdyn.t)**2/2, V=k*x**2/2, parameters={k: 1.0})
+    >>> sols = netdyn.sweep(model, [{"k": 1.0}, {"k": 4.0}], (0, 1), q0={"x": 1})
+    >>> [round(float(s["x"][-1]), 4) for s in sols]     # cos(sqrt(k) t) at t = 1
+    [0.5403, -0.4161]
     """
 
     if not hasattr(model, "derive"):

@@ -40,7 +40,18 @@ from netdyn.errors import TopologyError
 
 
 class CausalConflict(TopologyError):
-    """Two elements impose the same variable (two effort sources on one 0-junction, ...)."""
+    """Two elements impose the same variable (two effort sources on one 0-junction, ...).
+
+    >>> from netdyn import BondGraph
+    >>> bg = BondGraph("two sources")
+    >>> bg.add("Se", "u1", effort=1.0); bg.add("Se", "u2", effort=2.0); bg.add("0", "N")
+    >>> _ = bg.bond("u1", "N"); _ = bg.bond("u2", "N")
+    >>> try:
+    ...     assign_causality(bg)
+    ... except CausalConflict as err:
+    ...     print(type(err).__name__)
+    CausalConflict
+    """
 
 
 @dataclass
@@ -55,6 +66,14 @@ class Causality:
     ``arbitrary``: elements (R) or bonds whose causality was chosen freely;
     ``signals``: the signal-flow graph (nodes ``("e"|"f", bond)`` and
     ``("state", element)``), edges from inputs to outputs.
+
+    >>> from netdyn import BondGraph
+    >>> bg = BondGraph("RC")
+    >>> bg.add("Se", "u", effort=1.0); bg.add("1", "J"); bg.add("C", "C1", C=1.0); bg.add("R", "R1", R=1.0)
+    >>> _ = bg.chain("u", "J", "C1"); _ = bg.bond("J", "R1")
+    >>> c = assign_causality(bg)
+    >>> c.integral, c.derivative, c.algebraic_loops
+    (['C1'], {}, [])
     """
 
     effort_setter: dict
@@ -87,6 +106,13 @@ def assign_causality(bg):
 
     Raises :class:`CausalConflict` when sources conflict (two ``Se`` on one
     0-junction, two ``Sf`` on one 1-junction, ...).
+
+    >>> from netdyn import BondGraph
+    >>> bg = BondGraph("two masses, one junction")
+    >>> bg.add("Se", "F", effort=1.0); bg.add("1", "J"); bg.add("I", "m1", I=1.0); bg.add("I", "m2", I=2.0)
+    >>> _ = bg.bond("F", "J"); _ = bg.bond("J", "m1"); _ = bg.bond("J", "m2")
+    >>> assign_causality(bg).derivative          # one momentum fixes the other
+    {'m2': ['m1']}
     """
     bg.check(allow_open_ports=True)
     setter = {}   # bond -> element setting its effort

@@ -311,7 +311,15 @@ def _reduce_reactions(bg, q, reactions, sub):
 @dataclass
 class StateEquations:
     """ẋ = f(x, u): ``states`` (plain symbols q_<C>, p_<I>, x_<modulating>), ``rhs`` (sympy Matrix),
-    ``inputs`` (source name -> value), ``parameters`` (symbol -> default when ``symbolic``)."""
+    ``inputs`` (source name -> value), ``parameters`` (symbol -> default when ``symbolic``).
+
+    >>> from netdyn import BondGraph
+    >>> bg = BondGraph("mass")
+    >>> bg.add("Se", "F", effort=2.0); bg.add("I", "m", I=4.0); _ = bg.bond("F", "m")
+    >>> eqs = state_equations(bg)
+    >>> eqs.states, eqs.rhs
+    ([p_m], Matrix([[2.0]]))
+    """
 
     states: list
     rhs: sp.Matrix
@@ -337,6 +345,13 @@ def state_equations(bg, symbolic=False):
     and ``x_<element>`` for displacements that modulate an MTF/MGY and are not
     a C's. Derivative causality is a :class:`~netdyn.errors.ModelError` naming the
     dependent elements (simulate ``bg.model()`` instead: the DAE handles it).
+
+    >>> from netdyn import BondGraph
+    >>> bg = BondGraph("RC")
+    >>> bg.add("Se", "u", effort=1.0); bg.add("1", "J"); bg.add("C", "C1", C=2.0); bg.add("R", "R1", R=0.5)
+    >>> _ = bg.chain("u", "J", "C1"); _ = bg.bond("J", "R1")
+    >>> state_equations(bg).rhs
+    Matrix([[2.0 - 1.0*q_C1]])
     """
     bg.check()
     caus = assign_causality(bg)

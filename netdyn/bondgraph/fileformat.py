@@ -247,7 +247,15 @@ def loads(text, fmt=None, where="bond graph file"):
 
 
 def save_bond_graph(bg, path):
-    """Write ``bg`` to ``path`` (``.json``, or ``.yaml``/``.yml``); read it back with :func:`load_bond_graph`."""
+    """Write ``bg`` to ``path`` (``.json``, or ``.yaml``/``.yml``); read it back with :func:`load_bond_graph`.
+
+    >>> import netdyn
+    >>> bg = netdyn.BondGraph("mass")
+    >>> bg.add("Se", "F", effort=2.0); bg.add("I", "m", I=4.0); _ = bg.bond("F", "m")
+    >>> import os, tempfile
+    >>> netdyn.save_bond_graph(bg, os.path.join(tempfile.mkdtemp(), "mass.bg.yaml")).name
+    'mass.bg.yaml'
+    """
     path = Path(path)
     fmt = "yaml" if path.suffix in (".yaml", ".yml") else "json"
     path.write_text(dumps(bg, fmt))
@@ -255,6 +263,16 @@ def save_bond_graph(bg, path):
 
 
 def load_bond_graph(path):
-    """Read a bond graph written by :func:`save_bond_graph` (or by hand)."""
+    """Read a bond graph written by :func:`save_bond_graph` (or by hand).
+
+    >>> import netdyn
+    >>> bg = netdyn.BondGraph("mass")
+    >>> bg.add("Se", "F", effort=2.0); bg.add("I", "m", I=4.0); _ = bg.bond("F", "m")
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "mass.bg.json")
+    >>> _ = netdyn.save_bond_graph(bg, path)
+    >>> netdyn.load_bond_graph(path)
+    BondGraph('mass': 2 elements, 1 bonds)
+    """
     path = Path(path)
     return loads(path.read_text(), "yaml" if path.suffix in (".yaml", ".yml") else "json", where=str(path))

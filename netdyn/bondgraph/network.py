@@ -61,6 +61,14 @@ def to_bond_graph(net, simplify=True):
     Element names are kept (``C1``, ``m1``, ...); node junctions are called
     ``0_<node>`` (electrical) or ``1_<node>`` (mechanical), port junctions
     ``1_<element>`` / ``0_<element>``; each junction records its ``domain``.
+
+    >>> import netdyn
+    >>> from netdyn.components.translational import Mass, Spring, Force
+    >>> net = netdyn.Network("mass on a spring")
+    >>> _ = net.add(Mass("m", "x", m=1.0), Spring("k", "x", "0", k=4.0), Force("F", "x", 1.0))
+    >>> bg = netdyn.to_bond_graph(net)
+    >>> sorted((bg.kind(n), n) for n in bg.elements)
+    [('1', '1_x'), ('C', 'k'), ('I', 'm'), ('Se', 'F')]
     """
     if getattr(net, "bodies", None):
         raise ModelError(f"{net.name}: planar bodies have no bond-graph form here; convert electrical and 1-D "
@@ -249,6 +257,13 @@ def simplify_junctions(bg):
     """Replace two-bond junctions (one bond in, one out) by one bond; merge bonded junctions of one kind.
 
     Exact: both steps leave every element's effort and flow unchanged.
+
+    >>> import netdyn
+    >>> bg = netdyn.BondGraph("chain")
+    >>> bg.add("Se", "u", effort=1.0); bg.add("0", "A"); bg.add("1", "B"); bg.add("C", "C1", C=1.0)
+    >>> _ = bg.chain("u", "A", "B", "C1")       # A and B only pass the power on
+    >>> sorted(simplify_junctions(bg).graph.nodes)
+    ['C1', 'u']
     """
     changed = True
     while changed:
@@ -333,6 +348,13 @@ def to_network(bg, domain=None):
     most two) nodes it joins. Raises :class:`~netdyn.errors.TopologyError` saying
     why there is no network (a branch joining three nodes, a field or modulated
     two-port, bonded junctions without a node between them).
+
+    >>> import netdyn
+    >>> bg = netdyn.BondGraph("RC")
+    >>> bg.add("Se", "u", effort=1.0); bg.add("1", "J"); bg.add("C", "C1", C=1.0); bg.add("R", "R1", R=1.0)
+    >>> _ = bg.chain("u", "J", "C1"); _ = bg.bond("J", "R1")
+    >>> sorted(type(e).__name__ for e in netdyn.to_network(bg).elements.values())
+    ['Capacitor', 'Resistor', 'VoltageSource']
     """
     bg.check()
     for n in bg.elements:

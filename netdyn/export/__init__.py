@@ -1,4 +1,5 @@
-"""Export of derived equations: ``export(model, format, **options)``.
+"""Export of derived equations: ``netdyn.export_equations(model, format, **options)``
+(here also :func:`export`, the same function under its 0.2 name).
 
 Formats (each a module of this package):
 
@@ -39,7 +40,17 @@ FORMATS = {"latex": latex.to_latex, "python": python.to_python, "c": c.to_c, "js
 
 
 def export(model, format="latex", formulation=None, **options):
-    """Export a model's (or a network's) derived equations in ``format``; see the module docstring."""
+    """Export a model's (or a network's) derived equations in ``format``; see the module docstring.
+
+    ``netdyn.export_equations`` is the short name of the same call.
+
+    >>> from netdyn.components.electrical import Resistor, Capacitor
+    >>> from netdyn import Network
+    >>> net = Network("rc")
+    >>> _ = net.add(Resistor("R1", "a", "0", 2.0), Capacitor("C1", "a", "0", 0.5))
+    >>> export(net, "json", formulation="branch").startswith("{")
+    True
+    """
     fn = FORMATS.get(str(format).lower())
     if fn is None:
         raise ExportError(f"unknown export format {format!r}; use one of {sorted(FORMATS)}")
@@ -50,4 +61,24 @@ def export(model, format="latex", formulation=None, **options):
     return fn(as_model(model, formulation), **options)
 
 
-__all__ = ["export", "FORMATS"]
+def export_equations(model, format="latex", formulation=None, **options):
+    """The derived equations of a model, a ``Network`` or a ``BondGraph`` in ``format``: ``"latex"``,
+    ``"python"``, ``"c"``, ``"json"`` or ``"sympy"`` (see :mod:`netdyn.export` for each format's options).
+
+    The entry point of exports, ``netdyn.export_equations(model, "c")``; ``formulation=`` chooses a
+    network's coordinates.
+
+    >>> import netdyn
+    >>> x, = netdyn.coordinates("x,")
+    >>> model = netdyn.LagrangianModel([x], T=x.diff(netdyn.t)**2/2, V=2*x**2)
+    >>> print(netdyn.export_equations(model, "latex"))
+    \\begin{align}
+    4 x + \\ddot{x} &= 0
+    \\end{align}
+    >>> netdyn.export_equations(model, "c", name="osc").header.count("osc_rhs")
+    1
+    """
+    return export(model, format, formulation, **options)
+
+
+__all__ = ["export", "export_equations", "FORMATS"]

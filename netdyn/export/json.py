@@ -70,7 +70,14 @@ def from_json(text):
     """Parse :func:`to_json` output: a dict with the names and sympy objects.
 
     ``equations`` and the vectors are lists of expressions; ``M``, ``Phi_q`` and ``A``
-    are ``{(row, column): expression}`` dicts as in :class:`netdyn.equations.Equations`.
+    are ``{(row, column): expression}`` dicts as in :class:`netdyn.lagrange.equations.Equations`.
+
+    >>> import netdyn
+    >>> x, = netdyn.coordinates("x,")
+    >>> model = netdyn.LagrangianModel([x], T=3*x.diff(netdyn.t)**2/2, V=x**2/2)
+    >>> doc = from_json(netdyn.export_equations(model, "json"))
+    >>> doc["M"]
+    {(0, 0): 3}
     """
     try:
         doc = json.loads(text)

@@ -24,7 +24,17 @@ from netdyn.errors import ElementError, ModelError, TopologyError
 
 
 class Network:
-    """A thin owner of a ``networkx.MultiDiGraph`` of elements."""
+    """A thin owner of a ``networkx.MultiDiGraph`` of elements; ``model()`` assembles its
+    :class:`~netdyn.lagrange.model.LagrangianModel` in a formulation (loop charges by default for circuits,
+    ``"branch"``, ``"node"``; ``"absolute"``/``"relative"`` for mechanisms).
+
+    >>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
+    >>> net = Network("rc")
+    >>> _ = net.add(VoltageSource("V1", "in", "0", 1.0), Resistor("R1", "in", "out", 1e3),
+    ...             Capacitor("C1", "out", "0", 1e-6))
+    >>> net.model().coordinate_names, net.model(formulation="node").coordinate_names
+    (['q_R1'], ['phi_in', 'phi_out'])
+    """
 
     def __init__(self, name="network"):
         self.name = name

@@ -343,7 +343,18 @@ def _kind(path):
 
 
 def save_model(net, path):
-    """Save a network to ``path`` (JSON for ``.json``, YAML for ``.yaml``/``.yml``)."""
+    """Save a network to ``path`` (JSON for ``.json``, YAML for ``.yaml``/``.yml``); :func:`load_model` reads it.
+
+    >>> import netdyn
+    >>> from netdyn.components.electrical import Resistor, Capacitor
+    >>> net = netdyn.Network("rc")
+    >>> _ = net.add(Resistor("R1", "a", "0", 2.0), Capacitor("C1", "a", "0", 1e-6))
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "rc.yaml")
+    >>> netdyn.save_model(net, path)
+    >>> print(open(path).read().splitlines()[0])
+    format: netdyn-model
+    """
     kind = _kind(path)
     doc = model_to_dict(net)
     with open(path, "w") as fh:
@@ -372,7 +383,16 @@ def _loader():
 
 
 def load_model(path):
-    """Load a network saved by :func:`save_model`; syntax errors name the line."""
+    """Load a network saved by :func:`save_model`; syntax errors name the line.
+
+    >>> import netdyn
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "four_bar.json")
+    >>> netdyn.save_model(netdyn.linkages.four_bar(), path)
+    >>> same = netdyn.load_model(path)
+    >>> same.name, sorted(same.bodies)
+    ('four-bar', ['crank', 'rocker', 'rod'])
+    """
     kind = _kind(path)
     try:
         with open(path) as fh:

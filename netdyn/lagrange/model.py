@@ -16,11 +16,14 @@ the book writes one (eqs. 4.5 and 4.6). Build it by hand or get it from
 """
 from __future__ import annotations
 
+import warnings
+
 import sympy as sp
 from sympy.physics.mechanics import dynamicsymbols
 
 from netdyn.errors import ModelError
 from netdyn.symbols import as_expr, t
+from netdyn.lagrange import slots
 from netdyn.lagrange.equations import derive
 
 
@@ -34,6 +37,15 @@ class LagrangianModel:
     size of the system). ``efforts`` maps coordinates to expressions.
     ``parameters`` maps symbols to default values used at simulation.
     ``metadata`` carries what the assembler knows (elements, ports, nodes).
+
+    >>> import sympy as sp
+    >>> from netdyn import coordinates
+    >>> x, = coordinates("x,")
+    >>> m, k, c = sp.symbols("m k c", positive=True)
+    >>> model = LagrangianModel([x], T=m*x.diff(t)**2/2, V=k*x**2/2, D=c*x.diff(t)**2/2,
+    ...                         parameters={"m": 1.0, "k": 4.0, "c": 0.1})
+    >>> model.equations()
+    [c*Derivative(x(t), t) + k*x(t) + m*Derivative(x(t), (t, 2))]
     """
 
     def __init__(self, coordinates, T=0, V=0, D=0, efforts=None, constraints=(), flow_constraints=(),
@@ -145,6 +157,17 @@ class LagrangianModel:
         then the displacement constraints φ_j and the flow constraints ψ_k.
         """
         return self.derive().as_time_functions()
+
+    def export(self, format="latex", **options):
+        """Deprecated: use ``netdyn.export_equations(model, format, **options)``.
+
+        0.1's API, removed in 0.2 and back as an alias so that code written for 0.1 runs; goes in 0.4. The energy model does not import the
+        exporters (a higher layer): the call goes through the exporter the package root installs in
+        :mod:`netdyn.lagrange.slots`.
+        """
+        warnings.warn("LagrangianModel.export(format) was removed in 0.2 (deprecated alias, goes in 0.4): use "
+                      "netdyn.export_equations(model, format, ...)", DeprecationWarning, stacklevel=2)
+        return slots.exporter()(self, format, **options)
 
     def __repr__(self):
         return (f"LagrangianModel({self.name!r}: {len(self.coordinates)} coordinates, "

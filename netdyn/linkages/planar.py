@@ -22,7 +22,12 @@ BOOK = dict(m1=1.0, m2=2.0, m3=0.5, I1=0.1, I2=0.3, I3=0.2, l1=0.5, l2=1.2, l3=0
 
 def slider_crank(p=BOOK, tau=None):
     """The book's Example 4.2 from bodies and joints: crank pinned at the origin, rod, block on the x axis,
-    torque ``tau`` on the crank."""
+    torque ``tau`` on the crank.
+
+    >>> net = slider_crank()
+    >>> sorted(net.bodies), net.model().metadata["planar"].gruebler
+    (['block', 'crank', 'rod'], 1)
+    """
     l1, l2 = p["l1"], p["l2"]
     net = Network("slider-crank")
     net.add(RigidBody("crank", p["m1"], p["I1"]), RigidBody("rod", p["m2"], p["I2"]), RigidBody("block", p["m3"], 0.05),
@@ -36,7 +41,13 @@ def slider_crank(p=BOOK, tau=None):
 
 def four_bar(p=BOOK, tau=None, gravity=False):
     """The book's Example 4.3: crank pinned at the origin, rod, rocker pinned at ``(l4, 0)``;
-    ``tau=False`` leaves out the crank torque. ``FOUR_BAR_GUESS`` selects the elbow-up branch."""
+    ``tau=False`` leaves out the crank torque. ``FOUR_BAR_GUESS`` selects the elbow-up branch.
+
+    >>> import netdyn
+    >>> q = netdyn.assemble_configuration(four_bar().model(), guess=FOUR_BAR_GUESS, q0={"theta_crank": 0.4})
+    >>> round(float(q["theta_rod"]), 4), round(float(q["theta_rocker"]), 4)
+    (0.4537, 0.9285)
+    """
     l1, l2, l3, l4 = p["l1"], p["l2"], p["l3"], p["l4"]
     net = Network("four-bar")
     net.add(RigidBody("crank", p["m1"], p["I1"]), RigidBody("rod", p["m2"], p["I2"]),
@@ -56,7 +67,12 @@ FOUR_BAR_GUESS = {"theta_rod": 0.9, "theta_rocker": 1.9}  # the elbow-up branch
 
 
 def pendulum(masses, lengths, g=9.81):
-    """n-link pendulum: link i pinned at its left end to the right end of link i-1 (first to the origin)."""
+    """n-link pendulum: link i pinned at its left end to the right end of link i-1 (first to the origin).
+
+    >>> net = pendulum(masses=[1.0, 1.0], lengths=[1.0, 0.5])
+    >>> net.model(formulation="relative").coordinate_names
+    ['theta_J1', 'theta_J2']
+    """
     net = Network(f"pendulum-{len(masses)}")
     net.add(Gravity(g=g))
     prev, at = "ground", (0, 0)
@@ -68,7 +84,12 @@ def pendulum(masses, lengths, g=9.81):
 
 
 def pendulum_state(q, u, lengths):
-    """Absolute coordinates (x, y, theta per link) and their rates from relative joint angles and rates."""
+    """Absolute coordinates (x, y, theta per link) and their rates from relative joint angles and rates.
+
+    >>> Q, F = pendulum_state(np.array([0.0, np.pi / 2]), np.array([1.0, 0.0]), [1.0, 0.5])
+    >>> np.round(Q, 6).tolist()      # x, y, theta of link 1, then of link 2
+    [0.5, 0.0, 0.0, 1.0, 0.25, 1.570796]
+    """
     th, w = np.cumsum(q), np.cumsum(u)
     pos, vel, Q, F = np.zeros(2), np.zeros(2), [], []
     for i, l in enumerate(lengths):
@@ -83,7 +104,12 @@ def pendulum_state(q, u, lengths):
 def five_bar():
     """Planar five-bar: cranks pinned at (0, 0) and (1, 0), couplers meeting at the end point P.
 
-    Returns ``(network, guess)``; ``guess`` assembles the elbow-up configuration."""
+    Returns ``(network, guess)``; ``guess`` assembles the elbow-up configuration.
+
+    >>> net, guess = five_bar()
+    >>> sorted(net.bodies), net.model().metadata["planar"].gruebler
+    (['c1', 'c2', 'k1', 'k2'], 2)
+    """
     net = Network("five-bar")
     L = dict(c1=0.6, c2=0.6, k1=0.9, k2=0.9)
     for b, l in L.items():
@@ -100,7 +126,12 @@ def five_bar():
 
 def three_rrr(R=1.0, r=0.25, L1=0.6, L2=0.6):
     """3-RRR parallel manipulator: three legs (actuated ground pin A_i, elbow E_i, platform pin B_i) on a base
-    circle of radius ``R``, platform pins on radius ``r``. Returns ``(network, guess)``."""
+    circle of radius ``R``, platform pins on radius ``r``. Returns ``(network, guess)``.
+
+    >>> net, guess = three_rrr()
+    >>> len(net.bodies), net.model().metadata["planar"].gruebler
+    (7, 3)
+    """
     net = Network("3-RRR")
     net.add(Gravity(), RigidBody("platform", 1.5, 0.02))
     guess = {"x_platform": 0.0, "y_platform": 0.0, "theta_platform": 0.0}

@@ -6,6 +6,11 @@ Conventions follow :mod:`netdyn.components.spatial` (gravity along −z unless s
 >>> net = spherical_pendulum()
 >>> net.model().metadata["spatial"].gruebler
 3
+
+The Stewart–Gough platform's model takes a few seconds to build (13 bodies in Euler parameters):
+
+>>> stewart_platform().model().metadata["spatial"].gruebler
+6
 """
 from __future__ import annotations
 
@@ -161,8 +166,9 @@ def stewart_platform(base_radius=1.0, top_radius=0.6, height=1.2, mass=10.0, leg
     legs' slides are zero there. :func:`stewart_leg_motions` turns a platform trajectory into the six leg
     motions that :func:`netdyn.inverse_dynamics` takes as drivers.
 
-    >>> stewart_platform().model().metadata["spatial"].gruebler
-    6
+    >>> net = stewart_platform()
+    >>> len(net.bodies), [type(net[j]).__name__ for j in ("U1", "P1", "S1")]
+    (13, ['Universal', 'Prismatic', 'Spherical'])
     """
     base, top, frames, lengths = _stewart_geometry(base_radius, top_radius, height)
     net = Network("Stewart-Gough platform")

@@ -45,6 +45,14 @@ def rnea(model, data, q, qd, qdd, fext=None):
 
     ``fext``: optional external wrenches ``[n; f]`` per body, body frame, about the body origin.
     The transmitted joint wrenches stay in ``data.work[:, 30:36]`` (body frame of each child).
+
+    >>> import numpy as np
+    >>> from netdyn.recursive import TreeModel, TreeData
+    >>> m = TreeModel.chain([1.0, 1.0], [1.0, 1.0])          # a planar double pendulum
+    >>> data = TreeData(m)
+    >>> q, qd = np.array([0.3, -0.2]), np.array([0.5, 1.0])
+    >>> rnea(m, data, q, qd, np.zeros(2)).round(4)             # efforts for zero acceleration
+    array([19.1369,  4.8557])
     """
     q, qd, qdd = _vec(model, q, "q"), _vec(model, qd, "qd"), _vec(model, qdd, "qdd")
     return K.rnea(model.ints, model.geom, model.gravity, q, qd, qdd, _fext(model, data, fext), data.work,
@@ -61,7 +69,17 @@ def planar_geometry(model):
 
 def aba(model, data, q, qd, tau, fext=None):
     """Joint accelerations from the joint efforts (articulated-body algorithm; the 3-D planar kernel
-    for a planar tree, the 6-D one otherwise)."""
+    for a planar tree, the 6-D one otherwise).
+
+    >>> import numpy as np
+    >>> from netdyn.recursive import TreeModel, TreeData
+    >>> m = TreeModel.chain([1.0, 1.0], [1.0, 1.0])          # a planar double pendulum
+    >>> data = TreeData(m)
+    >>> q, qd = np.array([0.3, -0.2]), np.array([0.5, 1.0])
+    >>> qdd = aba(m, data, q, qd, np.zeros(2))                  # falling freely
+    >>> np.allclose(rnea(m, data, q, qd, qdd), 0)
+    True
+    """
     q, qd, tau = _vec(model, q, "q"), _vec(model, qd, "qd"), _vec(model, tau, "tau")
     f = _fext(model, data, fext)
     if model.planar:
@@ -71,13 +89,32 @@ def aba(model, data, q, qd, tau, fext=None):
 
 
 def crba(model, data, q):
-    """The joint-space mass matrix ``M(q)`` (composite-rigid-body algorithm)."""
+    """The joint-space mass matrix ``M(q)`` (composite-rigid-body algorithm).
+
+    >>> import numpy as np
+    >>> from netdyn.recursive import TreeModel, TreeData
+    >>> m = TreeModel.chain([1.0, 1.0], [1.0, 1.0])          # a planar double pendulum
+    >>> data = TreeData(m)
+    >>> q, qd = np.array([0.3, -0.2]), np.array([0.5, 1.0])
+    >>> crba(m, data, q).round(4)
+    array([[2.6467, 0.8234],
+           [0.8234, 0.3333]])
+    """
     q = _vec(model, q, "q")
     return K.crba(model.ints, model.geom, q, data.work, data.M).copy()
 
 
 def bias_forces(model, data, q, qd):
-    """``h(q, qd)``: Coriolis, centrifugal and gravity efforts (``rnea`` with zero accelerations)."""
+    """``h(q, qd)``: Coriolis, centrifugal and gravity efforts (``rnea`` with zero accelerations).
+
+    >>> import numpy as np
+    >>> from netdyn.recursive import TreeModel, TreeData
+    >>> m = TreeModel.chain([1.0, 1.0], [1.0, 1.0])          # a planar double pendulum
+    >>> data = TreeData(m)
+    >>> q, qd = np.array([0.3, -0.2]), np.array([0.5, 1.0])
+    >>> bias_forces(m, data, q, np.zeros(2)).round(4)          # gravity alone
+    array([18.9383,  4.8805])
+    """
     return rnea(model, data, q, qd, np.zeros(model.nq))
 
 
@@ -86,6 +123,15 @@ def forward_kinematics(model, data, q, qd=None, qdd=None):
 
     Fills ``data.R`` (n,3,3), ``data.p``, ``data.omega``, ``data.v`` (velocity of the origin),
     ``data.alpha``, ``data.acc`` (classical acceleration of the origin, gravity not included).
+
+    >>> import numpy as np
+    >>> from netdyn.recursive import TreeModel, TreeData
+    >>> m = TreeModel.chain([1.0, 1.0], [1.0, 1.0])          # a planar double pendulum
+    >>> data = TreeData(m)
+    >>> q, qd = np.array([0.3, -0.2]), np.array([0.5, 1.0])
+    >>> forward_kinematics(m, data, q, qd).p.round(4)          # the joints: origin, then the elbow
+    array([[0.    , 0.    , 0.    ],
+           [0.9553, 0.2955, 0.    ]])
     """
     q = _vec(model, q, "q")
     qd = np.zeros(model.nq) if qd is None else _vec(model, qd, "qd")
@@ -102,7 +148,18 @@ def _cross(a, b):
 
 
 def com_motion(model, data):
-    """World position, velocity and acceleration of every centre of mass (after :func:`forward_kinematics`)."""
+    """World position, velocity and acceleration of every centre of mass (after :func:`forward_kinematics`).
+
+    >>> import numpy as np
+    >>> from netdyn.recursive import TreeModel, TreeData
+    >>> m = TreeModel.chain([1.0, 1.0], [1.0, 1.0])          # a planar double pendulum
+    >>> data = TreeData(m)
+    >>> q, qd = np.array([0.3, -0.2]), np.array([0.5, 1.0])
+    >>> position, velocity, acceleration = com_motion(m, forward_kinematics(m, data, q, qd))
+    >>> position.round(4)
+    array([[0.4777, 0.1478, 0.    ],
+           [1.4528, 0.3454, 0.    ]])
+    """
     c = np.einsum("nij,nj->ni", data.R, model.com)
     w, al = data.omega, data.alpha
     pos = data.p + c
@@ -113,7 +170,16 @@ def com_motion(model, data):
 
 
 def energy(model, data, q, qd):
-    """``(T, V)``: kinetic energy and gravitational potential energy (zero at the world origin)."""
+    """``(T, V)``: kinetic energy and gravitational potential energy (zero at the world origin).
+
+    >>> import numpy as np
+    >>> from netdyn.recursive import TreeModel, TreeData
+    >>> m = TreeModel.chain([1.0, 1.0], [1.0, 1.0])          # a planar double pendulum
+    >>> data = TreeData(m)
+    >>> q, qd = np.array([0.3, -0.2]), np.array([0.5, 1.0])
+    >>> [round(e, 4) for e in energy(m, data, q, qd)]
+    [0.9092, 4.8383]
+    """
     forward_kinematics(model, data, q, qd)
     pos, vel, _ = com_motion(model, data)
     wb = np.einsum("nji,nj->ni", data.R, data.omega)  # body-frame angular velocities

@@ -64,6 +64,11 @@ class CutJoint:
     2 rows), ``"weld"`` (points coincide and the relative orientation is fixed — planar: relative angle
     ``angle``, 3 rows; spatial: body b's axes at ``rotation`` in body a's, 6 rows). Spatial angular
     rows hold dot products of body-fixed unit vectors at zero.
+
+    >>> import numpy as np
+    >>> pin = CutJoint("D", "revolute", 2, np.array([0.5, 0, 0]), -1, np.array([1.0, 0, 0]))
+    >>> pin.rows                         # a planar pin closing a loop to the ground: x and y coincide
+    2
     """
 
     name: str

@@ -122,6 +122,12 @@ def plot_spatial(model, q, ax=None, path=None, title=None, t=0.0):
     """Draw a spatial mechanism at coordinates ``q`` (dict name -> value or a vector); returns the axes.
 
     ``path`` saves the figure (PNG, SVG, ...).
+
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> from netdyn.linkages.spatial import spherical_pendulum
+    >>> ax = plot_spatial(spherical_pendulum().model(), {"z_bob": -1.0, "e0_bob": 1.0})
+    >>> ax.name
+    '3d'
     """
     import matplotlib.pyplot as plt  # lazy: matplotlib stays out of `import netdyn` (tests/test_layers.py)
 
@@ -143,6 +149,15 @@ def animate_spatial(solution, path, fps=20, frames=60, title=None):
     """Write the motion of a simulated spatial mechanism as a GIF (``frames`` evenly spaced times).
 
     Returns the path.
+
+    >>> import numpy as np, netdyn
+    >>> from netdyn.linkages.spatial import spherical_pendulum
+    >>> model = spherical_pendulum().model()
+    >>> sol = netdyn.simulate(model, (0, 0.2), q0={"z_bob": -1.0, "e0_bob": 1.0}, t_eval=np.linspace(0, 0.2, 3))
+    >>> import os, tempfile
+    >>> path = animate_spatial(sol, os.path.join(tempfile.mkdtemp(), "bob.gif"), frames=3)
+    >>> os.path.basename(path)
+    'bob.gif'
     """
     import matplotlib.pyplot as plt  # lazy: matplotlib stays out of `import netdyn` (tests/test_layers.py)
     from matplotlib.animation import FuncAnimation, PillowWriter  # lazy: matplotlib stays out of `import netdyn` (tests/test_layers.py)

@@ -143,7 +143,18 @@ def _figure_size(lo, hi, width=6.0):
 
 
 def plot_mechanism(model, q, ax=None, path=None, title=None):
-    """Draw the mechanism at coordinates ``q`` (dict name -> value, or a vector in model order)."""
+    """Draw the mechanism at coordinates ``q`` (dict name -> value, or a vector in model order); returns the
+    axes (``path=`` also saves the figure).
+
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> from netdyn import Network
+    >>> from netdyn.components.planar import RigidBody, Revolute
+    >>> net = Network("bar")
+    >>> _ = net.add(RigidBody("bar", 1, 0.1), Revolute("O", "ground", (0, 0), "bar", (-0.5, 0)))
+    >>> ax = plot_mechanism(net.model(), {"x_bar": 0.5, "y_bar": 0.0, "theta_bar": 0.0}, title="a bar")
+    >>> ax.get_title()
+    'a bar'
+    """
     import matplotlib
     if path is not None:
         matplotlib.use("Agg")
@@ -165,7 +176,17 @@ def plot_mechanism(model, q, ax=None, path=None, title=None):
 
 
 def animate_mechanism(solution, path, fps=25, frames=100, dpi=80):
-    """Write the motion of a simulated mechanism to a GIF at ``path``; returns the number of frames."""
+    """Write the motion of a simulated mechanism to a GIF at ``path``; returns the number of frames.
+
+    >>> import numpy as np, netdyn
+    >>> from netdyn.components.planar import RigidBody, Revolute, Gravity
+    >>> net = netdyn.Network("pendulum")
+    >>> _ = net.add(RigidBody("bar", 1, 0.1), Revolute("O", "ground", (0, 0), "bar", (-0.5, 0)), Gravity())
+    >>> sol = netdyn.simulate(net, (0, 0.2), q0={"theta_bar": 0.3}, t_eval=np.linspace(0, 0.2, 3))
+    >>> import os, tempfile
+    >>> animate_mechanism(sol, os.path.join(tempfile.mkdtemp(), "pendulum.gif"), dpi=20)
+    3
+    """
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
