@@ -22,7 +22,7 @@ DATA_HEADING = "Constants and data"
 #: Listed names whose docstring lives in netdyn/numerics, which is frozen while it is split into
 #: sub-packages: their examples go in with that move. Strict xfail, so that a name whose example has
 #: landed fails here until it is taken off this list.
-PENDING_EXAMPLES = {"netdyn.simulate", "netdyn.Solution", "netdyn.mobility"}
+PENDING_EXAMPLES = set()
 
 
 def listed():

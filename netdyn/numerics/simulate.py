@@ -94,6 +94,15 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=No
     Solution
         ``t``, ``q``, ``f``, ``acc``, ``lam``, ``mu`` and named access ``sol["x"]``; see
         :class:`~netdyn.numerics.results.solution.Solution`.
+
+    >>> import netdyn
+    >>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
+    >>> net = netdyn.Network("rc")
+    >>> _ = net.add(VoltageSource("V1", "in", "0", 1.0), Resistor("R1", "in", "out", 1.0),
+    ...             Capacitor("C1", "out", "0", 1.0))
+    >>> sol = netdyn.simulate(net, (0, 1))
+    >>> round(float(sol.voltage("C1")[-1]), 6), sol.method        # 1 - exp(-1), on the linear fast path
+    (0.632121, 'linear')
     """
     problem = Problem.from_call(system, t_span, q0, f0, params, t_eval, rtol, atol, method, solver, guess, max_step,
                                 formulation, progress, watch_singularities, compiled_loop)

@@ -96,7 +96,16 @@ def without_constraints(model, drop):
 
 
 def mobility(system, q0=None, guess=None, t=0.0, params=None):
-    """Degrees of freedom at a configuration assembled from ``q0``/``guess`` (see :func:`netdyn.simulate`)."""
+    """Degrees of freedom at a configuration assembled from ``q0``/``guess`` (see :func:`netdyn.simulate`).
+
+    >>> import netdyn
+    >>> from netdyn.components.planar import RigidBody, Revolute
+    >>> pend = netdyn.Network("pendulum")
+    >>> _ = pend.add(RigidBody("bar", 1, 0.1), Revolute("O", "ground", (0, 0), "bar", (-0.5, 0)))
+    >>> m = netdyn.mobility(pend.model(), q0={"theta_bar": 0.0})
+    >>> m.dof, m.redundant
+    (1, [])
+    """
 
     model = as_model(system)
     cm = compile_model(model)

@@ -36,13 +36,23 @@ def _nan_max(a, b):
 class Solution:
     """Trajectories ``q``, ``f``, accelerations and multipliers at the output times ``t``.
 
+    >>> import netdyn
+    >>> from netdyn import LagrangianModel, coordinates, t
+    >>> x, = coordinates("x,")
+    >>> sol = netdyn.simulate(LagrangianModel([x], T=x.diff(t)**2/2, V=x**2/2), (0, 1), q0={"x": 1.0})
+    >>> type(sol).__name__, sol.q.shape, round(float(sol["x"][-1]), 6)     # cos(1)
+    ('Solution', (1, 1001), 0.540302)
+    >>> sol.method, [name for name, _ in sol.method.declined]
+    ('projection', ['linear', 'circuit'])
+
     Attributes
     ----------
     t : (K,) ndarray — output times
     q, f, acc : (n, K) ndarray — displacements, flows, their rates (rows in ``coordinate_names`` order)
     lam, mu : (m1, K), (m2, K) ndarray — multipliers of displacement and flow constraints
     y : (2n, K) ndarray — ``[q; f]`` as in scipy's ``OdeResult``
-    method : str — the integrator used (``"linear"``, ``"projection"``, ``"ida"``, ...)
+    method : str — the path taken (``"linear"``, ``"projection"``, ``"ida"``, ...); ``method.reason`` says why,
+        ``method.declined`` lists the paths that declined first (:mod:`netdyn.numerics.paths`)
     nsteps : int or None — accepted steps (None where the integrator does not report them)
     message, success, status — as in ``OdeResult``
     work : dict or None — energy dissipated and supplied since t0, integrated with the state
