@@ -173,11 +173,12 @@ volatile while _Bool _Complex _Imaginary main""".split())
 
 def c_identifier(name):
     """An ASCII C identifier made from a name, predictably: every other character becomes ``_``, a leading
-    digit gets ``m_``, a C keyword gets a trailing ``_``.
+    digit or underscore gets ``m_`` (C reserves names that begin with an underscore), a C keyword gets a
+    trailing ``_``.
 
-    >>> c_identifier("RLC network-1"), c_identifier("Ω-filter"), c_identifier("int")
-    ('RLC_network_1', '__filter', 'int_')
+    >>> c_identifier("RLC network-1"), c_identifier("Ω-filter"), c_identifier("int"), c_identifier("_x")
+    ('RLC_network_1', 'm___filter', 'int_', 'm__x')
     """
     out = re.sub(r"[^A-Za-z0-9_]", "_", str(name)) or "model"
-    out = out if not out[0].isdigit() else "m_" + out
+    out = out if not (out[0].isdigit() or out[0] == "_") else "m_" + out
     return out + "_" if out in C_KEYWORDS else out

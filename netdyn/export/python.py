@@ -32,6 +32,8 @@ raises ``numpy.linalg.LinAlgError``.
 """
 from __future__ import annotations
 
+import math
+
 from sympy import Indexed
 from sympy.printing.numpy import NumPyPrinter
 
@@ -98,9 +100,15 @@ def rhs(t, y, params=None):
 
 
 class _Printer(NumPyPrinter):
-    """numpy printer that writes ``numpy.`` (the module imports numpy under its own name)."""
+    """numpy printer that writes ``numpy.`` (the module imports numpy under its own name) and every
+    float as the shortest literal that reads back to the same double (sympy's printer writes 15
+    significant digits, so ``13507.495250279351`` became ``13507.4952502794``)."""
 
     _module = "numpy"
+
+    def _print_Float(self, expr):
+        value = float(expr)
+        return repr(value) if math.isfinite(value) else super()._print_Float(expr)
 
 
 def to_python(model, name=None):
@@ -135,4 +143,7 @@ def to_python(model, name=None):
         for (idx, _), expr in zip(fn.entries, outs):
             lines.append(f"    out[{fn.flat_index(idx)}] = {printer.doprint(expr)}")
         lines.append(f"    return out.reshape({fn.shape!r})")
+    # modules the printed expressions name besides numpy (functools for Min/Max of three or more)
+    others = sorted(m for m in printer.module_imports if m != "numpy")
+    lines[lines.index("import numpy") + 1:lines.index("import numpy") + 1] = [f"import {m}" for m in others]
     return "\n".join(lines) + "\n" + _RUNTIME
