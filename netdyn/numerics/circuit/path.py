@@ -25,14 +25,28 @@ from netdyn.numerics.integrators.path import Path, Verdict
 NO_PARAMS = "params= overrides need the symbolic path"
 
 
-def _linear_accepts(problem, start):
-    if problem.params:
-        return Verdict(False, NO_PARAMS)
-    lin = try_linear(problem.system, problem.formulation)
-    if lin is None:
-        return Verdict(False, "not every element is linear with a numeric value, or the DAE has index two")
-    return Verdict(True, "every element linear with numeric values and the DAE of index one: stamped sparse "
-                         "matrices, Radau IIA", plan=lin)
+def _numeric_accepts(build, declined, accepted):
+    """A row's ``accepts`` for a path that runs the network's own numbers: no ``params=``, and
+    ``build(system, formulation)`` (the path's plan) not ``None``."""
+    def accepts(problem, start):
+        if problem.params:
+            return Verdict(False, NO_PARAMS)
+        plan = build(problem.system, problem.formulation)
+        return Verdict(False, declined) if plan is None else Verdict(True, accepted, plan=plan)
+    return accepts
+
+
+def _try_circuit(system, formulation):
+    from netdyn.numerics.circuit.nonlinearsim import try_circuit  # Newton, BDF (numba kernels)
+    return try_circuit(system, formulation)
+
+
+_linear_accepts = _numeric_accepts(
+    try_linear, "not every element is linear with a numeric value, or the DAE has index two",
+    "every element linear with numeric values and the DAE of index one: stamped sparse matrices, Radau IIA")
+_circuit_accepts = _numeric_accepts(
+    _try_circuit, "not a network linear except for nonlinear dissipators (diodes) with numeric values",
+    "linear except for nonlinear dissipators (diodes): Newton on the stamped matrices, variable-order BDF")
 
 
 def _linear_run(problem, start, lin):
@@ -45,17 +59,6 @@ def _linear_run(problem, start, lin):
 
 def _linear_refuse(problem, start, verdict):
     explain_not_linear(problem.system, problem.formulation, problem.params)
-
-
-def _circuit_accepts(problem, start):
-    if problem.params:
-        return Verdict(False, NO_PARAMS)
-    from netdyn.numerics.circuit.nonlinearsim import try_circuit  # Newton, BDF (numba kernels)
-    circuit = try_circuit(problem.system, problem.formulation)
-    if circuit is None:
-        return Verdict(False, "not a network linear except for nonlinear dissipators (diodes) with numeric values")
-    return Verdict(True, "linear except for nonlinear dissipators (diodes): Newton on the stamped matrices, "
-                         "variable-order BDF", plan=circuit)
 
 
 def _circuit_run(problem, start, circuit):
