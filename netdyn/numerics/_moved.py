@@ -6,7 +6,8 @@ still work until 0.4: a finder at the end of ``sys.meta_path`` answers the old n
 home and a :class:`DeprecationWarning` that names it. The aliases are looked up by name at run time, so they
 are no dependency of the rooms (the import contract does not see them, and should not).
 
->>> import warnings, importlib
+>>> import warnings, importlib, sys
+>>> _ = sys.modules.pop("netdyn.numerics.stamp", None)   # (the alias warns when it is first imported)
 >>> with warnings.catch_warnings(record=True) as caught:
 ...     warnings.simplefilter("always")
 ...     old = importlib.import_module("netdyn.numerics.stamp")
