@@ -46,6 +46,7 @@ __version__ = "0.3.0"
 #: public name -> module that defines it (imported on first access)
 _LAZY = {
     "Network": "netdyn.graph.network",
+    "Assembly": "netdyn.graph.assembly",
     "LagrangianModel": "netdyn.lagrange.model",
     "simulate": "netdyn.numerics.simulate",
     "Solution": "netdyn.numerics.results.solution",

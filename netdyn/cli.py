@@ -322,10 +322,11 @@ def cmd_simulate(args):
     if points > 2_000_000:
         raise UsageError(f"--step {step:g} gives {points} output points over {tstop:g} s; give a larger --step")
     t_eval = np.linspace(0.0, tstop, max(points, 1) + 1)
+    initial = _initial_values(args, net)
     bar = ProgressBar(0.0, tstop, sys.stderr, mode=args.progress)
     try:
         sol = simulate(net, (0.0, tstop), t_eval=t_eval, formulation=_formulation(args.formulation),
-                       progress=bar, compiled_loop=_compiled_loop())
+                       progress=bar, compiled_loop=_compiled_loop(), **initial)
     finally:
         bar.close()
     tstart = (tran and tran.tstart) or 0.0
@@ -345,6 +346,42 @@ def cmd_simulate(args):
         print(f"netdyn: {sol.message}", file=sys.stderr)
         return 130
     return 0
+
+
+def _initial_values(args, net):
+    """``q0``/``f0``/``guess`` of ``simulate`` from ``--q0``/``--f0``/``--guess NAME=VALUE`` (repeatable; a
+    multi-coordinate joint ``NAME=V1,V2``), names checked against the network. What is not given comes
+    from the file's assembly (``netdyn.graph.assembly``), as in ``netdyn.simulate``.
+
+    >>> from netdyn.linkages import four_bar
+    >>> args = build_parser().parse_args(["simulate", "f.yaml", "--q0", "O=0.4", "--guess", "theta_rod=0.9"])
+    >>> _initial_values(args, four_bar())
+    {'q0': {'O': 0.4}, 'guess': {'theta_rod': 0.9}}
+    """
+    from netdyn.graph.assembly import checked
+    out = {}
+    for part in ("q0", "f0", "guess"):
+        given = getattr(args, part, None)
+        if not given:
+            continue
+        values = {}
+        for item in given:
+            name, sep, text = item.partition("=")
+            name = name.strip()
+            if not sep or not name or not text.strip():
+                raise UsageError(f"--{part} expects NAME=VALUE (e.g. --{part} theta_crank=0.4), got {item!r}")
+            try:
+                numbers = [parse_value(v.strip()) for v in text.split(",")]
+            except ParseError:
+                raise UsageError(f"--{part} {item}: {text!r} is not a number") from None
+            values[name] = numbers[0] if len(numbers) == 1 else numbers
+        if hasattr(net, "bodies"):  # a network: names checked here; a bond graph's by simulate
+            try:
+                values = checked(net, part, values, where=f"--{part}")
+            except NetdynError as exc:
+                raise UsageError(str(exc)) from None
+        out[part] = values
+    return out
 
 
 def cmd_equations(args):
@@ -530,6 +567,14 @@ def build_parser():
                    "bond graphs: bond or reduced")
     s.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
                    help="progress bar on stderr (auto: on a terminal, for runs over a second)")
+    s.add_argument("--q0", action="append", metavar="NAME=VALUE",
+                   help="initial value of a coordinate or joint (theta_crank=0.4, O=0.4), repeatable; replaces "
+                   "the file's stored q0")
+    s.add_argument("--f0", action="append", metavar="NAME=VALUE",
+                   help="initial rate (theta_crank=2, O_dot=2), repeatable; replaces the file's stored f0")
+    s.add_argument("--guess", action="append", metavar="NAME=VALUE",
+                   help="where the position solve starts (which assembly branch: theta_rod=0.9), repeatable; "
+                   "replaces the file's stored guess")
     e = add("equations", cmd_equations, "print the derived equations of motion")
     e.add_argument("file", metavar="FILE", help=files)
     e.add_argument("--format", choices=FORMATS + ("state",), default="latex",

@@ -145,7 +145,7 @@ def test_model_file_of_a_newer_version_is_refused(files, capsys):
     doc["format_version"] = 7
     (files / "future.json").write_text(json.dumps(doc))
     assert main(["simulate", str(files / "future.json"), "--tstop", "1"]) == 2
-    assert "format_version 7 is newer than this netdyn reads (1); upgrade netdyn" in capsys.readouterr().err
+    assert "format_version 7 is newer than this netdyn reads (2); upgrade netdyn" in capsys.readouterr().err
 
 
 def test_demo_runs_the_lead_s_demo_when_present(tmp_path, capsys, monkeypatch):

@@ -96,8 +96,8 @@ def _doc(tmp_path, doc, name="m.json"):
 
 def test_newer_format_version_is_refused(tmp_path):
     doc = model_to_dict(every_element_network())
-    doc["format_version"] = 2
-    with pytest.raises(netdyn.ParseError, match="format_version 2 is newer than this netdyn reads"):
+    doc["format_version"] = 3
+    with pytest.raises(netdyn.ParseError, match="format_version 3 is newer than this netdyn reads"):
         netdyn.load_model(_doc(tmp_path, doc))
 
 
@@ -152,3 +152,69 @@ def test_planar_linkages_round_trip(tmp_path, builder):
     for name, body in net.bodies.items():
         assert type(back.bodies[name]) is type(body) and back.bodies[name].values == body.values
     same_network(net, back)
+    assert back.assembly == net.assembly  # how it assembles too (format_version 2)
+
+
+# ------------------------------------------------------------------------------------------ assemblies (issue 26)
+
+@pytest.mark.parametrize("ext", ["yaml", "json"])
+def test_assembly_round_trips_and_the_loaded_linkage_simulates_as_written(tmp_path, ext):
+    net = netdyn.linkages.four_bar()
+    net.set_assembly(q0={"O": 0.4}, f0={"O_dot": 1.5})
+    netdyn.save_model(net, tmp_path / f"fb.{ext}")
+    text = (tmp_path / f"fb.{ext}").read_text()
+    assert "assembly" in text and ("format_version: 2" in text or '"format_version": 2' in text)
+    back = netdyn.load_model(tmp_path / f"fb.{ext}")
+    assert back.assembly == net.assembly and dict(back.assembly.q0) == {"O": 0.4}
+    sol = netdyn.simulate(back, (0, 0.01), t_eval=[0, 0.01])
+    assert sol["theta_crank"][0] == pytest.approx(0.4) and sol["O_dot"][0] == pytest.approx(1.5)
+    assert sol["theta_rocker"][0] > 0  # the stored guess: elbow up
+
+
+def test_files_without_an_assembly_stay_version_1_and_old_files_load(tmp_path):
+    doc = model_to_dict(every_element_network())
+    assert doc["format_version"] == 1 and "assembly" not in doc
+    old = model_to_dict(netdyn.linkages.four_bar())
+    assert old.pop("assembly") and old["format_version"] == 2
+    old["format_version"] = 1                                   # a linkage saved by netdyn 0.2
+    back = netdyn.load_model(_doc(tmp_path, old))
+    assert not back.assembly and sorted(back.bodies) == ["crank", "rocker", "rod"]
+    with pytest.raises(netdyn.LoopClosureError):                # as before: it needs a guess=
+        netdyn.simulate(back, (0, 0.01))
+
+
+@pytest.mark.parametrize("assembly, message", [
+    ({"guess": {"theta_crnak": 0.1}}, "'theta_crnak' is not a coordinate or joint coordinate of 'four-bar'"),
+    ({"q0": {"O": "0.4"}}, "is not a number"),
+    ({"q0": {"O": True}}, "is not a number"),
+    ({"q0": {"O": None}}, "is not a number"),
+    ({"q0": {"O": {"expr": "t"}}}, "is not a number"),
+    ({"q0": {"O": 1e400}}, "not a finite number"),
+    ({"q0": {"O": [0.1] * 7}}, "is not a number"),
+    ({"q0": [["O", 0.1]]}, "must be a mapping of names to numbers"),
+    ({"start": {"O": 0.1}}, "'start' is none of them"),
+    ("elbow up", "must be a mapping with guess, q0, f0"),
+])
+def test_bad_assemblies_are_refused_with_a_clear_error(tmp_path, assembly, message):
+    doc = model_to_dict(netdyn.linkages.four_bar())
+    doc["assembly"] = assembly
+    with pytest.raises(netdyn.ParseError, match=message.replace("(", r"\(")):
+        netdyn.load_model(_doc(tmp_path, doc))
+
+
+def test_an_assembly_needs_format_version_2(tmp_path):
+    doc = model_to_dict(netdyn.linkages.four_bar())
+    doc["format_version"] = 1
+    with pytest.raises(netdyn.ParseError, match="an assembly needs format_version 2"):
+        netdyn.load_model(_doc(tmp_path, doc))
+
+
+def test_yaml_assembly_by_hand(tmp_path):
+    doc = model_to_dict(netdyn.linkages.slider_crank())
+    del doc["assembly"]
+    import yaml
+    text = yaml.safe_dump(doc, sort_keys=False) + "assembly:\n  q0: {O: 0.3}\n  guess: {x_block: 1.6, theta_rod: -0.1}\n"
+    (tmp_path / "sc.yaml").write_text(text)
+    back = netdyn.load_model(tmp_path / "sc.yaml")
+    sol = netdyn.simulate(back, (0, 0.01), t_eval=[0, 0.01])
+    assert sol["theta_crank"][0] == pytest.approx(0.3) and sol["x_block"][0] > 1.5

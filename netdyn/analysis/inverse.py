@@ -28,6 +28,7 @@ from netdyn.recursive.inverse import recursive_inverse_dynamics
 from netdyn.recursive.planar import NotRecursive
 from netdyn.analysis.kinematics import with_drivers
 from netdyn.graph.network import as_model
+from netdyn.graph.assembly import fill as stored_assembly
 
 
 def inverse_dynamics(system, drivers, t, guess=None, params=None, method="auto"):
@@ -40,7 +41,8 @@ def inverse_dynamics(system, drivers, t, guess=None, params=None, method="auto")
     ``efforts``, ``reaction``, ``t`` and ``sol[name]``; anything else is answered by the least-squares
     solution of the same motion). ``"auto"`` (default) takes the recursive path when the network holds
     only planar bodies, Revolute, Prismatic and Weld joints and Gravity, with numeric values and drivers
-    on spanning-tree joints; otherwise the least-squares path.
+    on spanning-tree joints; otherwise the least-squares path. ``guess`` (where the position solve starts:
+    which assembly) is by default the network's stored one (``net.assembly``).
 
     >>> import numpy as np
     >>> from netdyn import Network
@@ -54,6 +56,7 @@ def inverse_dynamics(system, drivers, t, guess=None, params=None, method="auto")
     if method not in ("auto", "recursive", "least-squares"):
         raise ModelError(f"unknown method {method!r}; use 'auto', 'recursive' or 'least-squares'")
     drivers = driver_motions(system, drivers, params)  # motions as text: the restricted parser, never eval
+    guess = stored_assembly(system, guess=guess)[2]
     if method != "least-squares":
         try:
             return recursive_inverse_dynamics(system, drivers, t, guess=guess, params=params,

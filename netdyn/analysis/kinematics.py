@@ -32,6 +32,7 @@ from netdyn.numerics.dae.structure import with_constraints
 from netdyn.numerics.dae.initial import consistent_initial_conditions
 from netdyn.numerics.functions.compiled import compile_model
 from netdyn.graph.network import as_model
+from netdyn.graph.assembly import fill as stored_assembly
 from netdyn.numerics.dae.structure import redundant_constraints, without_constraints
 from netdyn.numerics.results.solution import Solution
 from netdyn.numerics.results.trajectory import Trajectory
@@ -106,7 +107,7 @@ def assemble_configuration(system, guess=None, q0=None, t=0.0, params=None):
     """Coordinates satisfying the constraints, by damped Newton from a rough ``guess``; ``q0`` values are held.
 
     Returns a dict name -> value; an :class:`~netdyn.errors.InitialConditionError` names the constraint
-    that cannot be met.
+    that cannot be met. ``guess`` and ``q0`` not given are the network's stored ones (``net.assembly``).
 
     >>> from netdyn import Network
     >>> from netdyn.components.planar import RigidBody, Revolute
@@ -117,6 +118,7 @@ def assemble_configuration(system, guess=None, q0=None, t=0.0, params=None):
     {'x_crank': 0.5, 'y_crank': 0.0, 'theta_crank': 0.0}
     """
 
+    q0, _, guess = stored_assembly(system, q0, None, guess)
     model = as_model(system)
     cm = compile_model(model)
     q, _ = consistent_initial_conditions(cm, t, q0, {}, cm.parameter_vector(params), guess=guess)
@@ -127,7 +129,8 @@ def kinematics(system, drivers, t, guess=None, params=None, tol=1e-12):
     """Position, velocity and acceleration analysis for the given driver motions at the times ``t``.
 
     Returns a :class:`~netdyn.solution.Solution` (``method="kinematics"``, multipliers zero). Positions are solved by Newton from the previous time (the first
-    from ``guess``), flows from ``Φ_q f = −Φ_t`` and accelerations from ``Φ_q q̈ = −γ``.
+    from ``guess``, by default the network's stored one, ``net.assembly``), flows from ``Φ_q f = −Φ_t`` and
+    accelerations from ``Φ_q q̈ = −γ``.
 
     >>> import numpy as np
     >>> from netdyn import Network, t
@@ -138,6 +141,7 @@ def kinematics(system, drivers, t, guess=None, params=None, tol=1e-12):
     >>> np.round(k["y_crank"], 6).tolist(), np.round(k["theta_crank_dot"], 6).tolist()
     ([0.0, 0.5], [2.0, 2.0])
     """
+    guess = stored_assembly(system, guess=guess)[2]
     drivers = driver_motions(system, drivers, params)
     model = with_drivers(as_model(system), drivers)
     cm = compile_model(model)

@@ -41,6 +41,7 @@ from netdyn.numerics.functions.compiled import compile_model
 from netdyn.numerics.integrators.options import check_formulation
 from netdyn.symbols import t
 from netdyn.graph.network import Network
+from netdyn.graph.assembly import fill as stored_assembly
 from netdyn.numerics.dae.initial import consistent_initial_conditions
 from netdyn.numerics.functions.energy import port_efforts
 
@@ -182,6 +183,8 @@ def _vector(model, values, suffix=""):
         if suffix and key.endswith(suffix):
             key = key[: -len(suffix)]
         if key not in names:
+            if getattr(values, "skip_unknown", False):  # a network's stored guess: joint names, other formulations
+                continue
             raise ModelError(f"unknown coordinate {key!r}; the coordinates are {names}")
         vec[names.index(key)] = float(v)
         given[names.index(key)] = True
@@ -223,7 +226,8 @@ def equilibrium(system, guess=None, f=None, u=None, inputs=(), steady=(), params
 
     ``f`` fixes flows (default 0); ``steady`` names coordinates whose flow is
     unknown too (a motor's speed and current at constant voltage). ``u`` gives
-    input values. Returns an :class:`OperatingPoint`.
+    input values. ``guess`` not given is the network's stored one (``net.assembly``; its coordinates of the
+    model, joint names left out). Returns an :class:`OperatingPoint`.
 
     >>> import sympy as sp
     >>> from netdyn import LagrangianModel, coordinates, t
@@ -232,6 +236,7 @@ def equilibrium(system, guess=None, f=None, u=None, inputs=(), steady=(), params
     >>> round(float(op.q[0]), 9)
     1.0
     """
+    guess = stored_assembly(system, guess=guess)[2]
     model, jac, uvec, udict, pv = _prepare(system, inputs, u, params, formulation)
     n, nnu = jac.eq.n, len(jac.nu)
     q0, _ = _vector(model, guess)
@@ -379,7 +384,8 @@ def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, param
     position that no equation and no output depends on: a shaft angle, a
     circuit's loop charge through an inductor) are left out of the states.
     ``formulation`` is passed to ``Network.model``; ``guess`` starts the
-    completion of the displacements (a rough assembly of a linkage).
+    completion of the displacements (a rough assembly of a linkage; not given, the network's stored one,
+    ``net.assembly``).
 
     >>> import netdyn
     >>> from netdyn.components.electrical import VoltageSource, Resistor, Inductor, Capacitor
@@ -400,6 +406,7 @@ def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, param
         system, u = op.model, {**op.u, **(u or {})}
         q_op = dict(zip(op.model.coordinate_names, op.q))
         f_op = dict(zip(op.model.coordinate_names, op.f))
+    guess = stored_assembly(system, guess=guess)[2]
     model, jac, uvec, udict, pv = _prepare(system, inputs, u, params, formulation)
     eq, cm = jac.eq, jac.cm
     n = eq.n

@@ -90,6 +90,8 @@ def parse(text, names, where, variable=None):
             return ev(node.body)
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
             return sp.Integer(node.value) if isinstance(node.value, int) else sp.Float(node.value)
+        if isinstance(node, ast.Constant) and isinstance(node.value, bool):  # Python reads True/False as constants
+            return sp.true if node.value else sp.false
         if isinstance(node, ast.Name):
             if node.id in scope:
                 return scope[node.id]

@@ -19,6 +19,7 @@ import networkx as nx
 
 from netdyn.components.base import port_key
 from netdyn.graph.assemble import assemble, structural_check
+from netdyn.graph.assembly import Assembly, checked, checked_assembly
 from netdyn.graph.gcpause import paused_gc
 from netdyn.errors import ElementError, ModelError, TopologyError
 
@@ -45,6 +46,7 @@ class Network:
         self._derived = {}  # (what, version) -> graph derived from self.graph (see domain_graph)
         self._node_domains = {}  # node -> the set of domains of its ports (the graph node's "domains")
         self._ports_per_domain = {}  # domain -> number of ports in it (see `domains`)
+        self._assembly = Assembly()  # how it assembles: guess, q0, f0 (netdyn.graph.assembly)
 
     def add(self, *elements):
         """Add elements; returns the last one added (so ``r = net.add(Resistor(...))`` works)."""
@@ -110,6 +112,45 @@ class Network:
         for n in [n for n in self.graph.nodes if self.graph.degree(n) == 0 and n not in self.bodies]:
             self.graph.remove_node(n)
             self._node_domains.pop(n, None)
+
+    @property
+    def assembly(self):
+        """How the network assembles: an :class:`~netdyn.graph.assembly.Assembly` with ``guess`` (starting
+        values of the position solve: which branch a linkage starts on), ``q0`` and ``f0`` (initial values),
+        each ``None`` unless set. ``simulate`` and the analyses use them where the caller gives none;
+        model files save them. Assigning an ``Assembly`` checks it against the network.
+
+        >>> from netdyn.linkages import four_bar
+        >>> round(four_bar().assembly.guess["theta_rod"], 4)
+        0.7476
+        """
+        return self._assembly
+
+    @assembly.setter
+    def assembly(self, value):
+        self._assembly = checked_assembly(self, Assembly() if value is None else value)
+
+    def set_assembly(self, guess=None, q0=None, f0=None):
+        """Store how the network assembles; returns the :class:`~netdyn.graph.assembly.Assembly`.
+
+        Each part given replaces the stored one (``{}`` clears it); a part not given (``None``) is kept, so
+        ``four_bar().set_assembly(q0={"O": 0.4})`` keeps the linkage's guess. Names must be coordinates or
+        joint coordinates of the network (``x_rod``, ``theta_rod``, ``"O"``, ``theta_O``; ``f0`` also
+        ``<name>_dot``), values finite numbers: anything else is a :class:`~netdyn.errors.NetdynError`.
+
+        >>> from netdyn.components.planar import RigidBody, Revolute
+        >>> net = Network("pendulum")
+        >>> _ = net.add(RigidBody("bar", 1.0, 0.1), Revolute("O", "ground", (0, 0), "bar", (-0.5, 0)))
+        >>> net.set_assembly(q0={"O": -1.2}, f0={"O_dot": 0.5})
+        Assembly(q0={'O': -1.2}, f0={'O_dot': 0.5})
+        >>> net.set_assembly(q0={"theta_arm": 0.3})
+        Traceback (most recent call last):
+        ...
+        netdyn.errors.ModelError: assembly q0: 'theta_arm' is not a coordinate or joint coordinate of 'pendulum' (bodies: bar; joints: O); body coordinates are x_<body>, y_<body>, theta_<body> (spatial: x_, y_, z_, e0_..e3_), joint coordinates <joint>, theta_<joint>, s_<joint>
+        """
+        parts = {part: checked(self, part, values) for part, values in (("guess", guess), ("q0", q0), ("f0", f0))}
+        self._assembly = self._assembly.replace(**parts)
+        return self._assembly
 
     @property
     def nodes(self):

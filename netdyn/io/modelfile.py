@@ -7,7 +7,7 @@ element class — including ones written after this module — saves and loads
 without code of its own::
 
     format: netdyn-model
-    format_version: 1
+    format_version: 1                        # 2 when the file holds an assembly (below)
     name: rlc
     tran: {tstep: 1.0e-05, tstop: 0.01}      # optional: a netlist's title, tran, initial_voltages,
                                              # element_ic and params are kept
@@ -17,6 +17,22 @@ without code of its own::
       args: {name: R1, a: in, b: out, R: 1000.0}
     - class: netdyn.components.electrical.VoltageSource
       args: {name: V1, plus: in, minus: '0', v: {expr: 5*sin(100*pi*t), symbols: {t: {}}}}
+
+A network that knows how it assembles (``net.assembly``: every ready-made linkage of
+:mod:`netdyn.linkages`, or one given ``net.set_assembly(...)``) is saved with it, after the elements, as
+``format_version: 2``::
+
+    assembly:
+      guess: {x_crank: 0.25, y_crank: 0.0, theta_crank: 0.0, x_rod: 0.94, ...}   # where the position solve starts
+      q0: {O: 0.4}                                                                # initial values held
+      f0: {O_dot: 2.0}
+
+``netdyn.simulate`` and ``netdyn simulate FILE`` start from it where the caller gives no ``guess``/``q0``/``f0``
+(:mod:`netdyn.graph.assembly`). Each part maps a coordinate or joint-coordinate name of the network to a
+number (a multi-coordinate joint: a list of numbers); a name that is none of the network's, a value that is
+not a finite number, or an ``assembly`` in a version-1 file is a :class:`~netdyn.errors.ParseError`.
+Files without an assembly are written as version 1, so older netdyn versions read them; every version-1
+file loads unchanged.
 
 Argument values are plain numbers and strings, or tagged objects:
 ``{expr: <expression>, symbols: {name: assumptions}}`` (sources as
@@ -68,11 +84,15 @@ from netdyn.components.base import REGISTRY, Port
 from netdyn.errors import NetdynError, ParseError
 from netdyn.lagrange.exprtext import from_text, symbol_table, to_text
 from netdyn.graph.network import Network
+from netdyn.graph.assembly import PARTS as ASSEMBLY_PARTS, Assembly
 from netdyn.io.cards import TranCard
 
 FORMAT = "netdyn-model"
 _CLASS_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*$")
-FORMAT_VERSION = 1
+#: the newest model-file version this netdyn reads and writes (2: the optional ``assembly``)
+FORMAT_VERSION = 2
+#: the version of a file without an assembly (what netdyn 0.2 and earlier read)
+FORMAT_VERSION_PLAIN = 1
 _ARG = sp.Symbol("arg")
 #: network attributes kept in the file (a netlist's title, .tran, .ic, ic= values and .param values)
 ATTRIBUTES = ("title", "tran", "initial_voltages", "element_ic", "params")
@@ -208,13 +228,16 @@ def _entry(obj, names):
 def model_to_dict(net):
     """The model-file content of a network as plain dicts and lists (what :func:`save_model` writes)."""
     names = {**net.bodies, **net.elements}
-    doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "name": net.name}
+    assembly = getattr(net, "assembly", None)
+    doc = {"format": FORMAT, "format_version": FORMAT_VERSION if assembly else FORMAT_VERSION_PLAIN, "name": net.name}
     for key in ATTRIBUTES:
         value = getattr(net, key, None)
         if value is not None:
             doc[key] = _plain(value, key)
     doc["bodies"] = [_entry(b, names) for b in net.bodies.values()]
     doc["elements"] = [_entry(e, names) for e in net.elements.values()]
+    if assembly:
+        doc["assembly"] = assembly.as_dict()
     return doc
 
 
@@ -306,7 +329,39 @@ def model_from_dict(doc):
             raise ParseError(f"entry {i + 1}: nested too deeply") from None
         net.add(obj)
         built[obj.name] = obj
+    if doc.get("assembly") is not None:
+        if version < 2:
+            raise ParseError(f"the model file has an 'assembly' but format_version {version}; an assembly needs "
+                             "format_version 2")
+        net.assembly = _assembly(net, doc["assembly"])
     return net
+
+
+def _assembly(net, value):
+    """The file's ``assembly`` checked: parts guess/q0/f0, each names -> numbers (or lists of numbers), every
+    name a coordinate or joint coordinate of the network."""
+    if not isinstance(value, dict) or not set(value) <= set(ASSEMBLY_PARTS):
+        extra = sorted(map(str, set(value) - set(ASSEMBLY_PARTS))) if isinstance(value, dict) else None
+        raise ParseError(f"the model file's 'assembly' must be a mapping with {', '.join(ASSEMBLY_PARTS)}"
+                         + (f"; {extra[0][:40]!r} is none of them" if extra else f", got {value!r:.80}"))
+    parts = {}
+    for part, values in value.items():
+        if values is None:
+            continue
+        if not isinstance(values, dict):
+            raise ParseError(f"the model file's assembly {part} must be a mapping of names to numbers, "
+                             f"got {values!r:.80}")
+        for k, v in values.items():
+            ok = _number(v) or (isinstance(v, list) and 0 < len(v) <= 6 and all(_number(x) for x in v))
+            if not isinstance(k, str) or not ok:
+                raise ParseError(f"the model file's assembly {part}[{str(k)[:60]!r}]: {v!r:.60} is not a number "
+                                 "(or a list of numbers for a multi-coordinate joint)")
+        parts[part] = values
+    try:
+        net.assembly = Assembly(**parts)  # names checked against the network, values finite
+    except NetdynError as exc:
+        raise ParseError(f"the model file's {exc}") from None
+    return net.assembly
 
 
 def _number(value):

@@ -35,6 +35,9 @@ def andrews_squeezer(p=ANDREWS):
     ``model(formulation="relative", cut=["E3", "E4", "E6"])`` has the paper's seven coordinates.
     For K3, K5 and K7, which turn about fixed pivots with no gravity, only the distance of the centre of
     mass from the pivot enters the equations (``sqrt(sa² + sb²)`` etc.); it is placed at ``(sa, sb)``.
+    With the paper's data the network stores the test set's initial state as its assembly: ``q0`` holds β
+    (``theta_O``), ``guess`` the other angles (``ANDREWS_Q0``), so ``netdyn.simulate(andrews_squeezer(),
+    (0, 0.03))`` starts where the test set does.
 
     >>> m = andrews_squeezer().model()
     >>> len(m.coordinates), len(m.constraints), m.metadata["planar"].gruebler
@@ -61,4 +64,6 @@ def andrews_squeezer(p=ANDREWS):
             Revolute("E6", "K2", (-q["d"], 0), "K6", (q["zf"], 0)),
             Spring("spring", "ground", (q["xc"], q["yc"]), "K3", (q["sd"], -q["sc"]), k=q["c0"], length=q["l0"]),
             Torque("mom", "K1", q["mom"]))
+    if p == ANDREWS:  # the test set's initial state (its angles are those of the paper's data only)
+        net.set_assembly(q0={"theta_O": ANDREWS_Q0["O"]}, guess={f"theta_{j}": v for j, v in ANDREWS_Q0.items()})
     return net

@@ -25,7 +25,8 @@ MOTOR = dict(V=12.0, R=1.0, L=1e-3, K=0.5)
 def motor_four_bar(V=MOTOR["V"], R=MOTOR["R"], L=MOTOR["L"], K=MOTOR["K"], p=BOOK):
     """The book's four-bar (:func:`~netdyn.linkages.planar.four_bar`, no torque) with its crank driven by a
     DC motor on a voltage source ``V``: armature ``R`` (Ω) and ``L`` (H), torque constant ``K`` (N·m/A).
-    Start it on the elbow-up branch with ``guess=FOUR_BAR_GUESS``.
+    It keeps the four-bar's assembly (the elbow-up branch, ``net.assembly``), so it starts there with no
+    ``guess=``.
 
     >>> net = motor_four_bar(V=6.0)
     >>> net["V1"].values, net["K"].values

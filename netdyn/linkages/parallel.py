@@ -118,7 +118,7 @@ class ParallelManipulator:
     """
 
     def __init__(self, name, bodies, cuts, actuated, legs, platform_points, gravity, network_builder, ik,
-                 platform_coords=None, gravity_vector=None):
+                 platform_coords=None, gravity_vector=None, home=None):
         self.name = name
         self.tree = TreeModel.from_bodies(bodies, gravity=(0.0, -gravity, 0.0) if gravity_vector is None
                                           else gravity_vector, cuts=cuts)
@@ -131,6 +131,7 @@ class ParallelManipulator:
         self._network_builder, self._ik = network_builder, ik
         self.platform_coords = platform_coords or (["x", "y", "phi"] if "phi" in self.coordinate else ["x", "y"])
         self.platform = len(self.platform_coords)
+        self.home = None if home is None else np.asarray(home, dtype=float)  # the pose its network assembles at
 
     def inverse_kinematics(self, pose):
         """Every tree coordinate (closed form, the mechanism's assembly branch) for platform poses
@@ -159,14 +160,43 @@ class ParallelManipulator:
         return T + V
 
     def network(self):
-        """The same mechanism as a netdyn planar network (no virtual joints), for the symbolic path."""
+        """The same mechanism as a netdyn planar network (no virtual joints), for the symbolic path; it stores
+        the assembly with the platform at ``home`` (:meth:`home_configuration`) as its guess."""
         if self._network_builder is None:
             raise ModelError(f"{self.name} is built as a tree only; netdyn.linkages.spatial.stewart_platform is "
                              "netdyn's symbolic Stewart-Gough platform (netdyn.components.spatial bodies and joints)")
-        return self._network_builder(self)
+        net = self._network_builder(self)
+        if self.home is not None:
+            net.set_assembly(guess=self.home_configuration(net))
+        return net
+
+    def home_configuration(self, net):
+        """Every body coordinate of ``net`` (this mechanism's :meth:`network`) with the platform at ``home``,
+        from the closed-form inverse kinematics: the network's assembly guess.
+
+        >>> mech = three_rrr()
+        >>> g = mech.home_configuration(mech.network())
+        >>> [round(g[k], 4) for k in ("x_platform", "y_platform", "theta_platform")]
+        [0.5, 0.2887, 0.0]
+        """
+        q = self.inverse_kinematics(self.home[:, None])
+        zero = np.zeros_like(q)
+        names = [f"{c}_{b}" for b in net.bodies for c in ("x", "y", "theta")]
+        at = absolute_motion(self, _Motion(np.zeros(1), q, zero, zero), names)[0][:, 0]
+        return {n: float(v) for n, v in zip(names, at)}
 
     def __repr__(self):
         return f"ParallelManipulator({self.name!r}, {self.tree}, actuated={self.actuated})"
+
+
+@dataclass
+class _Motion:
+    """A motion of the tree at some times (what :func:`absolute_motion` reads)."""
+
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -279,7 +309,8 @@ def three_rrr(base=ISSUE_BASE, side=0.4, l1=0.4, l2=0.6, m1=3.0, m2=4.0, mp=8.0,
             net.add(*leg.network_elements(), Revolute(f"B{k}", f"d{k}", (l2 / 2, 0), "platform", tuple(local[k - 1])))
         return net
 
-    return ParallelManipulator("3-RRR", bodies, cuts, ["A1", "A2", "A3"], 3, local, g, network, ik)
+    return ParallelManipulator("3-RRR", bodies, cuts, ["A1", "A2", "A3"], 3, local, g, network, ik,
+                               home=(*base.mean(axis=0), 0.0))
 
 
 # ------------------------------------------------------------------------------ 3-RPR
@@ -327,7 +358,8 @@ def three_rpr(base=ISSUE_BASE, side=0.4, lc=0.5, lp=0.5, mc=2.0, mpist=1.0, mp=8
                     Revolute(f"B{k}", f"s{k}", (lp / 2, 0), "platform", tuple(local[i])))
         return net
 
-    return ParallelManipulator("3-RPR", bodies, cuts, ["P1", "P2", "P3"], 3, local, g, network, ik)
+    return ParallelManipulator("3-RPR", bodies, cuts, ["P1", "P2", "P3"], 3, local, g, network, ik,
+                               home=(*base.mean(axis=0), 0.6))  # turned: at phi = 0 the legs meet (singular)
 
 
 # ------------------------------------------------------------------------------ five-bar
@@ -364,7 +396,8 @@ def five_bar(base=((0.0, 0.0), (0.5, 0.0)), l1=0.4, l2=0.6, m1=1.0, m2=1.5, g=9.
         net.add(Revolute("P", "k1", (l2 / 2, 0), "k2", (l2 / 2, 0)))
         return net
 
-    return ParallelManipulator("five-bar", bodies, cuts, ["J1", "J2"], 2, [], g, network, ik)
+    return ParallelManipulator("five-bar", bodies, cuts, ["J1", "J2"], 2, [], g, network, ik,
+                               home=(base[:, 0].mean(), 0.6 * (l1 + l2)))
 
 
 def absolute_motion(mech, result, names):

@@ -22,7 +22,8 @@ BOOK = dict(m1=1.0, m2=2.0, m3=0.5, I1=0.1, I2=0.3, I3=0.2, l1=0.5, l2=1.2, l3=0
 
 def slider_crank(p=BOOK, tau=None):
     """The book's Example 4.2 from bodies and joints: crank pinned at the origin, rod, block on the x axis,
-    torque ``tau`` on the crank.
+    torque ``tau`` on the crank. The network stores the assembly with the crank at 0 and the block to the
+    right (:func:`slider_crank_pose`).
 
     >>> net = slider_crank()
     >>> sorted(net.bodies), net.model().metadata["planar"].gruebler
@@ -36,12 +37,37 @@ def slider_crank(p=BOOK, tau=None):
             Revolute("B", "rod", (l2 / 2, 0), "block", (0, 0)),
             Prismatic("P", "ground", (0, 0), "block", (0, 0), axis=(1, 0)),
             Torque("tau", "crank", p["tau"] if tau is None else tau))
+    net.set_assembly(guess=slider_crank_pose(p))
     return net
+
+
+def _bar(name, P0, P1):
+    """Coordinates of a bar whose frame is at its middle, from its end points."""
+    c, d = (P0 + P1) / 2, P1 - P0
+    return {f"x_{name}": float(c[0]), f"y_{name}": float(c[1]), f"theta_{name}": float(np.arctan2(d[1], d[0]))}
+
+
+def slider_crank_pose(p=BOOK, angle=0.0):
+    """Every coordinate of :func:`slider_crank` with the crank at ``angle`` and the block to the right of the
+    crank pin (the branch the linkage stores as its assembly guess).
+
+    >>> {k: round(v, 6) for k, v in slider_crank_pose().items() if k.startswith("x_")}
+    {'x_crank': 0.25, 'x_rod': 1.1, 'x_block': 1.7}
+    """
+    l1, l2 = float(p["l1"]), float(p["l2"])
+    A = l1 * np.array([np.cos(angle), np.sin(angle)])
+    if abs(A[1]) > l2:
+        raise ValueError(f"the rod ({l2}) cannot reach the slide from the crank at {angle} rad")
+    B = np.array([A[0] + np.sqrt(l2 ** 2 - A[1] ** 2), 0.0])
+    return {**_bar("crank", np.zeros(2), A), **_bar("rod", A, B), "x_block": float(B[0]), "y_block": 0.0,
+            "theta_block": 0.0}
 
 
 def four_bar(p=BOOK, tau=None, gravity=False):
     """The book's Example 4.3: crank pinned at the origin, rod, rocker pinned at ``(l4, 0)``;
-    ``tau=False`` leaves out the crank torque. ``FOUR_BAR_GUESS`` selects the elbow-up branch.
+    ``tau=False`` leaves out the crank torque. The network stores the elbow-up assembly with the crank at 0
+    (``net.assembly.guess``, :func:`four_bar_pose`), so ``netdyn.simulate(four_bar(), (0, 1))`` starts on it;
+    ``FOUR_BAR_GUESS``, a rough guess of the same branch, still works as ``guess=``.
 
     >>> import netdyn
     >>> q = netdyn.assemble_configuration(four_bar().model(), guess=FOUR_BAR_GUESS, q0={"theta_crank": 0.4})
@@ -60,14 +86,43 @@ def four_bar(p=BOOK, tau=None, gravity=False):
         net.add(Torque("tau", "crank", p["tau"] if tau is None else tau))
     if gravity:
         net.add(Gravity())
+    net.set_assembly(guess=four_bar_pose(p))
     return net
 
 
-FOUR_BAR_GUESS = {"theta_rod": 0.9, "theta_rocker": 1.9}  # the elbow-up branch
+#: a rough guess of the elbow-up branch (the linkage's own assembly, ``four_bar().assembly``, is exact; this
+#: constant is kept for code that passes ``guess=FOUR_BAR_GUESS``)
+FOUR_BAR_GUESS = {"theta_rod": 0.9, "theta_rocker": 1.9}
+
+
+def four_bar_pose(p=BOOK, angle=None):
+    """Every coordinate of :func:`four_bar` on the elbow-up branch (the coupler pin above the line from the
+    crank pin to the rocker pivot) with the crank at ``angle``; by default the first of 0, π/2, π, 3π/2 at
+    which the loop closes (``FOUR_BAR_GUESS`` only where it closes at none of them).
+
+    >>> {k: round(v, 4) for k, v in four_bar_pose().items() if k.startswith("theta")}
+    {'theta_crank': 0.0, 'theta_rod': 0.7476, 'theta_rocker': 1.1349}
+    """
+    l1, l2, l3, l4 = (float(p[k]) for k in ("l1", "l2", "l3", "l4"))
+    D = np.array([l4, 0.0])
+    for a in ([angle] if angle is not None else [0.0, np.pi / 2, np.pi, 3 * np.pi / 2]):
+        A = l1 * np.array([np.cos(a), np.sin(a)])
+        v = D - A
+        d = float(np.hypot(*v))
+        if d == 0 or d > l2 + l3 or d < abs(l2 - l3):
+            continue
+        along = (l2 ** 2 - l3 ** 2 + d ** 2) / (2 * d)
+        C = A + along * v / d + np.sqrt(max(l2 ** 2 - along ** 2, 0.0)) * np.array([-v[1], v[0]]) / d
+        return {**_bar("crank", np.zeros(2), A), **_bar("rod", A, C), **_bar("rocker", D, C)}
+    if angle is not None:
+        raise ValueError(f"the four-bar's loop does not close with the crank at {angle} rad")
+    return dict(FOUR_BAR_GUESS)
 
 
 def pendulum(masses, lengths, g=9.81):
     """n-link pendulum: link i pinned at its left end to the right end of link i-1 (first to the origin).
+    An open chain assembles from any start, so it stores no assembly (``net.assembly`` is empty): it starts
+    from zero angles unless ``q0`` says otherwise.
 
     >>> net = pendulum(masses=[1.0, 1.0], lengths=[1.0, 0.5])
     >>> net.model(formulation="relative").coordinate_names
@@ -104,7 +159,8 @@ def pendulum_state(q, u, lengths):
 def five_bar():
     """Planar five-bar: cranks pinned at (0, 0) and (1, 0), couplers meeting at the end point P.
 
-    Returns ``(network, guess)``; ``guess`` assembles the elbow-up configuration.
+    Returns ``(network, guess)``; ``guess`` assembles the elbow-up configuration, and the network stores it
+    (``net.assembly.guess``).
 
     >>> net, guess = five_bar()
     >>> sorted(net.bodies), net.model().metadata["planar"].gruebler
@@ -121,12 +177,14 @@ def five_bar():
     guess = {"theta_c1": 1.9, "theta_c2": 1.2, "theta_k1": 0.67, "theta_k2": 2.47,
              "x_c1": -0.1, "y_c1": 0.28, "x_c2": 1.1, "y_c2": 0.28, "x_k1": 0.16, "y_k1": 0.85,
              "x_k2": 0.86, "y_k2": 0.84}
+    net.set_assembly(guess=guess)
     return net, guess
 
 
 def three_rrr(R=1.0, r=0.25, L1=0.6, L2=0.6):
     """3-RRR parallel manipulator: three legs (actuated ground pin A_i, elbow E_i, platform pin B_i) on a base
-    circle of radius ``R``, platform pins on radius ``r``. Returns ``(network, guess)``.
+    circle of radius ``R``, platform pins on radius ``r``. Returns ``(network, guess)``: the assembly with
+    the platform at the centre, which the network also stores (``net.assembly.guess``).
 
     >>> net, guess = three_rrr()
     >>> len(net.bodies), net.model().metadata["planar"].gruebler
@@ -147,6 +205,7 @@ def three_rrr(R=1.0, r=0.25, L1=0.6, L2=0.6):
                 Revolute(f"B{i}", f"d{i}", (L2 / 2, 0), "platform", tuple(sB)))
         for b, (P0, P1) in ((f"p{i}", (A, E)), (f"d{i}", (E, sB))):
             c, v = (P0 + P1) / 2, P1 - P0
-            guess.update({f"x_{b}": c[0], f"y_{b}": c[1], f"theta_{b}": np.arctan2(v[1], v[0])})
+            guess.update({f"x_{b}": float(c[0]), f"y_{b}": float(c[1]), f"theta_{b}": float(np.arctan2(v[1], v[0]))})
+    net.set_assembly(guess=guess)
     return net, guess
 

@@ -38,7 +38,14 @@ def spherical_pendulum(length=1.0, mass=1.0, radius=0.05, g=9.81):
     net = Network("spherical pendulum")
     net.add(RigidBody("bob", mass, (J, J, J)), Gravity(vector=(0, 0, -g)),
             Spherical("S", "ground", (0, 0, 0), "bob", (0, 0, length)))
+    net.set_assembly(guess=_home("bob", (0.0, 0.0, -float(length))))
     return net
+
+
+def _home(body, position):
+    """A spatial body's coordinates at ``position`` with its frame parallel to the global axes."""
+    return {**{f"{a}_{body}": float(v) for a, v in zip("xyz", position)}, f"e0_{body}": 1.0, f"e1_{body}": 0.0,
+            f"e2_{body}": 0.0, f"e3_{body}": 0.0}
 
 
 def heavy_top(m=HEAVY_TOP["m"], J=HEAVY_TOP["J"], com=HEAVY_TOP["com"], g=HEAVY_TOP["g"]):
@@ -50,6 +57,7 @@ def heavy_top(m=HEAVY_TOP["m"], J=HEAVY_TOP["J"], com=HEAVY_TOP["com"], g=HEAVY_
     net = Network("heavy top")
     net.add(RigidBody("top", m, J, com=com), Gravity(vector=(0, 0, -g)),
             Spherical("O", "ground", (0, 0, 0), "top", (0, 0, 0)))
+    net.set_assembly(guess=_home("top", (0.0, 0.0, 0.0)))
     return net
 
 
@@ -57,7 +65,7 @@ def rssr(crank=0.2, coupler=1.0, rocker=0.7, ground=(0.6, 0.0, 0.3), g=9.81, dri
     """A spatial four-bar: crank on a revolute about z at the origin, rocker on a revolute about x at
     ``ground``, coupled by a rod with ball joints at both ends (RSSR). The rod's spin about its own axis is
     an idle freedom, held by a ``Universal`` instead of the second ball (so the mobility is 1).
-    ``drive=`` prescribes the crank angle.
+    ``drive=`` prescribes the crank angle. The network stores :func:`rssr_guess` (crank at 0) as its assembly.
 
     >>> rssr().model().metadata["spatial"].gruebler
     1
@@ -72,12 +80,16 @@ def rssr(crank=0.2, coupler=1.0, rocker=0.7, ground=(0.6, 0.0, 0.3), g=9.81, dri
             Revolute("R2", "ground", ground, "rocker", (0, 0, 0), axis=(1, 0, 0)))
     if g:
         net.add(Gravity(vector=(0, 0, -g)))
+    net.set_assembly(guess=rssr_guess(crank, coupler, rocker, ground, formulation=None))
     return net
 
 
-def rssr_guess(crank=0.2, coupler=1.0, rocker=0.7, ground=(0.6, 0.0, 0.3), angle=0.0):
-    """A configuration guess of :func:`rssr` at crank angle ``angle``: the rocker angle from the rod length
-    (scalar root), the rod pointed from the crank pin to the rocker pin (dict for ``guess=``).
+def rssr_guess(crank=0.2, coupler=1.0, rocker=0.7, ground=(0.6, 0.0, 0.3), angle=0.0, formulation="absolute"):
+    """The assembly of :func:`rssr` at crank angle ``angle`` (exact: the rocker angle from the rod length, a
+    scalar root; the rod from the crank pin to the rocker pin, turned about its axis as the universal joint
+    needs), a dict for ``guess=``: body coordinates (``formulation="absolute"``), the relative formulation's
+    joint coordinates (``"relative"``: ``thetaz_R1``, ``thetaz_R2``, ``e0_S1`` …, with U2 cut) or both
+    (``None``: what :func:`rssr` stores as its assembly, which serves either formulation).
 
     >>> round(rssr_guess()["e0_rocker"], 6)
     0.899735
@@ -93,11 +105,25 @@ def rssr_guess(crank=0.2, coupler=1.0, rocker=0.7, ground=(0.6, 0.0, 0.3), angle
     k = int(np.argmax(np.sign(vals[:-1]) != np.sign(vals[1:])))
     phi = brentq(f, grid[k], grid[k + 1])
     d = (tip(phi) - A) / coupler
-    e_rod = [float(v) for v in quat_from_matrix(frame_from_axis(d))]
+    F = np.array(frame_from_axis(d).tolist(), dtype=float)
+    w = np.array([0.0, np.cos(phi), np.sin(phi)])  # the rocker's y axis, which the universal joint keeps
+    x = np.cross(w, d)                             # perpendicular to the rod's x axis: the rod's spin
+    if np.linalg.norm(x) > 1e-12:                  # about d is then exact
+        x = x / np.linalg.norm(x) * (1.0 if x @ F[:, 0] >= 0 else -1.0)
+        F = np.column_stack([x, np.cross(d, x), d])
+    e_rod = [float(v) for v in quat_from_matrix(F)]
     out = {"e0_crank": np.cos(angle / 2), "e3_crank": np.sin(angle / 2),
            "e0_rocker": np.cos(phi / 2), "e1_rocker": np.sin(phi / 2),
            "x_rod": A[0], "y_rod": A[1], "z_rod": A[2], "x_rocker": g[0], "y_rocker": g[1], "z_rocker": g[2]}
     out.update({f"e{i}_rod": e_rod[i] for i in range(4)})
+    # the same configuration in joint coordinates (relative formulation: R1, R2 and S1 on the tree, U2 cut)
+    c, s_ = np.cos(angle / 2), np.sin(angle / 2)
+    r0, r1, r2, r3 = e_rod  # the rod's turn relative to the crank: conj(e_crank) * e_rod, e_crank a turn about z
+    joint = {"thetaz_R1": angle, "thetaz_R2": phi, "e0_S1": c * r0 + s_ * r3, "e1_S1": c * r1 + s_ * r2,
+             "e2_S1": c * r2 - s_ * r1, "e3_S1": c * r3 - s_ * r0}
+    if formulation not in ("absolute", "relative", None):
+        raise ValueError(f"formulation must be 'absolute', 'relative' or None, got {formulation!r}")
+    out = {"absolute": out, "relative": joint, None: {**out, **joint}}[formulation]
     return {k: float(v) for k, v in out.items()}
 
 
@@ -124,7 +150,8 @@ def chain_parameters(n, seed=0):
 def spatial_chain(n, params=None, g=9.81):
     """An n-link chain: link k hangs from link k−1 (ground for k = 0) by a revolute about the k-th axis of
     ``params["axes"]`` at ``offsets[k]`` on the parent (body frames are the joint frames, aligned when all
-    angles are zero). Joint ``J<k>``, body ``L<k>``.
+    angles are zero). Joint ``J<k>``, body ``L<k>``. The network stores that home pose (all angles zero) as its
+    assembly guess, in body coordinates (the relative formulation starts from zero angles anyway).
 
     >>> spatial_chain(3).model(formulation="relative").coordinate_names
     ['thetaz_J0', 'thetaz_J1', 'thetaz_J2']
@@ -139,6 +166,8 @@ def spatial_chain(n, params=None, g=9.81):
         net.add(Revolute(f"J{k}", parent, tuple(p["offsets"][k]), f"L{k}", (0, 0, 0), axis=unit[p["axes"][k]]))
     if g:
         net.add(Gravity(vector=(0, 0, -g)))
+    origins = np.cumsum(np.asarray(p["offsets"], dtype=float)[:n], axis=0)
+    net.set_assembly(guess={k: v for i in range(n) for k, v in _home(f"L{i}", origins[i]).items()})
     return net
 
 
@@ -163,7 +192,7 @@ def stewart_platform(base_radius=1.0, top_radius=0.6, height=1.2, mass=10.0, leg
     """A Stewart–Gough platform: six UPS legs, each a universal joint ``U<k>`` on the base, a prismatic joint
     ``P<k>`` (the actuator: cylinder ``cyl<k>`` and rod ``rod<k>``) and a ball joint ``S<k>`` on the platform.
     Body frames are parallel to the global axes at the home pose (platform origin at height ``height``); the
-    legs' slides are zero there. :func:`stewart_leg_motions` turns a platform trajectory into the six leg
+    legs' slides are zero there; the network stores the home pose as its assembly guess. :func:`stewart_leg_motions` turns a platform trajectory into the six leg
     motions that :func:`netdyn.inverse_dynamics` takes as drivers.
 
     >>> net = stewart_platform()
@@ -186,6 +215,11 @@ def stewart_platform(base_radius=1.0, top_radius=0.6, height=1.2, mass=10.0, leg
                 Prismatic(f"P{k}", f"cyl{k}", tuple(R @ (0, 0, L / 2)), f"rod{k}", tuple(R @ (0, 0, -L / 2)),
                           axis=tuple(R[:, 2])),
                 Spherical(f"S{k}", f"rod{k}", (0, 0, 0), "platform", tuple(top[k])))
+    guess = _home("platform", (0.0, 0.0, height))
+    for k in range(6):
+        guess.update(_home(f"cyl{k}", base[k]))
+        guess.update(_home(f"rod{k}", top[k] + (0.0, 0.0, height)))
+    net.set_assembly(guess=guess)
     return net
 
 

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from netdyn.errors import IntegrationError
+from netdyn.graph.assembly import fill as stored_assembly
 from netdyn.numerics.integrators.options import check_arguments, check_formulation
 
 #: the methods ``simulate`` knows (``"auto"`` walks the path table)
@@ -37,7 +38,9 @@ SOLVERS = ("DOP853", "RK45", "Radau")
 class Problem:
     """What to integrate and how, as the caller said it (``None``: not given).
 
-    Fields cannot be reassigned; ``q0``, ``f0``, ``params`` and ``guess`` are copies of the caller's dicts; ``t_eval`` holds the output times
+    Fields cannot be reassigned; ``q0``, ``f0``, ``params`` and ``guess`` are copies of the caller's dicts
+    (``q0``, ``f0`` and ``guess`` not given are the network's stored :class:`~netdyn.graph.assembly.Assembly`,
+    :func:`netdyn.graph.assembly.fill`); ``t_eval`` holds the output times
     (1001 equally spaced ones when none were given); ``asked`` the options as given, for the paths' checks of
     what they honour (:mod:`netdyn.numerics.integrators.options`).
     """
@@ -64,7 +67,14 @@ class Problem:
     def from_call(cls, system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=None, atol=None,
                   method="auto", solver=None, guess=None, max_step=np.inf, formulation=None, progress=None,
                   watch_singularities=None, compiled_loop=None):
-        """The record of a ``simulate`` call (same keywords), every argument checked here."""
+        """The record of a ``simulate`` call (same keywords), every argument checked here; ``q0``, ``f0`` and
+        ``guess`` the caller did not give come from the network's assembly (``net.assembly``).
+
+        >>> from netdyn.linkages import four_bar
+        >>> pb = Problem.from_call(four_bar(), (0, 1))
+        >>> sorted(pb.guess)[:2], pb.q0, pb.asked["guess"]
+        (['theta_crank', 'theta_rocker'], None, None)
+        """
         asked = MappingProxyType(dict(solver=solver, watch_singularities=watch_singularities,
                                       compiled_loop=compiled_loop, guess=guess))
         compiled_loop = compiled_loop_option(compiled_loop)
@@ -74,6 +84,7 @@ class Problem:
             raise IntegrationError(f"unknown solver {solver!r}; use one of {sorted(SOLVERS)}")
         t_span = span(system, t_span)
         check_formulation(system, formulation, method)
+        q0, f0, guess = stored_assembly(system, q0, f0, guess)  # what the caller left out
         check_arguments(DEFAULT_CHECK_RTOL if rtol is None else rtol, max_step, progress)
         return cls(system, t_span, output_times(t_span, t_eval), _frozen(q0), _frozen(f0), _frozen(params), rtol,
                    atol, method, solver, _frozen(guess), max_step, formulation, progress, watch_singularities,

@@ -75,7 +75,10 @@ def joint_table(model):
 
 
 def _split(cm, values, what):
-    """Coordinate values and joint conditions ``[(label, joint, expression of q(t), target)]`` of a q0/f0 dict."""
+    """Coordinate values and joint conditions ``[(label, joint, expression of q(t), target)]`` of a q0/f0 dict.
+
+    A guess stored on the network (``skip_unknown``, :class:`netdyn.graph.assembly.StoredGuess`) may name
+    coordinates of another formulation: those names are skipped; any other unknown name is an error."""
     model = cm.model
     names = model.coordinate_names
     index = {n: i for i, n in enumerate(names)}
@@ -85,8 +88,12 @@ def _split(cm, values, what):
         raise ModelError(f"the initial {what} must be a dict of coordinate names to values, got {values!r:.60}")
     for k, v in (values or {}).items():
         key = _key(k)
-        if key.endswith("_dot") and what == "f" and key[:-4] in index:
-            key = key[:-4]
+        if key.endswith("_dot") and what == "f" and key not in index:
+            if key[:-4] in index:
+                key = key[:-4]
+            else:  # a joint rate: "O_dot", "theta_O_dot"
+                table = joint_table(model) if table is None else table
+                key = key[:-4] if key[:-4] in table and key not in table else key
         if key in index:
             plain[key] = v
             continue
@@ -106,6 +113,8 @@ def _split(cm, values, what):
             for j, (e, val) in pairs:
                 conditions.append((f"{kind}{joint}" + (f"[{j}]" if len(table[f'{joint}[all]'][2]) > 1 else ""),
                                    joint, e, float(val)))
+            continue
+        if getattr(values, "skip_unknown", False):
             continue
         joints = sorted(n for n in table if not n.endswith("[all]")) if table else []
         raise ModelError(f"unknown coordinate {key!r} in the initial {what}; the coordinates are {names}"

@@ -29,6 +29,7 @@ from netdyn.lagrange.model import LagrangianModel
 from netdyn.numerics.dae.initial import consistent_initial_conditions
 from netdyn.numerics.functions.compiled import compile_model
 from netdyn.graph.network import as_model
+from netdyn.graph.assembly import fill as stored_assembly
 from netdyn.errors import IntegrationError
 
 
@@ -96,7 +97,8 @@ def without_constraints(model, drop):
 
 
 def mobility(system, q0=None, guess=None, t=0.0, params=None):
-    """Degrees of freedom at a configuration assembled from ``q0``/``guess`` (see :func:`netdyn.simulate`).
+    """Degrees of freedom at a configuration assembled from ``q0``/``guess`` (see :func:`netdyn.simulate`; not
+    given, the network's stored ones, ``net.assembly``).
 
     >>> import netdyn
     >>> from netdyn.components.planar import RigidBody, Revolute
@@ -107,6 +109,7 @@ def mobility(system, q0=None, guess=None, t=0.0, params=None):
     (1, [])
     """
 
+    q0, _, guess = stored_assembly(system, q0, None, guess)
     model = as_model(system)
     cm = compile_model(model)
     p = cm.parameter_vector(params)
