@@ -64,8 +64,9 @@ import sympy as sp
 
 from netdyn.errors import ExportError, NetdynError
 from netdyn.export._program import Program, c_identifier, parameter_defaults
-from netdyn.export.c import _Printer, to_c
+from netdyn.export.c import _Printer, c_code
 from netdyn.lagrange.equations import internalize
+from netdyn.lagrange.fastdiff import Differentiator
 from netdyn.lagrange.sources import corner_schedule
 from netdyn.numerics.dae.initial import joint_table
 from netdyn.numerics.dae.start import SymbolicStart
@@ -260,6 +261,16 @@ def _with_inputs(system, inputs):
     """The system with the named sources' values replaced by undefined functions of t (FMU inputs)."""
     if not inputs or hasattr(system, "derive"):
         return system
+    if hasattr(system, "bond_names"):  # a bond graph: its Se/Sf elements, as its analysis tools do
+        sources = system.of_kind("Se", "Sf")
+        bad = sorted(set(inputs) - set(sources))
+        if bad:
+            raise ExportError(f"inputs {bad} are not sources of this bond graph; its sources are {sources}")
+        work = system.copy()
+        for name in inputs:
+            key = "effort" if system.kind(name) == "Se" else "flow"
+            work.graph.nodes[name]["params"] = {**system.params(name), key: sp.Function(name)(T)}
+        return work
     elements = getattr(system, "elements", None)
     if elements is None or not hasattr(system, "add"):
         raise ExportError(f"inputs= names sources of a Network; a {type(system).__name__} takes none")
@@ -294,15 +305,16 @@ def _formulations(system, formulation):
 # ------------------------------------------------------------------------------------------ the model's analysis
 
 def _sparse_diff(exprs, symbols):
-    """``{(i, j): d exprs[i] / d symbols[j]}`` for the non-zero entries."""
+    """``{(i, j): d exprs[i] / d symbols[j]}`` for the non-zero entries (symengine underneath, as the derivation)."""
     index = {s: j for j, s in enumerate(symbols)}
+    d = Differentiator()
     out = {}
     for i, e in enumerate(exprs):
-        e = sp.sympify(e)
-        for s in e.free_symbols & set(index):
-            d = sp.diff(e, s)
-            if d != 0:
-                out[(i, index[s])] = d
+        term = d.term(sp.sympify(e))
+        for s in d.free(term) & set(index):
+            r = d.sympy(d.diff(term, s))
+            if r != 0:
+                out[(i, index[s])] = r
     return out
 
 
@@ -544,7 +556,11 @@ class _Build:
                 return (spec, "var", spec)
         if spec in lam_names:
             return (spec, "var", spec)
-        if len(spec) > 3 and spec[1] == "(" and spec.endswith(")") and spec[0].lower() in "vif":
+        signal = (model.metadata or {}).get("signal")
+        expr = signal(spec) if callable(signal) else None   # a bond graph's e(X), f(X), q(X), p(X)
+        if expr is not None:
+            expr = internalize(model, sp.sympify(expr))
+        elif len(spec) > 3 and spec[1] == "(" and spec.endswith(")") and spec[0].lower() in "vif":
             expr = self._element_series(spec[0].lower(), spec[2:-1])
         else:
             entry = joint_table(model).get(spec)
@@ -607,6 +623,10 @@ class _Build:
         for k, s in enumerate(eq.mu):
             sub[s] = base["mu"][k]
         e = sp.sympify(expr).xreplace(sub)
+        # a value that reaches only outputs (a source in series with the output's path, absent from the
+        # equations of this formulation) is no parameter of the model: its value is written in
+        given = {sp.Symbol(str(k)): v for k, v in self.model.parameters.items()}
+        e = e.xreplace({s: sp.Float(float(given[s])) for s in e.free_symbols if s in given and s not in sub})
         stray = {s for s in e.free_symbols if not isinstance(s, sp.Indexed)} - {T} \
             - {a.base.label for a in e.atoms(sp.Indexed)}
         if stray or e.atoms(sp.Derivative):
@@ -622,7 +642,7 @@ class _Build:
         from netdyn.export._program import Function
         from netdyn.export.c import _function
         prog, n, eq = self.prog, self.n, self.eq
-        code = to_c(self.model, name=ident, prefix="nd_")
+        code = c_code(prog, ident, ident, "nd_")
         ind = lambda e: prog._indexed(e, "FMU functions")  # noqa: E731
         extra = [
             Function("h_f", "dh/df (n x n)", (n, n), sorted((k, ind(v)) for k, v in self.h_f.items())),
@@ -661,7 +681,7 @@ class _Build:
              f"#define NDF_T0 {float(t0)!r}", f"#define NDF_AFFINE {int(self.affine)}",
              "extern const char ndf_guid[];",
              "extern const int ndf_inertial[], ndf_noninertial[], ndf_dynrow[], ndf_posdep0[], ndf_veldep0[];",
-             "extern const double ndf_weight[], ndf_start[], ndf_ev_fixed[], ndf_ev_offset[], ndf_ev_period[];"]
+             "extern const double ndf_start[], ndf_ev_fixed[], ndf_ev_offset[], ndf_ev_period[];"]
         sig = "double t, const double *q, const double *f, const double *p, const double *u, double *out"
         for fn in extra:
             h.append(f"void nd_{fn.name}({sig});")
@@ -681,7 +701,7 @@ class _Build:
             f'const char ndf_guid[] = "{guid}";',
             f"const int ndf_inertial[] = {arr(self.inertial)};", f"const int ndf_noninertial[] = {arr(self.noninertial)};",
             f"const int ndf_dynrow[] = {arr(self.dynrows)};", f"const int ndf_posdep0[] = {arr(self.posdep)};",
-            f"const int ndf_veldep0[] = {arr(self.veldep)};", f"const double ndf_weight[] = {darr(self.weights)};",
+            f"const int ndf_veldep0[] = {arr(self.veldep)};",
             f"const double ndf_start[] = {darr(self.start_vector())};", f"const double ndf_ev_fixed[] = {darr(fixed)};",
             f"const double ndf_ev_offset[] = {darr([o for o, _ in families])};",
             f"const double ndf_ev_period[] = {darr([p for _, p in families])};", ""])

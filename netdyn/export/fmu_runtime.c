@@ -77,9 +77,10 @@ static void logmsg(Inst *s, fmi2Status status, const char *fmt, ...)
 
 /* --------------------------------------------------------------------------------- dense linear algebra */
 
-/* LU with partial pivoting in place; returns 1 when singular. ratio: min |u_ii| / max |u_ii| (a cheap
- * condition estimate of the partition blocks). */
-static int lu(double *A, int n, int *piv, double *ratio)
+/* LU with partial pivoting in place; returns 1 when singular. ratio: min |u_ii| / max(max |u_ii|, scale), a
+ * cheap condition estimate of a partition block (scale: the largest entry of the whole Jacobian, so that a
+ * block of one falls as well: a pendulum's dependent y as it reaches the horizontal). */
+static int lu(double *A, int n, int *piv, double *ratio, double scale)
 {
     double umax = 0.0, umin = HUGE_VAL;
     for (int c = 0; c < n; ++c) {
@@ -98,7 +99,7 @@ static int lu(double *A, int n, int *piv, double *ratio)
         if (fabs(A[c * n + c]) > umax) umax = fabs(A[c * n + c]);
         if (fabs(A[c * n + c]) < umin) umin = fabs(A[c * n + c]);
     }
-    if (ratio) *ratio = n ? umin / umax : 1.0;
+    if (ratio) *ratio = n ? umin / (umax > scale ? umax : scale) : 1.0;
     return 0;
 }
 
@@ -132,8 +133,9 @@ static void complete_partition(Inst *s)
     for (int i = 0; i < NDF_NK; ++i) s->vset[k++] = s->veldep[i];
 }
 
-/* Gaussian elimination with complete pivoting on the columns allowed (weighted: a column the user gave a
- * start value for is taken last); the pivot columns are the dependent ones. Returns the rank. */
+/* Gaussian elimination with complete pivoting on the columns allowed; the pivot columns are the dependent ones
+ * (at export the same rule chose the first partition, weighted by the user's preferences; a re-selection takes
+ * the best conditioned). Returns the rank. */
 static int pivot_columns(double *A, int rows, int cols, const int *allowed, int *out)
 {
     int rowused[P1(MC + MPOS)], colused[P1(N)], rank = 0;
@@ -147,7 +149,7 @@ static int pivot_columns(double *A, int rows, int cols, const int *allowed, int 
         for (int i = 0; i < rows; ++i) {
             if (rowused[i]) continue;
             for (int j = 0; j < cols; ++j) {
-                double v = colused[j] ? 0.0 : fabs(A[i * cols + j]) * ndf_weight[j];
+                double v = colused[j] ? 0.0 : fabs(A[i * cols + j]);
                 if (v > best) { best = v; pi = i; pj = j; }
             }
         }
@@ -272,15 +274,16 @@ static int solve_positions(Inst *s)
     double prev = HUGE_VAL;
     if (!MPOS) { s->pos_ratio = 1.0; return 0; }
     for (int it = 0; it < 60; ++it) {
-        double step = 0.0, scale = 0.0;
+        double step = 0.0, scale = 0.0, gmax = 0.0;
         if (NDF_M1) nd_phi(s->time, q, f, p, u, s->Rp);
         if (NDF_MP) nd_phi2(s->time, q, f, p, u, s->Rp + NDF_M1);
         eval_positions_jacobian(s, s->G);
+        for (int i = 0; i < MPOS * N; ++i) if (fabs(s->G[i]) > gmax) gmax = fabs(s->G[i]);
         for (int i = 0; i < MPOS; ++i) {
             for (int k = 0; k < MPOS; ++k) s->Jp[i * MPOS + k] = s->G[i * N + s->posdep[k]];
             s->Rp[i] = -s->Rp[i];
         }
-        if (lu(s->Jp, MPOS, s->piv, &s->pos_ratio)) {
+        if (lu(s->Jp, MPOS, s->piv, &s->pos_ratio, gmax)) {
             logmsg(s, fmi2Error, "the dependent coordinates' block of the constraint Jacobian is singular at "
                    "t = %g: the coordinate partition chosen does not hold here", s->time);
             return 1;
@@ -297,13 +300,19 @@ static int solve_positions(Inst *s)
         if (it >= 2 && step >= 0.5 * prev && step <= 1e-8 * scale) return 0;  /* at the rounding level */
         prev = step;
     }
-    logmsg(s, fmi2Error, "the position solve (Newton on the constraints) did not converge at t = %g", s->time);
+    if (s->pos_ratio < 1e-3 * s->pos_ratio0)
+        logmsg(s, fmi2Error, "t = %g: the coordinate partition has degraded (condition %.3g of its start value): the "
+               "dependent coordinates cannot be solved from these states; export with other states "
+               "(save_fmu(..., states=[...]), or a stop_time covering this time) or as Co-Simulation (kind=\"cs\", "
+               "which re-selects)", s->time, s->pos_ratio / s->pos_ratio0);
+    else
+        logmsg(s, fmi2Error, "the position solve (Newton on the constraints) did not converge at t = %g", s->time);
     return 1;
 }
 
 static int solve_rates(Inst *s)
 {
-    double dprev = HUGE_VAL;
+    double dprev = HUGE_VAL, bscale = 0.0;
     double *q = s->r + NDF_Q0, *f = s->r + NDF_F0, *a = s->r + NDF_A0, *nu = s->r + NDF_L0;
     const double *p = s->r + NDF_P0, *u = s->r + NDF_U0;
     double t = s->time;
@@ -315,13 +324,14 @@ static int solve_rates(Inst *s)
             return 1;
         }
         reduced_inertial_rows(s, s->G);
+        for (int i = 0; i < NDF_NK * NDF_NI; ++i) if (fabs(s->G[i]) > bscale) bscale = fabs(s->G[i]);
         for (int r = 0; r < NDF_NK; ++r)
             for (int k = 0; k < NDF_NK; ++k) {
                 int col = 0;
                 for (int j = 0; j < NDF_NI; ++j) if (ndf_inertial[j] == s->veldep[k]) col = j;
                 s->Bk[r * NDF_NK + k] = s->G[r * NDF_NI + col];
             }
-        if (lu(s->Bk, NDF_NK, s->piv, &s->vel_ratio)) {
+        if (lu(s->Bk, NDF_NK, s->piv, &s->vel_ratio, bscale)) {
             logmsg(s, fmi2Error, "the dependent flows' block of the constraint Jacobian is singular at t = %g: "
                    "the flow partition chosen does not hold here", t);
             return 1;
@@ -398,7 +408,7 @@ static int solve_rates(Inst *s)
         }
         if (it > 0 && be <= 1e-13) return 0;
         if (it >= 2 && dprev <= 1e-6 && be <= 1e-6) return 0;   /* stagnated at the rounding level */
-        if (lu(J, NW, s->piv, NULL)) {
+        if (lu(J, NW, s->piv, NULL, 0.0)) {
             logmsg(s, fmi2Error, "the rate equations are singular at t = %g (a structure of index two or more "
                    "appeared: export in another formulation)", t);
             return 1;
@@ -581,7 +591,7 @@ static int integrate(Inst *s, double tend, double rtol, int reselect)
             for (int i = 0; i < NX; ++i) { s->x[i] = s->xs[i]; s->k[0][i] = s->k[6][i]; }
             s->time = t;   /* r holds the state at t (the last stage is at t + h with the new state) */
             if (!last || s->hstep < h) s->hstep = h * (fac > 5.0 ? 5.0 : fac);
-            if (reselect && degraded(s, 1e-2)) {
+            if (reselect && degraded(s, 0.3)) {
                 if (select_partition(s)) { logmsg(s, fmi2Error, "no regular partition at t = %g", t); return 1; }
                 s->dirty = 1;
                 if (compute(s)) return 1;
