@@ -32,12 +32,12 @@ loop and branch charges, and the first whose rate equations are regular at the s
 own check, run at export). A circuit with both a loop of capacitors and a cut-set of inductors (index two in
 every formulation) is refused with an :class:`~netdyn.errors.ExportError` naming why each was.
 
->>> import netdyn, zipfile, shutil, tempfile, os
+>>> import netdyn, zipfile, tempfile, os
 >>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
 >>> net = netdyn.Network("rc")
 >>> _ = net.add(VoltageSource("V1", "in", "0", 1.0), Resistor("R1", "in", "out", 1e3), Capacitor("C1", "out", "0", 1e-6))
 >>> folder = tempfile.mkdtemp()
->>> fmu = netdyn.save_fmu(net, os.path.join(folder, "rc.fmu"), outputs=["v(C1)"]) if shutil.which("gcc") else None
+>>> fmu = netdyn.save_fmu(net, os.path.join(folder, "rc.fmu"), outputs=["v(C1)"]) if can_export() else None
 >>> fmu is None or sorted(n for n in zipfile.ZipFile(fmu.path).namelist() if not n.startswith("sources/"))
 ['binaries/linux64/rc.so', 'modelDescription.xml']
 >>> fmu is None or (fmu.states, [p for p, _ in fmu.parameters])
@@ -155,12 +155,12 @@ def save_fmu(system, path, outputs=None, inputs=None, parameters=None, q0=None, 
     compiler : the C compiler (default ``$CC``, else ``gcc``, ``clang`` or ``cc`` from ``PATH``)
     headers : a folder holding the FMI 2.0 headers (default: FMPy's)
 
-    >>> import netdyn, os, shutil, tempfile
+    >>> import netdyn, os, tempfile
     >>> from netdyn.components.electrical import VoltageSource, Inductor, Resistor
     >>> net = netdyn.Network("rl")
     >>> _ = net.add(VoltageSource("V1", "a", "0", 1.0), Resistor("R1", "a", "b", 2.0), Inductor("L1", "b", "0", 0.5))
     >>> path = os.path.join(tempfile.mkdtemp(), "rl.fmu")
-    >>> fmu = netdyn.save_fmu(net, path, outputs=["i(L1)"], inputs=["V1"]) if shutil.which("gcc") else None
+    >>> fmu = netdyn.save_fmu(net, path, outputs=["i(L1)"], inputs=["V1"]) if netdyn.export.fmu.can_export() else None
     >>> fmu is None or (fmu.states, fmu.inputs, fmu.outputs)
     (['q_L1', 'q_L1_dot'], [('V1', 0.0)], ['i(L1)'])
     """
@@ -193,6 +193,21 @@ def save_fmu(system, path, outputs=None, inputs=None, parameters=None, q0=None, 
         return result
     reasons = "; ".join(f"formulation {f or 'default'}: {why}" for f, why in refused)
     raise ExportError(f"no FMU could be exported: {reasons}")
+
+
+def can_export(compiler=None, headers=None):
+    """Whether :func:`save_fmu` can run here: a C compiler on ``PATH`` (or ``compiler``) and the FMI 2.0 headers
+    (FMPy's, or ``headers``) found.
+
+    >>> isinstance(can_export(), bool)
+    True
+    """
+    try:
+        _compiler(compiler)
+        _headers(headers)
+    except ExportError:
+        return False
+    return True
 
 
 class _Refused(Exception):
@@ -452,9 +467,15 @@ class _Build:
                   + sp.diff(v, T) for v in vel2]
         self.phi2, self.Phi2_q, self.Phi2_t, self.gamma2 = phi2, Phi2_q, Phi2_t, gamma2
         gam = list(eq.gamma_phi) + gamma2 + list(eq.gamma_psi)
-        self.gamma_f = _sparse_diff(gam, eq.f)
-        self.h_f = _sparse_diff(eq.h, eq.f)
-        self.affine = not self.gamma_f and not any(sp.sympify(e).free_symbols & fset for e in self.h_f.values())
+        # without flows of no inertia the velocity constraints alone fix the dependent flows, so the Newton
+        # of the rates converges without dh/df and dgamma/df (in one more iteration where h or gamma depend on
+        # f): they are left out of such models (mechanisms: gyroscopic and quadratic terms, costly for spatial
+        # ones)
+        self.gamma_f = _sparse_diff(gam, eq.f) if self.noninertial else {}
+        self.h_f = _sparse_diff(eq.h, eq.f) if self.noninertial else {}
+        self.affine = not any(sp.sympify(e).free_symbols & fset for e in gam) and (
+            not any(sp.sympify(e).free_symbols & fset for e in self.h_f.values()) if self.noninertial
+            else not any(sp.sympify(e).free_symbols & fset for e in eq.h))
         self.m1, self.m2, self.mp = len(eq.phi), len(eq.a0), len(phi2)
 
     def _numeric(self, tt, q, f):
@@ -503,7 +524,7 @@ class _Build:
     def choose_partition(self, samples):
         """The partition that stays best conditioned along a coarse first pass (``samples``: rows t, q, f):
         among the pivot choices at the start and at every sample, the one whose dependent blocks' worst
-        condition estimate (smallest over the samples of min |u_ii| / max |u_ii| of their LU) is largest.
+        condition estimate (smallest over the samples of min |u_ii| of their LU over the largest entry) is largest.
         Returns whether it changed."""
         import scipy.linalg as sla
         n = self.n
@@ -520,11 +541,12 @@ class _Build:
                     lu_, _ = sla.lu_factor(A[:, dep], check_finite=True)
                 except (ValueError, sla.LinAlgError):
                     return 0.0
-                d = np.abs(np.diag(lu_))
-                worst = min(worst, d.min() / d.max() if d.max() > 0 else 0.0)
+                d = np.abs(np.diag(lu_))   # against the whole Jacobian, as the runtime's estimate
+                top = max(d.max(), np.abs(A).max())
+                worst = min(worst, d.min() / top if top > 0 else 0.0)
             return worst
 
-        def best(current, blocks, pick):
+        def best(current, blocks, pick):   # the pivots at each sample, unweighted (the start's choice is current)
             cands = [list(current)] + [pick(A) for A in blocks]
             cands = [c for c in cands if len(c) == len(current)]
             unique = list({tuple(sorted(c)): c for c in cands}.values())
@@ -532,11 +554,11 @@ class _Build:
 
         old = (sorted(self.posdep), sorted(self.veldep))
         if self.posdep and pos:
-            self.posdep = best(self.posdep, pos, lambda A: pivot_columns(A, self.weights))
+            self.posdep = best(self.posdep, pos, lambda A: pivot_columns(A, np.ones(n)))
         if self.veldep and vel:
             same = [j for j in self.posdep if j in set(self.inertial)]
             cur = same if len(same) == self.nk and score(vel, same) > 0 else self.veldep
-            self.veldep = best(cur, vel, lambda A: pivot_columns(A, self.weights, allowed))
+            self.veldep = best(cur, vel, lambda A: pivot_columns(A, np.ones(n), allowed))
         self._complete()
         return old != (sorted(self.posdep), sorted(self.veldep))
 
@@ -965,4 +987,4 @@ def _outputs_function(exprs, printer):
     return ["", f"void nd_outputs({sig})", "{", *body, "}"]
 
 
-__all__ = ["save_fmu", "FMU", "pivot_columns"]
+__all__ = ["save_fmu", "can_export", "FMU", "pivot_columns"]
