@@ -188,6 +188,7 @@ def test_bond_graph_with_a_pulse_and_an_input(tmp_path):
     assert peak_error(res["e(C2)"], ref.voltage("C2")) < TOL
 
 
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")   # FMPy's callback, on the error
 def test_a_degrading_partition_stops_model_exchange_and_co_simulation_re_selects(tmp_path):
     x, y = netdyn.coordinates("x y")
     pendulum = netdyn.LagrangianModel([x, y], T=(x.diff(netdyn.t) ** 2 + y.diff(netdyn.t) ** 2) / 2, V=9.81 * y,

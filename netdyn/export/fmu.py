@@ -49,6 +49,7 @@ import ctypes
 import datetime
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -63,8 +64,8 @@ import numpy as np
 import sympy as sp
 
 from netdyn.errors import ExportError, NetdynError
-from netdyn.export._program import Program, c_identifier, parameter_defaults
-from netdyn.export.c import _Printer, c_code
+from netdyn.export._program import Function, Program, c_identifier, parameter_defaults
+from netdyn.export.c import _CONSTANTS, _Printer, _function, _is_boolean, c_code
 from netdyn.lagrange.equations import internalize
 from netdyn.lagrange.fastdiff import Differentiator
 from netdyn.lagrange.sources import corner_schedule
@@ -661,9 +662,7 @@ class _Build:
 
     def c_sources(self, ident, kind, t0, tolerance):
         """``{file name: text}`` of the model's C sources (the runtime and headers apart)."""
-        from netdyn.export._program import Function
-        from netdyn.export.c import _function
-        prog, n, eq = self.prog, self.n, self.eq
+        prog, n = self.prog, self.n
         code = c_code(prog, ident, ident, "nd_")
         ind = lambda e: prog._indexed(e, "FMU functions")  # noqa: E731
         extra = [
@@ -679,13 +678,12 @@ class _Build:
                      sorted((k, ind(v)) for k, v in self.gamma_f.items())),
         ]
         printer = _Printer()
-        src = [f'#include "netdyn_model.h"', "#include <math.h>"]
+        src = ['#include "netdyn_model.h"', "#include <math.h>"]
         for fn in extra:
             src += _function("nd_", fn, printer)
         outs = [(i, o) for i, o in enumerate(o for o in self.outputs if o[1] == "expr")]
         src += _outputs_function([self._ext(o[2], o[0]) for _, o in outs], printer)
-        constants = sorted(set(re_macros("\n".join(src))))
-        from netdyn.export.c import _CONSTANTS
+        constants = sorted(set(re.findall(r"\bM_[0-9A-Z_]+\b", "\n".join(src))))
         src[2:2] = [f"#ifndef {k}\n#define {k} {_CONSTANTS[k]!r}\n#endif" for k in constants if k in _CONSTANTS]
         layout = self.layout
         fixed, families = corner_schedule(self._time_expressions(), t0)
@@ -959,14 +957,8 @@ class _Build:
         return "\n".join(x)
 
 
-def re_macros(text):
-    import re
-    return re.findall(r"\bM_[0-9A-Z_]+\b", text)
-
-
 def _outputs_function(exprs, printer):
     """``nd_outputs``: the expression outputs over ``t, q, f, a, lam, mu, p, u``."""
-    from netdyn.export.c import _is_boolean
     args = ("t", "q", "f", "a", "lam", "mu", "p", "u")
     sig = ("double t, const double *q, const double *f, const double *a, const double *lam, const double *mu, "
            "const double *p, const double *u, double *out")
