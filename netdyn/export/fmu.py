@@ -9,8 +9,9 @@ copied from the installed FMPy (``pip install fmpy``), or from ``headers=`` / ``
 What the FMU integrates. ``M q̈ + h + Φ_qᵀλ + Aᵀμ = 0``, ``φ = 0``, ``A f + a = 0`` as an ODE in its states:
 
 * **coordinate partitioning** — the coordinates are split by Gaussian elimination with complete pivoting of the
-  position constraints' Jacobian ``[Φ_q; Φ2_q]`` at the consistent start (a coordinate given in ``q0`` is taken
-  as a state before others): the pivot columns are *dependent* and solved by Newton on ``φ = 0`` inside
+  position constraints' Jacobian ``[Φ_q; Φ2_q]`` (coordinates in ``states=``, then those given in ``q0``, taken
+  as states before others); with ``stop_time`` the split that stays best conditioned along a coarse first pass
+  of the FMU over the experiment: the pivot columns are *dependent* and solved by Newton on ``φ = 0`` inside
   ``fmi2GetDerivatives``, the others are states. ``Φ2`` are the rows of coordinates with neither inertia nor
   dissipation (a loop of voltage sources and capacitors in loop charges, a node between two inductors in node
   fluxes): their equations hold positions only, and are kept as position constraints;
@@ -20,7 +21,7 @@ What the FMU integrates. ``M q̈ + h + Φ_qᵀλ + Aᵀμ = 0``, ``φ = 0``, ``A
   without inertia — a single linear solve when the model is linear in the flows (linear circuits, bond
   graphs); the independent inertial flows are states;
 * Model Exchange keeps the partition chosen at export (it names the states, listed in the model description's
-  ``description``) and ends with an error when its condition estimate falls below 1e-8 of its start value
+  ``description``) and ends with an error when its condition estimate falls below 1e-6 of its start value
   (a warning at 1e-3); Co-Simulation integrates with an embedded Dormand–Prince 5(4) (error control per
   state; ``tolerance`` of ``fmi2SetupExperiment``, default 1e-8) and re-selects the partition when it degrades;
 * **time events** at the corners of ``PULSE``/``PWL``/``STEP`` sources (``nextEventTime``; Co-Simulation steps
@@ -29,8 +30,8 @@ What the FMU integrates. ``M q̈ + h + Φ_qᵀλ + Aᵀμ = 0``, ``φ = 0``, ``A
 
 Formulation. Without ``formulation=`` a network is tried in its default formulation, then in node fluxes,
 loop and branch charges, and the first whose rate equations are regular at the start is exported (the FMU's
-own check, run at export). A circuit with both a loop of capacitors and a cut-set of inductors (index two in
-every formulation) is refused with an :class:`~netdyn.errors.ExportError` naming why each was.
+own check, run at export). A model whose index-two structure is no single coordinate's row in every
+formulation tried (or deeper) is refused with an :class:`~netdyn.errors.ExportError` naming why each was.
 
 >>> import netdyn, zipfile, tempfile, os
 >>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
@@ -78,8 +79,9 @@ from netdyn.symbols import t as T
 KINDS = ("me", "cs", "both")
 #: the FMI 2.0 headers the FMU's sources include
 HEADERS = ("fmi2Functions.h", "fmi2FunctionTypes.h", "fmi2TypesPlatform.h")
-#: flags of the compile at export (the runtime and the equations compile without a warning under them)
-CFLAGS = ("-shared", "-fPIC", "-O2", "-std=c99", "-Wall", "-Wextra", "-pedantic")
+#: flags of the compile at export (the runtime and the equations compile without a warning under them; only the
+#: FMI functions and the export's check are visible outside the binary)
+CFLAGS = ("-shared", "-fPIC", "-fvisibility=hidden", "-O2", "-std=c99", "-Wall", "-Wextra", "-pedantic")
 _RUNTIME = os.path.join(os.path.dirname(__file__), "fmu_runtime.c")
 
 # SI units of netdyn's quantities as FMI units: name -> exponents of kg, m, s, A, rad

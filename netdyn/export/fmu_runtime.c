@@ -1053,7 +1053,7 @@ static void check_free(void *p) { free(p); }
  * samples t, q, f go to `samples`, at most `cap` of them), evaluate the derivatives once: returns the number
  * of samples (0 or more) on success, -1 on failure with the FMU's error messages in msg. Called by netdyn at
  * export (through ctypes). */
-int netdyn_selfcheck(char *msg, int len, double *states, double tstop, double *samples, int cap);
+FMI2_Export int netdyn_selfcheck(char *msg, int len, double *states, double tstop, double *samples, int cap);
 int netdyn_selfcheck(char *msg, int len, double *states, double tstop, double *samples, int cap)
 {
     fmi2CallbackFunctions cb;
