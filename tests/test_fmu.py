@@ -176,6 +176,9 @@ def test_bond_graph_with_a_pulse_and_an_input(tmp_path):
     for name in outs:
         ref = sol.evaluate(internalize(sol.model, sol.model.metadata["signal"](name)))
         assert peak_error(res[name], ref) < TOL, name
+    events = simulate_fmu(fmu.path, stop_time=0.01, output_interval=1e-3, output=["e(C1)"])["time"]
+    for corner in (1e-3, 1.1e-3, 3.1e-3, 3.2e-3, 6e-3, 6.1e-3, 8.1e-3, 8.2e-3):   # PULSE(0 1 1m .1m .1m 2m 5m)
+        assert np.sum(np.isclose(events, corner, rtol=0, atol=1e-12)) >= 2, corner   # an event row at each
     # the source as a real input, fed by the importer (2 V); the FMU's own start value is 0
     fmu = export(bg, tmp_path, "bgin", outputs=["e(C2)"], inputs={"V1": 0.0}, kind="cs")
     assert fmu.inputs == [("V1", 0.0)]
