@@ -244,3 +244,9 @@ def test_refusals_say_why(tmp_path, monkeypatch):
     monkeypatch.delenv("CC", raising=False)
     with pytest.raises(ExportError, match="no C compiler"):
         netdyn.save_fmu(net, str(tmp_path / "a.fmu"))
+
+
+@pytest.mark.skipif(shutil.which("clang") is None, reason="clang not installed")
+def test_clang_compiles_the_sources_without_a_warning(tmp_path):
+    fmu = export(example_4_4(), tmp_path, "clang", outputs=["v(C2)"], kind="both", compiler="clang")
+    assert fmu.compiler == "clang"

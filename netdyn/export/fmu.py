@@ -711,7 +711,7 @@ class _Build:
               "                const double *mu, const double *p, const double *u, double *out);", "#endif", ""]
         self._tables = (fixed, families)
         return {f"{ident}.h": code.header, f"{ident}.c": code.source, "netdyn_model.h": "\n".join(h),
-                "netdyn_model.c": "\n".join(src)}
+                "netdyn_model.c": "\n".join(src) + "\n"}
 
     def c_tables(self, guid):
         """``netdyn_tables.c``: the GUID, the partition, the start values and the time events."""

@@ -633,7 +633,7 @@ static void nominals_from_first_pass(Inst *s)
     memcpy(pd, s->posdep, sizeof pd); memcpy(vd, s->veldep, sizeof vd);
     memcpy(ps, s->posstate, sizeof ps); memcpy(vs, s->velstate, sizeof vs);
     for (int i = 0; i < NX; ++i) { s->nominal[i] = 1.0; peak[i] = 0.0; }
-    if (s->stop_defined && s->tstop > t0 && NX) {
+    if (s->stop_defined && s->tstop > t0 && NX > 0) {
         double tt = t0, span = s->tstop - t0;
         s->hstep = 0.0;
         s->fsal = 0;
