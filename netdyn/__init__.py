@@ -81,6 +81,7 @@ _LAZY = {
     "load_bond_graph": "netdyn.bondgraph.fileformat",
     "save_bond_graph": "netdyn.bondgraph.fileformat",
     "export_equations": "netdyn.export",
+    "save_fmu": "netdyn.export.fmu",
 }
 #: sub-packages reachable as attributes (``netdyn.export.json``, ``netdyn.linkages.four_bar()``)
 _SUBPACKAGES = ("components", "export", "io", "linkages", "models", "lagrange", "graph", "numerics", "analysis",

@@ -1,4 +1,4 @@
-"""The ``netdyn`` command line: ``demo``, ``simulate``, ``op``, ``ac``, ``equations`` and ``info``.
+"""The ``netdyn`` command line: ``demo``, ``simulate``, ``op``, ``ac``, ``equations``, ``info`` and ``fmu``.
 
 FILE is a SPICE netlist (``.cir``, ``.sp``, ``.net``, ``.spice``, ``.ckt``), a
 model file (``.json``, ``.yaml``, ``.yml``) or a bond-graph file (the same
@@ -509,6 +509,15 @@ def cmd_info(args):
     return 0
 
 
+def cmd_fmu(args):
+    from netdyn.export.fmu import save_fmu
+    fmu = save_fmu(load_network(args.file), args.output, outputs=[o for o in (args.outputs or "").split(";") if o],
+                   inputs=[i for i in (args.inputs or "").split(",") if i], kind=args.kind,
+                   formulation=_formulation(args.formulation), stop_time=args.tstop)
+    print(f"{fmu.path}: FMI 2.0 {fmu.kind}, states {', '.join(fmu.states) or 'none'}")
+    return 0
+
+
 def cmd_demo(args):
     if importlib.util.find_spec("netdyn.demo") is None:
         raise UsageError("the demo is not part of this installation (netdyn.demo is missing)")
@@ -600,6 +609,14 @@ def build_parser():
     a.add_argument("--csv", metavar="OUT", help="write the table as CSV to OUT instead of printing it")
     a.add_argument("--plot", metavar="OUT.png", help="Bode plot (dB and degrees against Hz) to a PNG file")
     a.add_argument("--formulation", metavar="F", help="loop, branch or node")
+    f = add("fmu", cmd_fmu, "export an FMI 2.0 FMU (Model Exchange and/or Co-Simulation), compiled with gcc or clang")
+    f.add_argument("file", metavar="FILE", help=files)
+    f.add_argument("-o", "--output", metavar="OUT.fmu", required=True, help="the FMU to write")
+    f.add_argument("--kind", choices=("me", "cs", "both"), default="me", help="me (default), cs or both")
+    f.add_argument("--outputs", metavar="LIST", help="';'-separated outputs: v(node), i(element), coordinates")
+    f.add_argument("--inputs", metavar="V1,I2", help="sources that become FMU inputs")
+    f.add_argument("--tstop", type=spice_number, help="the default experiment's stop time (nominals, state choice)")
+    f.add_argument("--formulation", metavar="F", help="loop, branch or node (default: the first that works)")
     add("warmup", cmd_warmup, "compile the projection path's stepping loop once (~10 s) into numba's on-disk "
         "cache; simulate then uses it (compiled_loop='auto')")
     i = add("info", cmd_info, "coordinates, constraints, degrees of freedom and structural warnings")

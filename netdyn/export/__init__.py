@@ -12,6 +12,8 @@ Formats (each a module of this package):
 ``model`` may be a :class:`~netdyn.model.LagrangianModel` or a ``Network``
 (``formulation=`` then chooses its coordinates).
 
+FMI 2.0 FMUs of a model (compiled at export): ``netdyn.save_fmu`` in :mod:`netdyn.export.fmu`.
+
 >>> import sympy as sp
 >>> from netdyn import LagrangianModel, coordinates, t
 >>> x, = coordinates("x,")

@@ -162,13 +162,18 @@ def _strings(values):
 
 def to_c(model, name=None, prefix=None):
     """C99 header and source (:class:`CCode`) of a model's equations; see the module docstring."""
-    prog = Program(model)
     title = name or model.name
     name = c_identifier(title)
     if prefix is not None and (not isinstance(prefix, str) or (prefix and c_identifier(prefix) != prefix)):
         raise ExportError(f"prefix {prefix!r} is not a C identifier a program may define; use letters, digits "
                           "and underscores, not beginning with a digit or an underscore (C reserves those)")
-    prefix = prefix if prefix is not None else name + "_"
+    return c_code(Program(model), title, name, prefix if prefix is not None else name + "_")
+
+
+def c_code(prog, title, name, prefix):
+    """The :class:`CCode` of a :class:`~netdyn.export._program.Program` (``to_c`` with the program made once,
+    for exporters that add functions of their own: :mod:`netdyn.export.fmu`)."""
+    model = prog.model
     macro = prefix.upper()
     guard = f"{name.upper()}_H"
     printer = _Printer()

@@ -32,7 +32,7 @@ import sympy as sp
 from netdyn.errors import ElementError
 from netdyn.symbols import t
 
-__all__ = ["step", "sine", "pulse", "pwl", "spice_form", "breakpoints", "Sawtooth"]
+__all__ = ["step", "sine", "pulse", "pwl", "spice_form", "breakpoints", "corners", "corner_schedule", "Sawtooth"]
 
 # expression -> (kind, args): how the expression is written as a SPICE source.
 _SPICE_FORMS = {}
@@ -275,6 +275,41 @@ def corners(expressions, t_start, t_end):
         if t in e.free_symbols:
             found.update(breakpoints(e, t_end, t_start))
     return sorted(found)
+
+def corner_schedule(expressions, t_start=0.0):
+    """Every corner of ``expressions`` after ``t_start``, without an end time: ``(times, families)`` with
+    the corners of aperiodic waveforms as sorted ``times`` and those of a periodic ``PULSE`` as
+    ``families`` of ``(first, period)`` pairs (corners at ``first + k period``, k = 0, 1, ...). For code that
+    runs without a known end (an FMU's time events); :func:`corners` lists them up to an end time.
+
+    >>> corner_schedule([pwl([(0, 0), (2, 1)]) + pulse(0, 1, delay=1, rise=0.5, fall=0.5, width=1, period=4)])
+    ([2.0], [(1.0, 4.0), (1.5, 4.0), (2.5, 4.0), (3.0, 4.0)])
+    """
+    times, families = set(), set()
+
+    def visit(e):
+        form = _SPICE_FORMS.get(e)
+        if form is not None and form[0] == "PULSE" and len(form[1]) > 6:
+            v1, v2, td, tr, tf, pw, per = (float(x) for x in form[1])
+            for c in (0.0, tr, tr + pw, tr + pw + tf):
+                families.add((td + c, per))
+            return
+        if form is not None:
+            times.update(breakpoints(e, float("inf"), t_start))
+            return
+        if isinstance(e, sp.Piecewise):  # its own conditions here; waveforms inside it by the recursion
+            times.update(breakpoints(sp.Piecewise(*[(sp.Integer(k), c) for k, (_, c) in enumerate(e.args)]),
+                                      float("inf"), t_start))
+        for a in e.args:
+            if isinstance(a, sp.Basic) and a.free_symbols & {t}:
+                visit(a)
+
+    for e in expressions:
+        e = sp.sympify(e)
+        if t in e.free_symbols:
+            visit(e)
+    return sorted(times), sorted(families)
+
 
 def step(amplitude, t0=0):
     """A step: 0 before ``t0``, ``amplitude`` from ``t0`` on (value ``amplitude`` at ``t0``).
