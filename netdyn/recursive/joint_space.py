@@ -31,7 +31,8 @@ class JointSpaceSolution:
 
     ``t``, ``q`` and ``f`` (tree coordinates × times, order of ``coordinate_names``), ``tree``,
     ``sol[name]`` for a tree coordinate or a body's centre of mass (``x_``, ``y_``, and ``theta_`` in the
-plane or ``z_`` in space, with ``_dot``), ``energy()`` (T + V).
+plane or ``z_`` in space, with ``_dot``; every body's pose is computed in one pass on the first such read),
+    ``energy()`` (T + V).
     """
 
     method = "recursive"
@@ -40,6 +41,7 @@ plane or ``z_`` in space, with ``_dot``), ``energy()`` (T + V).
         self.tree, self.t, self.q, self.f, self.nfev = tree, t, q, f, nfev
         self.trajectory = trajectory  # the integrator's record (accelerations, cut reactions) when given
         self.coordinate_names = list(tree.coordinate_names)
+        self._rows = {name: i for i, name in enumerate(self.coordinate_names)}  # name -> row: O(1) reads
         self._data = TreeData(tree.model)
         self._poses = None
 
@@ -66,9 +68,9 @@ plane or ``z_`` in space, with ``_dot``), ``energy()`` (T + V).
 
     def __getitem__(self, name):
         for suffix, arr in (("_dot", self.f), ("", self.q)):
-            if name.endswith(suffix) and name[:len(name) - len(suffix)] in self.coordinate_names:
-                return arr[self.coordinate_names.index(name[:len(name) - len(suffix)])]
-        if self._poses is None:
+            if name.endswith(suffix) and name[:len(name) - len(suffix)] in self._rows:
+                return arr[self._rows[name[:len(name) - len(suffix)]]]
+        if self._poses is None:  # every body's pose at every output time, in one pass of the kinematics
             self._poses = self._pose_values()
         if name in self._poses:
             return self._poses[name]
