@@ -5,10 +5,12 @@ traversals are counted, and so are the walks over a network's element tables, wh
 and every element current and voltage of an RC ladder is read. The counts are the same at N = 50 and
 N = 400 (the index of a solution is built once, on the first read) although the reads grow eightfold.
 The values are the old path's (``tree_paths`` per read, the effort searched over every element: computed
-here with those functions) bit for bit, and a closed form's.
+here with those functions) bit for bit, and a closed form's; ``to_pandas`` has a column per series with
+its unit.
 """
 import collections
 import inspect
+import sys
 
 import networkx as nx
 import numpy as np
@@ -243,9 +245,56 @@ def test_every_solution_class_builds_its_index_once():
     calls = collections.Counter()
     original = sol._pose_values
     sol._pose_values = lambda: calls.update(["poses"]) or original()
-    for name in sol.coordinate_names + [f"{c}_{b}" for b in sol.tree.body_index for c in ("x", "y", "theta")]:
+    for name in sol.series_names():
         sol[name]
     assert calls["poses"] == 1
+
+
+def test_to_pandas_has_a_column_per_series_with_its_unit():
+    pd = pytest.importorskip("pandas")
+    from netdyn.components.translational import Damper, Force, Mass, Spring
+    net = ladder(3)
+    for method in ("linear", "ida"):
+        sol = netdyn.simulate(net, (0.0, 1.0), t_eval=np.linspace(0.0, 1.0, 6), method=method)
+        df = sol.to_pandas()
+        assert isinstance(df, pd.DataFrame) and df.index.name == "t" and np.array_equal(df.index, sol.t)
+        assert list(df.columns) == sol.series_names()
+        assert {"v(n0)", "v(n3)", "i(R1)", "v(C3)", "i(V1)", "q_R1", "q_R1_dot"} <= set(df.columns)
+        assert "v(0)" not in df.columns
+        for column in df.columns:
+            assert np.array_equal(df[column].to_numpy(), sol.series(column)), column
+        units = df.attrs["units"]
+        assert units["v(n2)"] == "V" and units["i(R2)"] == "A" and units["q_R1"] == "C" and units["q_R1_dot"] == "A"
+        assert df.attrs["quantities"]["v(n2)"] == "voltage" and df.attrs["name"] == "ladder_3"
+    mech = netdyn.Network("oscillator")
+    mech.add(Mass("m", "x", m=1.0), Spring("k", "x", "0", k=4.0), Damper("c", "x", "0", c=0.5), Force("F", "x", 1.0))
+    df = netdyn.simulate(mech, (0.0, 1.0), t_eval=np.linspace(0.0, 1.0, 4)).to_pandas(["v(x)", "f(k)", "x_x"])
+    assert list(df.columns) == ["v(x)", "f(k)", "x_x"]
+    assert df.attrs["units"] == {"v(x)": "m/s", "f(k)": "N", "x_x": "m"}
+
+
+def test_to_pandas_of_a_mechanism_and_of_the_recursive_path():
+    pytest.importorskip("pandas")
+    from netdyn.linkages import pendulum, slider_crank
+    net = slider_crank(tau=1.0)
+    sol = netdyn.simulate(net.model(formulation={"planar": "relative"}), (0, 0.05), t_eval=np.linspace(0, 0.05, 3))
+    df = sol.to_pandas()
+    assert {"theta_O", "theta_O_dot", "x_rod", "y_rod_dot", "theta_crank"} <= set(df.columns)
+    assert df.attrs["units"]["x_rod"] == "m" and df.attrs["units"]["theta_crank_dot"] == "rad/s"
+    np.testing.assert_array_equal(df["x_block"], sol["x_block"])
+    rec = netdyn.simulate(pendulum([1.0, 1.0], [1.0, 1.0]), (0, 0.2), q0={"theta_J1": -1.0}, method="recursive",
+                          t_eval=np.linspace(0, 0.2, 3))
+    df = rec.to_pandas()
+    assert list(df.columns)[:4] == ["theta_J1", "theta_J2", "theta_J1_dot", "theta_J2_dot"]
+    assert df.attrs["units"]["x_link2"] == "m" and df.attrs["units"]["theta_link1_dot"] == "rad/s"
+    np.testing.assert_array_equal(df["y_link2"], rec["y_link2"])
+
+
+def test_to_pandas_without_pandas_says_how_to_install_it(monkeypatch):
+    sol = netdyn.simulate(ladder(2), (0.0, 1.0), t_eval=np.linspace(0.0, 1.0, 3))
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas now raises ImportError
+    with pytest.raises(netdyn.NetdynError, match=r"pip install netdyn\[frames\]"):
+        sol.to_pandas()
 
 
 def test_units_from_the_index_are_the_models():
@@ -260,6 +309,18 @@ def test_units_from_the_index_are_the_models():
         index = ResultIndex.of_model(model)
         names = list(index.coordinates) + [f"{c}_dot" for c in index.coordinates] + index.quantity_names()
         assert [quantity(None, n, index) for n in names] == [quantity(model, n) for n in names]
+
+
+def test_a_frame_shares_its_units_with_the_frames_made_from_it():
+    """pandas deep-copies ``attrs`` into every derived frame: the units of a large table are shared instead,
+    so reading one column does not copy a unit for every column."""
+    pytest.importorskip("pandas")
+    df = netdyn.simulate(ladder(50), (0.0, 1.0), t_eval=np.linspace(0.0, 1.0, 3)).to_pandas()
+    column, rows = df["v(n7)"], df.iloc[:2]
+    assert column.attrs["units"] is df.attrs["units"] and rows.attrs["quantities"] is df.attrs["quantities"]
+    assert column.attrs["units"]["v(n7)"] == "V"
+    with pytest.raises(TypeError, match="read-only"):
+        df.attrs["units"]["v(n7)"] = "mV"
 
 
 def test_every_node_voltage_of_an_ac_sweep_walks_the_network_once(monkeypatch):

@@ -270,8 +270,14 @@ class LinearSolution(Solution):
                                                for fn in fns]) if fns else np.zeros((0, self.t.size))
         return self._cache["inputs"]
 
+    def _pose_names(self):
+        return []  # a network of one-dimensional elements: no joints, and no symbolic model to build for a table
+
     def _joint_coordinate(self, name):
         return None if not getattr(self.net, "bodies", None) else super()._joint_coordinate(name)
+
+    def _title(self):
+        return getattr(self.net, "name", None)
 
     def _make_index(self):
         """The index from the network and the stamp: no symbolic model is built for a read."""

@@ -7,24 +7,14 @@
 """
 from __future__ import annotations
 
-# displacement kind -> (its rate, the rate's rate), each (quantity, unit)
-_DISPLACEMENTS = {
-    ("charge", "C"): (("current", "A"), ("current rate", "A/s")),
-    ("flux linkage", "Wb"): (("voltage", "V"), ("voltage rate", "V/s")),
-    ("position", "m"): (("velocity", "m/s"), ("acceleration", "m/s²")),
-    ("angle", "rad"): (("angular velocity", "rad/s"), ("angular acceleration", "rad/s²")),
-    ("impulse", "N·s"): (("force", "N"), ("force rate", "N/s")),
-    ("angular impulse", "N·m·s"): (("torque", "N·m"), ("torque rate", "N·m/s")),
-}
-_PREFIX = {"q": ("charge", "C"), "phi": ("flux linkage", "Wb"), "x": ("position", "m"), "y": ("position", "m"),
-           "z": ("position", "m"), "theta": ("angle", "rad"), "s": ("position", "m")}
+from netdyn.frames import DISPLACEMENTS as _DISPLACEMENTS, PREFIXES as _PREFIX, UNKNOWN  # (by name: base layer)
+
 _PORT = {  # domain -> through, across
     "electrical": (("current", "A"), ("voltage", "V")),
     "translational": (("force", "N"), ("velocity", "m/s")),
     "rotational": (("torque", "N·m"), ("angular velocity", "rad/s")),
 }
 _IMPULSE = {"translational": ("impulse", "N·s"), "rotational": ("angular impulse", "N·m·s")}
-UNKNOWN = ("value", "")
 
 
 def _domain_of(model, name):

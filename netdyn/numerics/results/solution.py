@@ -64,7 +64,8 @@ class Solution:
     ``sol[name]`` (coordinate, ``name_dot``, ``name_ddot``, multiplier), ``evaluate(expr)``,
     ``energy()``, ``power_balance()``, ``energy_report()``, ``constraint_residual()``,
     ``reaction(joint)``, ``through``/``across`` and their physical names ``current``, ``voltage``,
-    ``force``, ``velocity``, ``torque``, ``angular_velocity``, ``plot(*names)``, ``series(spec)``.
+    ``force``, ``velocity``, ``torque``, ``angular_velocity``, ``plot(*names)``, ``series(spec)``,
+    ``series_names()``, ``to_pandas()`` (a ``DataFrame`` of every series, with units).
 
     A read costs its own output, not the network: the first read makes the solution's
     :attr:`result_index` (names → rows, node → its ports from ground, port → the elements acting on it;
@@ -386,6 +387,61 @@ class Solution:
                 return self.through(inner)
             raise ModelError(f"unknown series {spec!r}; use v(name) or i(name)")
         return self[spec]
+
+    def series_names(self):
+        """Every name :meth:`series` reads, in the order of :meth:`to_pandas`' columns: the coordinates, their
+        flows (``_dot``), the multipliers, the planar joint coordinates and body poses that are not
+        coordinates themselves (with ``_dot``), every node's ``v(node)`` and every element's ``v(name)`` and
+        ``i(name)`` (``f(name)`` for a force or torque)."""
+        index = self.result_index
+        names = list(index.coordinates) + [f"{c}_dot" for c in index.coordinates] + list(index.multipliers)
+        for name in self._pose_names():
+            names += [name, f"{name}_dot"]
+        return names + index.quantity_names()
+
+    def _pose_names(self):
+        """Joint coordinates and body poses of a planar model that are not coordinates (``sol[name]`` reads them)."""
+        from netdyn.numerics.dae.initial import joint_table
+        coordinates = self.result_index.coordinates
+        planar = self.model.metadata.get("planar")
+        joints = planar.joints if planar else {}  # (a joint's bare name repeats its first coordinate)
+        return [name for name, (_, k, _) in joint_table(self.model).items()
+                if k is not None and name not in joints and name not in coordinates]
+
+    def to_pandas(self, names=None):
+        """The solution as a pandas ``DataFrame``: indexed by time (``"t"``), one column per named series
+        (``names``, default :meth:`series_names`: every coordinate and flow, multiplier, joint coordinate,
+        node and element quantity); ``df.attrs["units"]`` and ``df.attrs["quantities"]`` give each
+        column's SI unit and what it measures. Each column costs its own output (the names are found in
+        the solution's index), so the table of a large network is linear in its size.
+
+        pandas, not xarray: the series share one time axis, which is a ``DataFrame`` exactly, and pandas is
+        the table everyone has (see :mod:`netdyn.frames`). It is optional: ``pip install netdyn[frames]``.
+
+        >>> import netdyn
+        >>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
+        >>> net = netdyn.Network("RC")
+        >>> _ = net.add(VoltageSource("V1", "a", "0", 1.0), Resistor("R1", "a", "b", 1.0), Capacitor("C1", "b", "0", 1.0))
+        >>> df = netdyn.simulate(net, (0, 1)).to_pandas()
+        >>> list(df.columns)
+        ['q_R1', 'q_R1_dot', 'v(a)', 'v(b)', 'v(V1)', 'i(V1)', 'v(R1)', 'i(R1)', 'v(C1)', 'i(C1)']
+        >>> round(float(df["v(b)"].iloc[-1]), 6), df.attrs["units"]["v(b)"], df.attrs["units"]["q_R1_dot"]  # 1 - 1/e
+        (0.632121, 'V', 'A')
+        """
+        from types import SimpleNamespace
+
+        from netdyn.frames import require_pandas, time_frame
+        from netdyn.graph.gcpause import paused_gc
+        require_pandas()  # before any column is computed
+        names = self.series_names() if names is None else list(names)
+        index = self.result_index
+        lookup = SimpleNamespace(coordinates=set(index.coordinates) | set(self._pose_names()), domain=index.domain)
+        with paused_gc():  # a column's arrays are garbage at once: reference counting frees them, no collection
+            return time_frame(self.t, names, self.series, {n: quantity(None, n, lookup) for n in names},
+                              name=self._title())
+
+    def _title(self):
+        return self.model.name
 
     def __repr__(self):
         return f"Solution({self.model.name!r}, {len(self.t)} points, t = {self.t[0]:.4g}..{self.t[-1]:.4g}, " \
