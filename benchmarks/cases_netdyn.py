@@ -450,6 +450,46 @@ def netlist_read(n):
 
 
 @needs(*NETDYN)
+def rc_ladder_read(N, points=101):
+    """Reading every node voltage of the N-section RC ladder against simulating it (issue 26).
+
+    'simulate' is ``netdyn.simulate`` of the built network (stamping and Radau on the linear path,
+    ``points`` output times: the ladder's state at 10^5 sections and 1001 times would be 0.8 GB a
+    matrix); 'read' is ``sol.voltage(node)`` for each of the N + 1 nodes of the fresh solution, the first
+    read included (it builds the solution's index: 'first', timed on its own in a second solution of the
+    same run); 'to_pandas' is the whole table (every coordinate and flow, node voltage, element voltage
+    and current) when pandas is installed. The target: reading everything costs less than simulating.
+    """
+    netdyn = _netdyn()
+    t_eval = np.linspace(0.0, RC["t_stop"], points)
+    opts = {"t_eval": t_eval, "rtol": 1e-6, "atol": 1e-16}
+    netdyn.simulate(rc_ladder_network(2), (0.0, RC["t_stop"]), **opts).voltage("n1")  # warm-up of the path
+    net = rc_ladder_network(N)
+    seconds, sol = stopwatch(netdyn.simulate, net, (0.0, RC["t_stop"]), **opts)
+    report(simulate=seconds, method=sol.method, points=points)
+    nodes = [f"n{k}" for k in range(N + 1)]
+
+    def read_all():
+        return [float(sol.voltage(node)[-1]) for node in nodes]
+
+    read, v = stopwatch(read_all)
+    out = {"simulate": seconds, "read": read, "per_read": read / len(nodes), "read_ratio": read / seconds,
+           "v_n1": v[1], "v_last": v[-1]}
+    report(**out)
+    sol._index = None  # the same solution without its index: the first read alone
+    out["first"], _ = stopwatch(sol.voltage, f"n{N}")
+    report(first=out["first"])
+    try:
+        import pandas  # noqa: F401 (optional: netdyn[frames])
+    except ImportError:
+        return out
+    del v
+    frame, df = stopwatch(sol.to_pandas)
+    out.update(to_pandas=frame, columns=int(df.shape[1]), frame_ratio=frame / seconds)
+    return out
+
+
+@needs(*NETDYN)
 def pwl_source(n):
     """An RC low-pass driven by a PWL square wave of ``n`` corners, simulated over the whole wave
     (the source's corners are the integrator's segment edges; each evaluation of the source is a

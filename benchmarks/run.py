@@ -15,6 +15,8 @@ netdyn is faster):
   n = 5 … 200 with the growth exponent; DeNOC inverse dynamics of the 3-RRR over 201 points.
 * netlist reading (group ``safety``): ``read_netlist`` of 10^3..10^5 elements beside ``ngspice -b``
   reading the same deck; PWL sources of 10..1000 corners (growth exponent, linear is 1).
+* reading results (group ``read``): every node voltage of a 10^4- and 10^5-section RC ladder, and its
+  ``to_pandas()`` table, against simulating it (the ratio read / simulate; issue 26: reading all < simulating).
 
 Every case runs in its own process under ``--cap`` CPU seconds (default 60; 10 with
 ``--quick``), counted once its imports are done; a case over the cap shows ``> cap`` and the larger
@@ -41,9 +43,9 @@ from benchmarks.harness import ROOT, growth_exponent, run_case  # noqa: E402
 
 FULL = {"chain": [2, 5, 10, 20, 50, 100, 200], "rc": [10, 100, 1000, 10000], "recursive": [5, 10, 20, 50, 100, 200],
         "netlist": [1000, 10000, 100000], "pwl": [10, 100, 1000], "nl": [10, 100, 1000, 10000],
-        "nli": [10, 100, 1000]}
+        "nli": [10, 100, 1000], "read": [10000, 100000]}
 QUICK = {"chain": [2, 5], "rc": [10, 100, 1000], "recursive": [5, 10], "netlist": [1000, 10000], "pwl": [10, 100],
-         "nl": [10, 100], "nli": [10, 100]}
+         "nl": [10, 100], "nli": [10, 100], "read": [1000, 10000]}
 SKIP, NA = "skip", "n/a (not implemented)"
 
 
@@ -461,15 +463,37 @@ def _safety_tables(results, plan):
     ] + notes) + "\n"
 
 
+def _read_table(results, plan):
+    """Reading every node voltage of the RC ladder, and its whole table, against simulating it (issue 26)."""
+    notes = []
+    cols = [("simulate (s)", "nd_read_results", "simulate", 1.0),
+            ("read all node voltages (s)", "nd_read_results", "read", 1.0),
+            ("of which first read (s)", "nd_read_results", "first", 1.0),
+            ("per read (µs)", "nd_read_results", "per_read", 1e6), ("to_pandas (s)", "nd_read_results", "to_pandas", 1.0),
+            ("columns", "nd_read_results", "columns", 1)]
+    rats = [("read all / simulate", ("nd_read_results", "read"), ("nd_read_results", "simulate")),
+            ("to_pandas / simulate", ("nd_read_results", "to_pandas"), ("nd_read_results", "simulate"))]
+    return "\n\n".join([
+        "## Reading results: every node voltage of the RC ladder against simulating it (CPU s)",
+        "`netdyn.simulate` of the built ladder (linear path, 101 output times), then `sol.voltage(node)` for each "
+        "of the N + 1 nodes of the fresh solution (the first read builds the solution's index once, included; "
+        "timed alone in the next column), then `sol.to_pandas()` (every coordinate and flow, node voltage, "
+        "element voltage and current). "
+        "Target of issue 26: reading everything costs less than simulating (ratio below 1).",
+        table(plan["read"], "N", cols, rats, results, notes),
+        exponents(plan["read"], cols[:3], results, "N"),
+    ] + notes) + "\n"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (under 2 minutes)")
     parser.add_argument("--cap", type=float, default=None,
                         help="cap per case in CPU seconds (default 60; 10 with --quick)")
-    parser.add_argument("--only", default="chain,rc,nl,nli,closed,mixed,recursive,safety",
+    parser.add_argument("--only", default="chain,rc,nl,nli,closed,mixed,recursive,safety,read",
                         help="comma-separated groups to run: chain, rc, nl (nonlinear ladder), nli (the same, driven "
                              "by a current source), closed, mixed (motor "
-                             "and four-bar), recursive, safety (default: all)")
+                             "and four-bar), recursive, safety, read (reading results) (default: all)")
     parser.add_argument("--sizes", default=None,
                         help="override the sizes of the groups run, e.g. 10,100,1000")
     parser.add_argument("--series", default=",".join(CHAIN_SERIES),
@@ -539,9 +563,15 @@ def main(argv=None):
         results["ng_read"] = sweep("ngspice read", "benchmarks.peers:ngspice_read", plan["netlist"], cap)
         results["nd_read"] = sweep("netdyn read", "benchmarks.cases_netdyn:netlist_read", plan["netlist"], cap)
         results["nd_pwl"] = sweep("netdyn PWL", "benchmarks.cases_netdyn:pwl_source", plan["pwl"], cap)
+    if "read" in groups:
+        log("reading results")
+        results["nd_read_results"] = sweep("netdyn read", "benchmarks.cases_netdyn:rc_ladder_read", plan["read"], cap,
+                                           size_arg="N")
     text = build_report(results, plan, cap, args.quick, started, load0, groups)
     if "safety" in groups:
         text += "\n" + _safety_tables(results, plan)
+    if "read" in groups:
+        text += "\n" + _read_table(results, plan)
     print(text)
     output = Path(args.output or ROOT / "benchmarks" / ("results-quick.md" if args.quick else "results.md"))
     output.write_text(text)

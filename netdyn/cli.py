@@ -340,8 +340,9 @@ def cmd_simulate(args):
     else:
         _write_table(cols, sys.stdout)
     if args.plot:
-        _plot(cols, args.plot, f"{net.name} ({os.path.basename(args.file)})", sol.model,
-              _bond_graph_quantity(net) if _is_bond_graph(net) else quantity)
+        _plot(cols, args.plot, f"{net.name} ({os.path.basename(args.file)})", None,
+              _bond_graph_quantity(net) if _is_bond_graph(net) else
+              (lambda _, spec: quantity(None, spec, sol.result_index)))  # O(1) a column, no symbolic model
     if getattr(sol, "status", 0) == -2:  # Ctrl-C: the table holds the times reached
         print(f"netdyn: {sol.message}", file=sys.stderr)
         return 130

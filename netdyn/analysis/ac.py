@@ -219,6 +219,7 @@ def ac(net, frequencies, input=None, outputs=None, formulation=None, t0=0.0):
         b_a[r] = ss_in["dpsiP"][j, iv]
 
     outputs = list(outputs) if outputs is not None else None
+    nodes = _node_paths(net)  # the tree paths from ground, once for every frequency and output
     values = {}
     for k, f in enumerate(frequencies):
         s = 2j * np.pi * f
@@ -236,7 +237,7 @@ def ac(net, frequencies, input=None, outputs=None, formulation=None, t0=0.0):
         if outputs is None:
             outputs = [f"v({node})" for node in _node_names(net)]
         for out in outputs:
-            values.setdefault(out, np.zeros(frequencies.size, complex))[k] = _output(net, port, out)
+            values.setdefault(out, np.zeros(frequencies.size, complex))[k] = _output(net, port, out, nodes)
     return ACResult(frequencies, values, input, drive)
 
 
@@ -274,7 +275,7 @@ def _port_values(net, info, local, lin, Q, mu, s, input, drive, iv):
     return out
 
 
-def _output(net, port, spec):
+def _output(net, port, spec, nodes):
     m = re.fullmatch(r"\s*([vVIi])\(\s*([^,()]+?)\s*(?:,\s*([^,()]+?)\s*)?\)\s*", spec)
     if not m:
         raise ModelError(f"ac output {spec!r}: use v(node), v(a,b) or i(element)")
@@ -289,14 +290,23 @@ def _output(net, port, spec):
     def node_voltage(node):
         if node in ("0", "gnd", "ground"):
             return 0.0
-        for domain in [d for d in net.domains if d in DOMAINS]:
-            g = net.domain_graph(domain)
-            if node in g:
-                value = 0.0
-                owner = {d_key: (d["element"].name, d["port"]) for *_, d_key, d in g.edges(keys=True, data=True)}
-                for key, sign in topology.tree_paths(g, "0")[node]:
-                    name, k = owner[key]
-                    value -= sign * port[name][k][1]
-                return value
-        raise ModelError(f"ac output {spec!r}: no node named {node!r}")
+        if node not in nodes:
+            raise ModelError(f"ac output {spec!r}: no node named {node!r}")
+        value = 0.0
+        for name, k, sign in nodes[node]:
+            value -= sign * port[name][k][1]
+        return value
     return node_voltage(a) - (node_voltage(b) if b is not None else 0.0)
+
+
+def _node_paths(net):
+    """Node -> ``[(element, port, sign), ...]`` from ground (the first domain that has the node): its voltage is
+    ``−Σ sign · across``. One tree walk per domain for the whole analysis, so an output costs its path."""
+    out = {}
+    for domain in [d for d in net.domains if d in DOMAINS]:
+        g = net.domain_graph(domain)
+        owner = {d_key: (d["element"].name, d["port"]) for *_, d_key, d in g.edges(keys=True, data=True)}
+        for node, path in topology.tree_paths(g, "0").items():
+            if node not in out:
+                out[node] = [(*owner[key], sign) for key, sign in path]
+    return out

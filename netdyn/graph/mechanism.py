@@ -200,11 +200,26 @@ def joint_multipliers(model, joint, labels, formulation):
     ...
     netdyn.errors.ModelError: J3 is a tree joint of the relative formulation: it has no multipliers; use reaction(solution, joint), which solves for them in absolute coordinates
     """
-    missing = [lab for lab in labels if lab not in model.constraint_labels]
+    rows = _label_rows(model)
+    missing = [lab for lab in labels if lab not in rows]
     if missing and len(missing) == len(labels) and formulation == "relative":
         raise ModelError(f"{joint} is a tree joint of the relative formulation: it has no multipliers; "
                          "use reaction(solution, joint), which solves for them in absolute coordinates")
     if missing:
         raise SingularSystemError(f"the reaction of {joint} is statically indeterminate: its constraint(s) "
                                   f"{missing} are redundant and were left out of the solve")
-    return [model.lambdas[model.constraint_labels.index(lab)] for lab in labels]
+    return [model.lambdas[rows[lab]] for lab in labels]
+
+
+def _label_rows(model):
+    """Constraint label -> its row (the first of that label), made once per model: a joint's reaction reads its
+    own rows in O(1)."""
+    cache = getattr(model, "_compiled", None)
+    rows = cache.get("constraint_rows") if isinstance(cache, dict) else None
+    if rows is None:
+        rows = {}
+        for i, lab in enumerate(model.constraint_labels):
+            rows.setdefault(lab, i)
+        if isinstance(cache, dict):
+            cache["constraint_rows"] = rows
+    return rows

@@ -273,13 +273,22 @@ def _time_derivative(expr, index_q, f, dv=None):
 
 
 def internalize(model, expr):
-    """An expression in coordinate functions of t rewritten in the internal symbols."""
+    """An expression in coordinate functions of t rewritten in the internal symbols.
+
+    The four substitution maps are made once per derivation (kept on the :class:`Equations`), so a call
+    costs the size of ``expr``, not of the model: a solution reads one element's quantity in O(1).
+    """
     eq = model.derive()
-    second, first, zero = {}, {}, {}
-    for c, qs, fs, as_ in zip(eq.coordinates, eq.q, eq.f, eq.a):
-        second[rate(c, 2)] = as_
-        first[rate(c)] = fs
-        zero[c] = qs
-    mult = dict(zip(model.lambdas + model.mus, eq.lam + eq.mu))
-    mult.update({fn: s for s, fn in eq.to_time.items() if s in set(eq.inputs)})
+    maps = eq.__dict__.get("_internal_maps")
+    if maps is None:
+        second, first, zero = {}, {}, {}
+        for c, qs, fs, as_ in zip(eq.coordinates, eq.q, eq.f, eq.a):
+            second[rate(c, 2)] = as_
+            first[rate(c)] = fs
+            zero[c] = qs
+        mult = dict(zip(model.lambdas + model.mus, eq.lam + eq.mu))
+        inputs = set(eq.inputs)
+        mult.update({fn: s for s, fn in eq.to_time.items() if s in inputs})
+        maps = eq._internal_maps = (second, first, zero, mult)
+    second, first, zero, mult = maps
     return sp.sympify(expr).xreplace(second).xreplace(first).xreplace(zero).xreplace(mult)

@@ -31,7 +31,8 @@ class JointSpaceSolution:
 
     ``t``, ``q`` and ``f`` (tree coordinates × times, order of ``coordinate_names``), ``tree``,
     ``sol[name]`` for a tree coordinate or a body's centre of mass (``x_``, ``y_``, and ``theta_`` in the
-plane or ``z_`` in space, with ``_dot``), ``energy()`` (T + V).
+plane or ``z_`` in space, with ``_dot``; every body's pose is computed in one pass on the first such read),
+    ``energy()`` (T + V), ``to_pandas()``.
     """
 
     method = "recursive"
@@ -40,6 +41,7 @@ plane or ``z_`` in space, with ``_dot``), ``energy()`` (T + V).
         self.tree, self.t, self.q, self.f, self.nfev = tree, t, q, f, nfev
         self.trajectory = trajectory  # the integrator's record (accelerations, cut reactions) when given
         self.coordinate_names = list(tree.coordinate_names)
+        self._rows = {name: i for i, name in enumerate(self.coordinate_names)}  # name -> row: O(1) reads
         self._data = TreeData(tree.model)
         self._poses = None
 
@@ -66,14 +68,38 @@ plane or ``z_`` in space, with ``_dot``), ``energy()`` (T + V).
 
     def __getitem__(self, name):
         for suffix, arr in (("_dot", self.f), ("", self.q)):
-            if name.endswith(suffix) and name[:len(name) - len(suffix)] in self.coordinate_names:
-                return arr[self.coordinate_names.index(name[:len(name) - len(suffix)])]
-        if self._poses is None:
+            if name.endswith(suffix) and name[:len(name) - len(suffix)] in self._rows:
+                return arr[self._rows[name[:len(name) - len(suffix)]]]
+        if self._poses is None:  # every body's pose at every output time, in one pass of the kinematics
             self._poses = self._pose_values()
         if name in self._poses:
             return self._poses[name]
         raise KeyError(f"{name!r}: neither a tree coordinate ({self.coordinate_names}) nor a body pose "
                        f"(x_/y_/theta_ of {sorted(self.tree.body_index)}, with _dot)")
+
+    def series(self, name):
+        """The series called ``name`` (as ``sol[name]``)."""
+        return self[name]
+
+    def series_names(self):
+        """The tree coordinates, their rates (``_dot``), then every body's pose and its rates (``x_``, ``y_``,
+        ``theta_`` in the plane, ``z_`` in space): the columns of :meth:`to_pandas`."""
+        if self._poses is None:
+            self._poses = self._pose_values()
+        return self.coordinate_names + [f"{c}_dot" for c in self.coordinate_names] + \
+            [n for n in self._poses if n not in self._rows]
+
+    def to_pandas(self, names=None):
+        """The motion as a pandas ``DataFrame`` indexed by time, one column per series (``names``, default
+        :meth:`series_names`), SI units in ``df.attrs["units"]`` (see :mod:`netdyn.frames`;
+        ``pip install netdyn[frames]``)."""
+        from netdyn.frames import displacement_quantity, require_pandas, time_frame
+        from netdyn.graph.gcpause import paused_gc
+        require_pandas()
+        names = self.series_names() if names is None else list(names)
+        with paused_gc():
+            return time_frame(self.t, names, self.__getitem__, {n: displacement_quantity(n) for n in names},
+                              name=getattr(self.tree.network, "name", None))
 
     def energy(self):
         """Kinetic plus gravitational energy over time."""

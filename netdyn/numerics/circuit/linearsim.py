@@ -24,6 +24,7 @@ from netdyn.graph.gcpause import paused_gc
 from netdyn.errors import ModelError, NetdynError, SingularSystemError
 from netdyn.numerics.circuit.linear import LinearRadau, linear_dae, prepared_dae
 from netdyn.numerics.integrators.radau import consistent_rates
+from netdyn.numerics.results.index import ResultIndex
 from netdyn.numerics.results.solution import Solution
 from netdyn.numerics.integrators.sensed import sensed_columns
 from netdyn.numerics.circuit.spice_start import StateBeforeJump
@@ -269,52 +270,50 @@ class LinearSolution(Solution):
                                                for fn in fns]) if fns else np.zeros((0, self.t.size))
         return self._cache["inputs"]
 
+    def _pose_names(self):
+        return []  # a network of one-dimensional elements: no joints, and no symbolic model to build for a table
+
+    def _joint_coordinate(self, name):
+        return None if not getattr(self.net, "bodies", None) else super()._joint_coordinate(name)
+
+    def _title(self):
+        return getattr(self.net, "name", None)
+
+    def _make_index(self):
+        """The index from the network and the stamp: no symbolic model is built for a read."""
+        return ResultIndex.of_network(self.net, self.linear.names, self.multiplier_names, self.linear.ports)
+
     def _port_quantity(self, name, k, which):
         """Through or across variable of port ``k`` of an element from the stamped matrices (no symbolic model)."""
         if self.linear.R is not None or name in self.linear.skipped:
             # controlled sources push where their control is not (R ≠ Aᵀ): the stamp's own entries do not
             # hold those efforts, so ask the symbolic model
             return super()._port_quantity(name, k, which)
-        key = ("port", name, k, which)
-        if key not in self._cache:
+        rows = self.result_index.rows
+        key = (name, k, which)
+        terms = rows.get(key)
+        if terms is None:
             from netdyn.components.base import THROUGH
-            from netdyn.numerics.circuit.stamp import port_effort
+            from netdyn.numerics.circuit.stamp import flow_terms, port_terms
             if name not in self.linear.stamps:
                 raise KeyError(f"no element named {name!r}")
             kind = self.linear.stamps[name]["kinds"][k]
             if (which == "through") == (kind == THROUGH):
-                val = self._port(name, k, self.f)
+                terms = flow_terms(self.linear, name, k)
             else:
-                val = port_effort(self.linear, name, k, self.q, self.f, self.acc, self.mu, self._inputs_at_t())
-            self._cache[key] = val
-        return self._cache[key]
+                terms = port_terms(self.linear, self.result_index.sharing[(name, k)])
+            rows[key] = terms
+        from netdyn.numerics.circuit.stamp import evaluate_port
+        return evaluate_port(terms, self._stamp_block, self.t.size)
 
-    def _element_quantity(self, name, which):
-        el = self.net.elements.get(name)
-        if el is None:
-            raise KeyError(f"no element named {name!r} in this network")
-        if el.couples and not el.ports:
-            raise KeyError(f"{name} has no port of its own; ask for the coupled elements {el.couples}")
-        sign = getattr(el, "through_report_signs", el.report_signs)[0] if which == "through" else el.report_signs[0]
-        return sign * self._port_quantity(name, 0, which)
-
-    def across(self, name):
-        """Across variable of an element, or of a node against ground, from the stamped matrices."""
-        if name in self.net.elements:
-            return self._element_quantity(name, "across")
-        from netdyn.graph import topology
-        from netdyn.components.base import DOMAINS
-        from netdyn.components.base import port_key
-        port_of = {port_key(el, k): (nm, k) for nm, el in self.net.elements.items() for k in range(len(el.ports))}
-        for domain in [d for d in self.net.domains if d in DOMAINS]:
-            paths = topology.tree_paths(self.net.domain_graph(domain), "0")
-            if name in paths:
-                out = np.zeros_like(self.t, dtype=float)
-                for key, sign in paths[name]:
-                    el, k = port_of[key]
-                    out -= sign * self._port_quantity(el, k, "across")
-                return out
-        raise KeyError(f"no element or node named {name!r}")
+    def _stamp_block(self, block):
+        if block == "q":
+            return self.q
+        if block == "f":
+            return self.f
+        if block == "u":
+            return self._inputs_at_t()
+        return self.mu if block == "mu" else self.acc  # (the rates computed only when a term has them)
 
     def through(self, name):
         """Through variable (current, force, torque) of an element, first terminal to second (an inductor's
@@ -323,7 +322,6 @@ class LinearSolution(Solution):
         offsets = getattr(self, "loop_offsets", None)
         return out + offsets[name] if offsets and name in offsets else out
 
-    voltage = velocity = angular_velocity = across
     current = force = torque = through
 
     def energy(self):

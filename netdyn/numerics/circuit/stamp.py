@@ -391,42 +391,97 @@ def _sensed_row(net, name, port, element_stamps):
     return st["rows0"] + a, g
 
 
-def port_effort(lin, name, i, q, f, acc, mu, u):
+def port_effort(lin, name, i, q, f, acc, mu, u, sharing=None):
     """The effort element ``name`` absorbs on its port ``i`` (voltage in charge coordinates, current in
     node ones), from the stamped entries of every element acting on that port (its own, and a mutual
     inductance's): ``Σ M a + D f + K q − e(t) + Σ_k μ_k ∂ψ_k/∂f_i``.
 
     ``q``, ``f``, ``acc`` are coordinate trajectories (rows), ``mu`` the multipliers, ``u`` the inputs'
-    values (rows of ``lin.inputs``); returns one value per column.
+    values (rows of ``lin.inputs``); returns one value per column. ``sharing`` lists the
+    ``(element, slot)`` acting on the port in the order of ``lin.ports`` (found here when not given).
     """
-    key = lin.ports[name][i][0]
-    out = np.zeros(q.shape[1])
-    for other, ports in lin.ports.items():
-        for slot, (k, _) in enumerate(ports):
-            if k == key:
-                out += _slot_effort(lin, other, slot, q, f, acc, mu, u)
-    return out
+    if sharing is None:
+        key = lin.ports[name][i][0]
+        sharing = [(other, slot) for other, ports in lin.ports.items() for slot, (k, _) in enumerate(ports)
+                   if k == key]
+    blocks = {"q": q, "f": f, "acc": acc, "mu": mu, "u": u}
+    return evaluate_port(port_terms(lin, sharing), blocks.__getitem__, q.shape[1])
 
 
 def _slot_effort(lin, name, i, q, f, acc, mu, u):
+    blocks = {"q": q, "f": f, "acc": acc, "mu": mu, "u": u}
+    return evaluate_terms(slot_terms(lin, name, i), blocks.__getitem__, q.shape[1])
+
+
+def slot_terms(lin, name, i):
+    """The effort element ``name`` itself puts on its port ``i``, as terms over the trajectory's blocks
+    (``"q"``, ``"f"``, ``"acc"``, ``"mu"``, ``"u"``) for :func:`evaluate_terms`: ``("combo", v, block,
+    {row: c})`` adds ``v · Σ c X[row]``, ``("row", v, block, row)`` adds ``v · X[row]``, ``("minus", 1.0,
+    block, row)`` subtracts ``X[row]``. Its size is that of the element's own stamp."""
     st = lin.stamps[name]
     combos = [c for _, c in lin.ports[name]]
-
-    def port(X, j):
-        return sum((c * X[k] for k, c in combos[j].items()), np.zeros(X.shape[1]))
-
-    out = np.zeros(q.shape[1])
-    source = {"M": acc, "D": f, "K": q}
+    source = {"M": "acc", "D": "f", "K": "q"}
+    terms = []
     for which, a, b, v in st["entries"]:
         if which == "A":
             if b == i:
-                out += v * mu[st["rows0"] + a]
+                terms.append(("row", v, "mu", st["rows0"] + a))
         elif a == i:
-            out += v * port(source[which], b)
+            terms.append(("combo", v, source[which], combos[b]))
     for j, k in st["efforts"]:
         if j == i:
-            out -= u[k]
-    return out
+            terms.append(("minus", 1.0, "u", k))
+    return tuple(terms)
+
+
+def port_terms(lin, sharing):
+    """The effort on one port: the :func:`slot_terms` of every ``(element, slot)`` acting on it."""
+    return tuple(slot_terms(lin, other, slot) for other, slot in sharing)
+
+
+def flow_terms(lin, name, i):
+    """The flow of port ``i`` of element ``name`` (its combination of coordinate flows) as one slot of terms."""
+    return ((("combo", 1.0, "f", lin.ports[name][i][1]),),)
+
+
+def evaluate_terms(terms, block, K):
+    """The values of :func:`slot_terms` over ``K`` output times; ``block(name)`` gives a block's rows
+    (read only when a term needs it: the accelerations of a solution may be computed on demand).
+
+    The sums run in the order of the terms, each combination's in its own order, as ``0 + a + b + ...``
+    did before without the zero arrays (adding 0 is exact), so a read costs a few array operations."""
+    out = None
+    for kind, v, name, what in terms:
+        X = block(name)
+        if kind == "combo":
+            inner = None
+            for k, c in what.items():
+                if inner is None:
+                    inner = c * X[k]
+                else:
+                    inner += c * X[k]
+            value = v * inner if inner is not None else np.zeros(K)
+        elif kind == "row":
+            value = v * X[what]
+        else:
+            value = -X[what]
+        if out is None:
+            out = value
+        else:
+            out += value
+    return np.zeros(K) if out is None else out
+
+
+def evaluate_port(slots, block, K):
+    """The values of :func:`port_terms` (or :func:`flow_terms`): the slots' values summed in order."""
+    out = None
+    for terms in slots:
+        value = evaluate_terms(terms, block, K)
+        if out is None:
+            out = value
+        else:
+            out += value
+    return np.zeros(K) if out is None else out
 
 
 def _coo(entries, shape):

@@ -75,23 +75,35 @@ def supplied_power(model):
     return P
 
 
-def port_efforts(model, name, k):
+def port_efforts(model, name, k, sharing=None):
     """(flow, conjugate effort) of port ``k`` of a network element, internal symbols.
 
     The conjugate effort is what the element absorbs on that port: its own
     ``d/dt ∂T/∂f − ∂T/∂q + ∂D/∂f + ∂V/∂q − e`` plus its constraint forces, plus the
-    terms of coupling elements acting on the same port (mutual inductance).
+    terms of coupling elements acting on the same port (mutual inductance). ``sharing``, the
+    ``((element, slot), ...)`` acting on the port in network order (a solution's
+    :class:`~netdyn.numerics.results.index.ResultIndex` has them for every port), spares the search
+    over every element.
     """
+    return port_flow(model, name, k), port_effort(model, name, k, sharing)
+
+
+def port_flow(model, name, k):
+    """The flow of port ``k`` of a network element (the rate of its displacement), internal symbols."""
+    return internalize(model, model.metadata["elements"][name]["port_displacements"][k].diff(t))
+
+
+def port_effort(model, name, k, sharing=None):
+    """The conjugate effort of port ``k`` of a network element, internal symbols (see :func:`port_efforts`)."""
     md = model.metadata
-    owner = md["elements"][name]
-    key = owner["keys"][k]
-    flow = internalize(model, owner["port_displacements"][k].diff(t))
+    if sharing is None:
+        key = md["elements"][name]["keys"][k]
+        sharing = [(other, slot) for other, info in md["elements"].items()
+                   for slot, kk in enumerate(info["keys"]) if kk == key]
     effort = sp.S.Zero
-    for other, info in md["elements"].items():
-        for slot, kk in enumerate(info["keys"]):
-            if kk == key:
-                effort += internalize(model, _slot_effort(model, info, slot))
-    return flow, effort
+    for other, slot in sharing:
+        effort += internalize(model, _slot_effort(model, md["elements"][other], slot))
+    return effort
 
 
 def _slot_effort(model, info, i):
@@ -113,11 +125,12 @@ def _slot_effort(model, info, i):
             j = model.metadata["port_of"][info["keys"][s]][1]
             g = sp.diff(sp.sympify(other["contribution"].flow_constraints[0]), other["F"][j])
             e += model.mus[other["flow_constraints"][0]] * sp.sympify(coeffs[i]) * g
-    sub = {}
+    free = e.free_symbols
+    sub = {}  # (the rates of a port's displacement only where the effort has them: each is a sympy diff)
     for j, qx in enumerate(info["port_displacements"]):
-        sub[Q[j]] = qx
-        sub[F[j]] = qx.diff(t)
-        sub[Acc[j]] = qx.diff(t, 2)
+        for sym, order in ((Q[j], 0), (F[j], 1), (Acc[j], 2)):
+            if sym in free:
+                sub[sym] = qx.diff(t, order) if order else qx
     return e.xreplace(sub)
 
 

@@ -7,24 +7,14 @@
 """
 from __future__ import annotations
 
-# displacement kind -> (its rate, the rate's rate), each (quantity, unit)
-_DISPLACEMENTS = {
-    ("charge", "C"): (("current", "A"), ("current rate", "A/s")),
-    ("flux linkage", "Wb"): (("voltage", "V"), ("voltage rate", "V/s")),
-    ("position", "m"): (("velocity", "m/s"), ("acceleration", "m/s²")),
-    ("angle", "rad"): (("angular velocity", "rad/s"), ("angular acceleration", "rad/s²")),
-    ("impulse", "N·s"): (("force", "N"), ("force rate", "N/s")),
-    ("angular impulse", "N·m·s"): (("torque", "N·m"), ("torque rate", "N·m/s")),
-}
-_PREFIX = {"q": ("charge", "C"), "phi": ("flux linkage", "Wb"), "x": ("position", "m"), "y": ("position", "m"),
-           "z": ("position", "m"), "theta": ("angle", "rad"), "s": ("position", "m")}
+from netdyn.frames import DISPLACEMENTS as _DISPLACEMENTS, PREFIXES as _PREFIX, UNKNOWN  # (by name: base layer)
+
 _PORT = {  # domain -> through, across
     "electrical": (("current", "A"), ("voltage", "V")),
     "translational": (("force", "N"), ("velocity", "m/s")),
     "rotational": (("torque", "N·m"), ("angular velocity", "rad/s")),
 }
 _IMPULSE = {"translational": ("impulse", "N·s"), "rotational": ("angular impulse", "N·m·s")}
-UNKNOWN = ("value", "")
 
 
 def _domain_of(model, name):
@@ -38,23 +28,30 @@ def _domain_of(model, name):
     return None
 
 
-def _displacement(model, coordinate):
+def _displacement(domain_of, coordinate):
     head, _, rest = coordinate.partition("_")
     if head == "p" and rest:
         element = rest.split(":")[0]
-        return _IMPULSE.get(_domain_of(model, element), UNKNOWN)
+        return _IMPULSE.get(domain_of(element), UNKNOWN)
     return _PREFIX.get(head, UNKNOWN)
 
 
-def quantity(model, spec):
+def quantity(model, spec, index=None):
     """``(quantity, unit)`` of a series name: a coordinate (``x_rod``), its rates (``x_rod_dot``,
-    ``x_rod_ddot``), a multiplier, or ``v(name)`` / ``i(name)`` of an element or node."""
+    ``x_rod_ddot``), a multiplier, or ``v(name)`` / ``i(name)`` of an element or node.
+
+    ``index``, a solution's :class:`~netdyn.numerics.results.index.ResultIndex`, answers in O(1) without the
+    model (``model`` may then be None): a table of every series of a large network stays linear."""
+    if index is not None:
+        domain_of, coordinates = index.domain, index.coordinates
+    else:
+        domain_of, coordinates = (lambda name: _domain_of(model, name)), model.coordinate_names
     if len(spec) > 3 and spec[1] == "(" and spec.endswith(")"):
-        through, across = _PORT.get(_domain_of(model, spec[2:-1]), (UNKNOWN, UNKNOWN))
+        through, across = _PORT.get(domain_of(spec[2:-1]), (UNKNOWN, UNKNOWN))
         return across if spec[0].lower() == "v" else through
     for suffix, order in (("_ddot", 2), ("_dot", 1), ("", 0)):
-        if spec.endswith(suffix) and spec[:len(spec) - len(suffix)] in model.coordinate_names:
-            base = _displacement(model, spec[:len(spec) - len(suffix)])
+        if spec.endswith(suffix) and spec[:len(spec) - len(suffix)] in coordinates:
+            base = _displacement(domain_of, spec[:len(spec) - len(suffix)])
             if base == UNKNOWN:
                 return UNKNOWN
             return base if order == 0 else _DISPLACEMENTS[base][order - 1]

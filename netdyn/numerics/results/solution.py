@@ -21,7 +21,8 @@ import sympy as sp
 from netdyn.errors import ModelError
 from netdyn.lagrange.equations import internalize
 from netdyn.numerics.results.bookkeeping import cumulative, energy_report
-from netdyn.numerics.functions.energy import dissipated_power, port_efforts, stored_energy, supplied_power
+from netdyn.numerics.functions.energy import dissipated_power, port_effort, port_flow, stored_energy, supplied_power
+from netdyn.numerics.results.index import ResultIndex
 from netdyn.numerics.results.quantities import quantity
 from netdyn.numerics.results.reactions import reaction
 from netdyn.numerics.results.trajectory import Trajectory  # noqa: F401  (documented attribute type)
@@ -63,7 +64,14 @@ class Solution:
     ``sol[name]`` (coordinate, ``name_dot``, ``name_ddot``, multiplier), ``evaluate(expr)``,
     ``energy()``, ``power_balance()``, ``energy_report()``, ``constraint_residual()``,
     ``reaction(joint)``, ``through``/``across`` and their physical names ``current``, ``voltage``,
-    ``force``, ``velocity``, ``torque``, ``angular_velocity``, ``plot(*names)``, ``series(spec)``.
+    ``force``, ``velocity``, ``torque``, ``angular_velocity``, ``plot(*names)``, ``series(spec)``,
+    ``series_names()``, ``to_pandas()`` (a ``DataFrame`` of every series, with units).
+
+    A read costs its own output, not the network: the first read makes the solution's
+    :attr:`result_index` (names → rows, node → its ports from ground, port → the elements acting on it;
+    :mod:`netdyn.numerics.results.index`), once, in time linear in the network, and every read after it
+    looks its rows up there (reading every node voltage of a 10^5-node RC ladder takes about half as long
+    as simulating it).
     """
 
     def __init__(self, model, compiled, p, trajectory, method):
@@ -82,6 +90,18 @@ class Solution:
         self.nsteps = trajectory.nsteps
         self.work = trajectory.work  # energy dissipated and supplied since t0, integrated with the state
         self._cache = {}
+        self._index = None
+
+    @property
+    def result_index(self):
+        """Where every named quantity lives (:class:`~netdyn.numerics.results.index.ResultIndex`): made on the
+        first read, in time linear in the network, so that each read costs only its own output."""
+        if self._index is None:
+            self._index = self._make_index()
+        return self._index
+
+    def _make_index(self):
+        return ResultIndex.of_model(self.model)
 
     @property
     def acc(self):
@@ -110,21 +130,23 @@ class Solution:
     def __getitem__(self, name):
         if not isinstance(name, str):
             name = getattr(getattr(name, "func", None), "__name__", None) or str(name)
-        names = self.coordinate_names
-        if name in names:
-            return self.q[names.index(name)]
-        if name.endswith("_dot") and name[:-4] in names:
-            return self.f[names.index(name[:-4])]
-        if name.endswith("_ddot") and name[:-5] in names:
-            return self.acc[names.index(name[:-5])]
-        mult = self.multipliers
-        if name in mult:
-            return mult[name]
+        index = self.result_index
+        row = index.coordinates.get(name)
+        if row is not None:
+            return self.q[row]
+        for suffix in ("_dot", "_ddot"):
+            if name.endswith(suffix):
+                row = index.coordinates.get(name[:-len(suffix)])
+                if row is not None:
+                    return self.f[row] if suffix == "_dot" else self.acc[row]
+        mult = index.multipliers.get(name)
+        if mult is not None:
+            return (self.lam if mult[0] == "lam" else self.mu)[mult[1]]
         joint = self._joint_coordinate(name)
         if joint is not None:
             return joint
-        raise KeyError(f"no coordinate or multiplier {name!r}; coordinates are {names}, "
-                       f"multipliers {sorted(mult)}")
+        raise KeyError(f"no coordinate or multiplier {name!r}; coordinates are {self.coordinate_names}, "
+                       f"multipliers {sorted(index.multipliers)}")
 
     def _joint_coordinate(self, name):
         """A planar joint's coordinate (``"J3"``, ``"theta_J3"``, with ``_dot``/``_ddot`` its rates) or a body's
@@ -143,18 +165,71 @@ class Solution:
 
     # ----------------------------------------------------------------- expressions over the trajectory
     def evaluate(self, expr):
-        """Evaluate an expression of the model's internal symbols (q, q_dot, q_ddot, λ, μ, parameters, t)."""
-        eq = self.compiled.eq
-        args = [T_SYM, eq.q, eq.f, eq.a, eq.lam, eq.mu, self.compiled.parameters, self.compiled.inputs]
+        """Evaluate an expression of the model's internal symbols (q, q_dot, q_ddot, λ, μ, parameters, t).
+
+        The expression is compiled over the symbols it contains only (their rows are found in the
+        solution's index), so the cost is that of the expression, not of the model; it is evaluated on
+        every output time at once (point by point where its functions do not take arrays).
+        """
+        return self._run(self._compile(expr))
+
+    def _compile(self, expr):
+        expr = sp.sympify(expr)
         key = ("expr", sp.srepr(expr))
-        fn = self._cache.get(key)
-        if fn is None:
-            fn = sp.lambdify(args, expr, modules="numpy", cse=True)
-            self._cache[key] = fn
-        out = np.array([fn(tt, self.q[:, k], self.f[:, k], self.acc[:, k], self.lam[:, k], self.mu[:, k],
-                           self.p.vector, self.p.inputs(tt))
-                        for k, tt in enumerate(self.t)], dtype=float)
-        return out
+        entry = self._cache.get(key)
+        if entry is None:
+            table = self._symbol_rows()
+            used = sorted(expr.free_symbols, key=sp.default_sort_key)
+            unknown = [s for s in used if s not in table]
+            if unknown:
+                raise ModelError(f"cannot evaluate {expr}: {sorted(map(str, unknown))} are neither coordinates, "
+                                 "multipliers, parameters, inputs nor t")
+            entry = (sp.lambdify(used, expr, modules="numpy", cse=True), tuple(table[s] for s in used))
+            self._cache[key] = entry
+        return entry
+
+    def _symbol_rows(self):
+        """Internal symbol -> (block, row) for :meth:`evaluate`, made once (kept on the index)."""
+        index = self.result_index
+        if index.symbols is None:
+            eq, cm = self.compiled.eq, self.compiled
+            table = {T_SYM: ("t", 0)}
+            for block, symbols in (("q", eq.q), ("f", eq.f), ("acc", eq.a), ("lam", eq.lam), ("mu", eq.mu),
+                                   ("p", cm.parameters), ("u", cm.inputs)):
+                for i, s in enumerate(symbols):
+                    table.setdefault(s, (block, i))
+            index.symbols = table
+        return index.symbols
+
+    def _block(self, block):
+        """The rows a block of internal symbols takes its values from (``"t"``: the times; ``"p"``: the
+        parameter vector; ``"u"``: the model's inputs at every output time, computed once)."""
+        if block == "t":
+            return self.t
+        if block == "p":
+            return self.p.vector
+        if block == "u":
+            if "model inputs" not in self._cache:
+                n = len(self.compiled.inputs)
+                self._cache["model inputs"] = np.array([self.p.inputs(tt) for tt in self.t], dtype=float).T \
+                    if self.t.size else np.zeros((n, 0))
+            return self._cache["model inputs"]
+        return self.acc if block == "acc" else getattr(self, block)  # (the rates computed only when asked for)
+
+    def _run(self, entry):
+        fn, rows = entry
+        K = self.t.size
+        args = [self._block(b) if b == "t" else self._block(b)[i] for b, i in rows]
+        try:
+            out = np.array(fn(*args), dtype=float)  # (a copy: an expression of one symbol returns its row)
+            if out.shape == ():
+                return np.full(K, float(out))
+            if out.shape == (K,):
+                return out
+        except Exception:  # a function that takes no arrays: point by point below
+            pass
+        point = lambda k: [a[k] if np.ndim(a) == 1 else a for a in args]
+        return np.array([fn(*point(k)) for k in range(K)], dtype=float)
 
     def _internal(self, expr):
         return internalize(self.model, expr)
@@ -218,43 +293,44 @@ class Solution:
         return self._element_quantity(name, "through")
 
     def across(self, name):
-        """Across variable (voltage, velocity, angular velocity): of an element, or of a node vs ground."""
-        md = self.model.metadata
-        if name in md.get("elements", {}):
+        """Across variable (voltage, velocity, angular velocity): of an element, or of a node vs ground.
+
+        A node's value is summed along the ports of its path from ground, which the solution's index
+        holds (:attr:`result_index`): a read costs its path, not the network.
+        """
+        index = self.result_index
+        if name in index.elements:
             return self._element_quantity(name, "across")
-        for domain, paths in md.get("node_paths", {}).items():
-            if name in paths:
-                out = np.zeros_like(self.t, dtype=float)
-                for key, sign in paths[name]:
-                    el, k = md["port_of"][key]
-                    out -= sign * self._port_quantity(el, k, "across")
-                return out
-        raise KeyError(f"no element or node named {name!r}")
+        node = index.nodes.get(name)
+        if node is None:
+            raise KeyError(f"no element or node named {name!r}")
+        out = None
+        for el, k, sign in node[1]:
+            if out is None:
+                out = -sign * self._port_quantity(el, k, "across")  # (0 − x, without the zeros)
+            else:
+                out -= sign * self._port_quantity(el, k, "across")
+        return np.zeros_like(self.t, dtype=float) if out is None else out
 
     voltage = velocity = angular_velocity = across
     current = force = torque = through
 
     def _element_quantity(self, name, which):
-        md = self.model.metadata
-        info = md.get("elements", {}).get(name)
-        if info is None:
-            raise KeyError(f"no element named {name!r} in this model")
-        if info["element"].couples and not info["element"].ports:
-            raise KeyError(f"{name} has no port of its own; ask for the coupled elements {info['element'].couples}")
-        el = info["element"]
+        el = self.result_index.element(name)
         sign = getattr(el, "through_report_signs", el.report_signs)[0] if which == "through" else el.report_signs[0]
         return sign * self._port_quantity(name, 0, which)
 
     def _port_quantity(self, name, k, which):
         key = ("port", name, k, which)
-        if key not in self._cache:
-            md = self.model.metadata
-            info = md["elements"][name]
-            flow, effort = port_efforts(self.model, name, k)
-            kind = info["kinds"][k]
-            expr = flow if (which == "through") == (kind == "through") else effort
-            self._cache[key] = self.evaluate(self._internal(expr))
-        return self._cache[key]
+        entry = self._cache.get(key)
+        if entry is None:
+            kind = self.model.metadata["elements"][name]["kinds"][k]
+            if (which == "through") == (kind == "through"):
+                expr = port_flow(self.model, name, k)
+            else:
+                expr = port_effort(self.model, name, k, self.result_index.sharing.get((name, k)))
+            entry = self._cache[key] = self._compile(self._internal(expr))
+        return self._run(entry)
 
     # ----------------------------------------------------------------- plots
     def plot(self, *names, path=None, ax=None, title=None, max_curves=10):
@@ -273,7 +349,7 @@ class Solution:
         names = names or tuple(self.coordinate_names)
         groups = {}
         for nm in names:
-            groups.setdefault(quantity(self.model, nm), []).append(nm)
+            groups.setdefault(quantity(None, nm, self.result_index), []).append(nm)
         if ax is not None:
             axes, groups = [ax], {("value", ""): list(names)}
         else:
@@ -311,6 +387,61 @@ class Solution:
                 return self.through(inner)
             raise ModelError(f"unknown series {spec!r}; use v(name) or i(name)")
         return self[spec]
+
+    def series_names(self):
+        """Every name :meth:`series` reads, in the order of :meth:`to_pandas`' columns: the coordinates, their
+        flows (``_dot``), the multipliers, the planar joint coordinates and body poses that are not
+        coordinates themselves (with ``_dot``), every node's ``v(node)`` and every element's ``v(name)`` and
+        ``i(name)`` (``f(name)`` for a force or torque)."""
+        index = self.result_index
+        names = list(index.coordinates) + [f"{c}_dot" for c in index.coordinates] + list(index.multipliers)
+        for name in self._pose_names():
+            names += [name, f"{name}_dot"]
+        return names + index.quantity_names()
+
+    def _pose_names(self):
+        """Joint coordinates and body poses of a planar model that are not coordinates (``sol[name]`` reads them)."""
+        from netdyn.numerics.dae.initial import joint_table
+        coordinates = self.result_index.coordinates
+        planar = self.model.metadata.get("planar")
+        joints = planar.joints if planar else {}  # (a joint's bare name repeats its first coordinate)
+        return [name for name, (_, k, _) in joint_table(self.model).items()
+                if k is not None and name not in joints and name not in coordinates]
+
+    def to_pandas(self, names=None):
+        """The solution as a pandas ``DataFrame``: indexed by time (``"t"``), one column per named series
+        (``names``, default :meth:`series_names`: every coordinate and flow, multiplier, joint coordinate,
+        node and element quantity); ``df.attrs["units"]`` and ``df.attrs["quantities"]`` give each
+        column's SI unit and what it measures. Each column costs its own output (the names are found in
+        the solution's index), so the table of a large network is linear in its size.
+
+        pandas, not xarray: the series share one time axis, which is a ``DataFrame`` exactly, and pandas is
+        the table everyone has (see :mod:`netdyn.frames`). It is optional: ``pip install netdyn[frames]``.
+
+        >>> import netdyn
+        >>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
+        >>> net = netdyn.Network("RC")
+        >>> _ = net.add(VoltageSource("V1", "a", "0", 1.0), Resistor("R1", "a", "b", 1.0), Capacitor("C1", "b", "0", 1.0))
+        >>> df = netdyn.simulate(net, (0, 1)).to_pandas()
+        >>> list(df.columns)
+        ['q_R1', 'q_R1_dot', 'v(a)', 'v(b)', 'v(V1)', 'i(V1)', 'v(R1)', 'i(R1)', 'v(C1)', 'i(C1)']
+        >>> round(float(df["v(b)"].iloc[-1]), 6), df.attrs["units"]["v(b)"], df.attrs["units"]["q_R1_dot"]  # 1 - 1/e
+        (0.632121, 'V', 'A')
+        """
+        from types import SimpleNamespace
+
+        from netdyn.frames import require_pandas, time_frame
+        from netdyn.graph.gcpause import paused_gc
+        require_pandas()  # before any column is computed
+        names = self.series_names() if names is None else list(names)
+        index = self.result_index
+        lookup = SimpleNamespace(coordinates=set(index.coordinates) | set(self._pose_names()), domain=index.domain)
+        with paused_gc():  # a column's arrays are garbage at once: reference counting frees them, no collection
+            return time_frame(self.t, names, self.series, {n: quantity(None, n, lookup) for n in names},
+                              name=self._title())
+
+    def _title(self):
+        return self.model.name
 
     def __repr__(self):
         return f"Solution({self.model.name!r}, {len(self.t)} points, t = {self.t[0]:.4g}..{self.t[-1]:.4g}, " \
