@@ -535,6 +535,8 @@ def cmd_ac(args, net=None, header=False):
     if not quiet:
         _writable(getattr(args, "csv", None), "--csv")
         _writable(getattr(args, "plot", None), "--plot")
+        if all(getattr(args, k, None) is not None for k in ("sweep", "points", "fstart", "fstop")):
+            _ac_spec(args, None)  # the whole sweep on the command line: checked before reading the file
     net = net or load_network(args.file)
     if not quiet:
         _warn_notes(net)
@@ -717,7 +719,8 @@ def cmd_info(args):
         p(f"elements: {size} ({_counts(type(el).__name__ for el in net.elements.values())})")
         if net.bodies:
             p(f"bodies: {_listing(net.bodies)}")
-        p(f"nodes: {_listing(n for n in net.graph.nodes if n not in net.bodies)}")
+        nodes = [n for n in net.graph.nodes if n not in net.bodies and n != "0"]
+        p(f"nodes: {_listing(nodes)}{' + ground' if '0' in net.graph else ''}")
     derive = args.derive if args.derive is not None else size <= DERIVE_UP_TO
     if derive:
         _model_info(args, net, warnings, p)

@@ -43,13 +43,15 @@ def run_symbolic(problem, start, integrator, name):
         # magnitudes from a first pass under (nearly) pure relative error control; a small fixed atol:
         # pure relative control fails on variables held at 0 by constraints (roundoff noise) and in
         # IDA's first steps from exact zeros; magnitudes are all this pass is for
-        # (the work integrals out of its error test: their scale is what it finds out). It reports
-        # progress too (a callback sees the times restart at t0 for the second pass); reporting does not
-        # change the steps, so the numbers are those of a run without a callback.
+        # (the work integrals out of its error test: their scale is what it finds out). A callback that
+        # labels passes (``progress.stage``) is told of it and sees its times too; a plain function sees the
+        # final pass only, as before. Reporting does not change the steps: the numbers are those of a run
+        # without a callback.
         if stage is not None:
             stage("first pass")
         with explained(model):
-            coarse = run(1e-6, np.r_[np.full(2 * cm.n, 1e-12), 1e6, 1e6], np.linspace(t0, t1, 201), progress)
+            coarse = run(1e-6, np.r_[np.full(2 * cm.n, 1e-12), 1e6, 1e6], np.linspace(t0, t1, 201),
+                         progress if stage is not None else None)
         if coarse.status == INTERRUPTED:  # Ctrl-C during the first pass: the requested times it reached
             return Solution(model, cm, p, on_requested_times(coarse, requested), method=name)
         atol = scaled_atol(coarse, rtol, cm.coupled_groups())
