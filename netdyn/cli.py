@@ -884,8 +884,8 @@ def build_parser():
     a.add_argument("--formulation", metavar="F", help="loop, branch or node")
     a.add_argument("--max-points", type=count, default=MAX_FREQUENCIES, metavar="N",
                    help=f"refuse a sweep of more than N frequencies (default {MAX_FREQUENCIES:,})")
-    add("warmup", cmd_warmup, "compile the projection path's stepping loop once (~10 s) into numba's on-disk "
-        "cache; simulate then uses it (compiled_loop='auto')")
+    add("warmup", cmd_warmup, "compile the numba kernels once (~10 s of CPU each: the projection path's stepping "
+        "loop, the circuit path's BDF loop) into numba's on-disk cache; every later run loads them (docs/cli.md)")
     i = add("info", cmd_info, "what a file holds: elements by kind, nodes, structural warnings; with --derive the "
             "coordinates, constraints, degrees of freedom and integrator")
     i.add_argument("file", metavar="FILE", help=files)
