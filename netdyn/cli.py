@@ -111,6 +111,14 @@ def _listing(items, limit=8):
     return f"{len(items)}: {', '.join(head)}, ..., {', '.join(items[-2:])}"
 
 
+def _names(items, limit=8, sep=", "):
+    """At most ``limit`` of the items, the first and the last two, joined: ``"a, b, c, ..., y, z"``."""
+    items = [str(x) for x in items]
+    if len(items) > limit:
+        items = items[:limit - 2] + ["..."] + items[-2:]
+    return sep.join(items)
+
+
 def _counts(names):
     """``"Capacitor 5000, Resistor 5000, VoltageSource 1"``: how many of each kind."""
     counts = {}
@@ -718,9 +726,11 @@ def cmd_info(args):
         p(f"network: {net.name} ({args.file})")
         p(f"elements: {size} ({_counts(type(el).__name__ for el in net.elements.values())})")
         if net.bodies:
-            p(f"bodies: {_listing(net.bodies)}")
+            p(f"bodies: {len(net.bodies)} ({_names(net.bodies)})")
         nodes = [n for n in net.graph.nodes if n not in net.bodies and n != "0"]
-        p(f"nodes: {_listing(nodes)}{' + ground' if '0' in net.graph else ''}")
+        ground = "0" in net.graph
+        p(f"nodes: {_listing(nodes)}{' + ground' if ground else ''}" if nodes else
+          f"nodes: {'ground only' if ground else 'none'}")
     derive = args.derive if args.derive is not None else size <= DERIVE_UP_TO
     if derive:
         _model_info(args, net, warnings, p)
@@ -751,16 +761,15 @@ def _model_info(args, net, warnings, p):
     planar = model.metadata.get("planar")
     if planar and planar.joints:
         tree = [f"{j} ({'ground' if a == '0' else a}-{b})" for j, a, b in planar.tree_edges]
-        p(f"joint tree (relative coordinates): {_listing(tree) if tree else 'none'}")
+        p(f"joint tree ({len(planar.tree)}, relative coordinates): {_names(tree, 12) or 'none'}")
         cuts = [f"{c} (closes {' '.join(planar.loops[c])})" for c in planar.cuts]
-        p(f"cut joints: {_listing(cuts) if cuts else 'none'}")
+        p(f"cut joints ({len(planar.cuts)}): {_names(cuts, 6, '; ') or 'none'}")
     n, m1, m2 = len(model.coordinates), len(model.constraints), len(model.flow_constraints)
-    p(f"coordinates ({n}): {', '.join(model.coordinate_names) if n <= 12 else _listing(model.coordinate_names, 12)}")
+    p(f"coordinates ({n}): {_names(model.coordinate_names, 12)}")
     for what, mults, labels in (("displacement", model.lambdas, model.constraint_labels),
                                 ("flow", model.mus, model.flow_constraint_labels)):
         listed = [f"{m.func.__name__}: {lab}" for m, lab in zip(mults, labels)]
-        p(f"{what} constraints ({len(mults)}): {'; '.join(listed) if len(listed) <= 6 else _listing(listed, 6)}"
-          if listed else f"{what} constraints (0): none")
+        p(f"{what} constraints ({len(mults)}): {_names(listed, 6, '; ') or 'none'}")
     eq = model.derive()
     inertial = {j for (_, j) in eq.M}
     algebraic = [name for j, name in enumerate(model.coordinate_names) if j not in inertial]
@@ -786,7 +795,7 @@ def _model_info(args, net, warnings, p):
         p(f"degrees of freedom: {n - m1 - m2} ({n} coordinates - {m1 + m2} constraints)")
         warnings.append(f"no numeric check at t = 0: {exc}")
     if algebraic:
-        p(f"flows without inertia (algebraic): {_listing(algebraic, 12)}")
+        p(f"flows without inertia (algebraic): {_names(algebraic, 12)}")
 
 
 def cmd_demo(args):

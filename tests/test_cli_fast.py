@@ -238,7 +238,8 @@ def test_ctrl_c_in_the_first_pass_returns_the_requested_grid():
 def test_ctrl_c_in_the_cli_keeps_the_grid_and_the_bar_where_it_stopped(tmp_path):
     out = python(PENDULUM + """
     netdyn.save_model(net, "pend.yaml")
-    from netdyn import cli
+    os.environ["NETDYN_COMPILED_LOOP"] = "0"  # the Python loop: progress at every step (a cached compiled loop
+    from netdyn import cli                    # may cover the whole span in one chunk)
     call = cli.ProgressBar.__call__
     def interrupting(self, t):
         call(self, t)
