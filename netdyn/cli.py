@@ -278,8 +278,7 @@ class _PortAcross:
 
     def _bulk(self):
         lin = getattr(self.sol, "linear", None)
-        ok = lin is not None and lin.R is None and not lin.skipped and hasattr(lin.ports, "keys_of") \
-            and hasattr(lin.ports, "ports")
+        ok = lin is not None and lin.R is None and hasattr(lin.ports, "keys_of") and hasattr(lin.ports, "ports")
         return lin if ok else None
 
     def values(self, keys):
@@ -294,6 +293,9 @@ class _PortAcross:
         effort_keys, flow_keys = [], []
         for key in keys:
             name, k = self.port_of[key]
+            if name in lin.skipped or name not in lin.stamps:  # a device the stamps leave out (a diode): its own law
+                out[key] = sol._port_quantity(name, k, "across")
+                continue
             (effort_keys if lin.stamps[name]["kinds"][k] == THROUGH else flow_keys).append(key)
         if flow_keys:  # across-kind ports (node formulation): the across variable is the port's flow
             pc = lin.ports.ports

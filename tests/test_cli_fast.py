@@ -137,6 +137,22 @@ def test_the_bulk_table_equals_the_accessors(tmp_path, formulation):
         np.testing.assert_allclose(data[:, j], ref, rtol=1e-9, atol=1e-12 * np.max(np.abs(ref)), err_msg=name)
 
 
+def test_the_bulk_table_of_a_diode_circuit_equals_the_accessors(tmp_path):
+    """The circuit path: linear ports in bulk, the diode's through its own law."""
+    (tmp_path / "d.cir").write_text("rectifier\nV1 in 0 SIN(0 5 1k)\nR1 in a 1k\nD1 a out DMOD\nC1 out 0 1u\n"
+                                    "R2 out 0 10k\n.model DMOD D(IS=1e-14 RS=1)\n.tran 20u 2m\n.end\n")
+    assert main(["simulate", str(tmp_path / "d.cir"), "--csv", str(tmp_path / "out.csv")]) == 0
+    with open(tmp_path / "out.csv") as fh:
+        rows = list(csv.reader(fh))
+    head, data = rows[0], np.array(rows[1:], dtype=float)
+    assert {"v(in)", "v(a)", "v(out)", "i(V1)", "i(R1)", "i(D1)", "i(C1)", "i(R2)"} <= set(head)  # (and RS's node)
+    sol = netdyn.simulate(netdyn.read_netlist(tmp_path / "d.cir"), (0, 2e-3), t_eval=data[:, 0])
+    assert sol.method == "circuit"
+    for j, name in enumerate(head[1:], 1):
+        ref = sol.voltage(name[2:-1]) if name[0] == "v" else sol.current(name[2:-1])
+        np.testing.assert_allclose(data[:, j], ref, rtol=1e-9, atol=1e-12 * np.max(np.abs(ref)), err_msg=name)
+
+
 def test_outputs_pick_columns_by_name_and_pattern(rc, capsys):
     assert main(["simulate", "rc.cir", "--outputs", "i(C*);v(out)", "--csv", "t.csv"]) == 0
     rows = (rc / "t.csv").read_text().splitlines()
