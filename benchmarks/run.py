@@ -13,6 +13,9 @@ netdyn is faster):
   about the same motion; the four-bar under 1 N·m for 100 s;
 * recursive path (``netdyn.recursive``): n-link chain RHS and 10 s of motion vs Pinocchio ``aba`` (+ DOP853),
   n = 5 … 200 with the growth exponent; DeNOC inverse dynamics of the 3-RRR over 201 points.
+* the ``netdyn`` command (group ``cli``): ``netdyn simulate`` on RC-ladder decks of 10^4 and 10^5 sections beside
+  the Python calls it wraps (``read_netlist`` + ``simulate`` + writing the CSV) and ngspice's process
+  (:mod:`benchmarks.cli_cases`; the cap of this group is at least 1800 CPU seconds);
 * netlist reading (group ``safety``): ``read_netlist`` of 10^3..10^5 elements beside ``ngspice -b``
   reading the same deck; PWL sources of 10..1000 corners (growth exponent, linear is 1).
 * reading results (group ``read``): every node voltage of a 10^4- and 10^5-section RC ladder, and its
@@ -43,9 +46,9 @@ from benchmarks.harness import ROOT, growth_exponent, run_case  # noqa: E402
 
 FULL = {"chain": [2, 5, 10, 20, 50, 100, 200], "rc": [10, 100, 1000, 10000], "recursive": [5, 10, 20, 50, 100, 200],
         "netlist": [1000, 10000, 100000], "pwl": [10, 100, 1000], "nl": [10, 100, 1000, 10000],
-        "nli": [10, 100, 1000], "read": [10000, 100000]}
+        "nli": [10, 100, 1000], "read": [10000, 100000], "cli": [10000, 100000]}
 QUICK = {"chain": [2, 5], "rc": [10, 100, 1000], "recursive": [5, 10], "netlist": [1000, 10000], "pwl": [10, 100],
-         "nl": [10, 100], "nli": [10, 100], "read": [1000, 10000]}
+         "nl": [10, 100], "nli": [10, 100], "read": [1000, 10000], "cli": [1000, 10000]}
 SKIP, NA = "skip", "n/a (not implemented)"
 
 
@@ -485,15 +488,39 @@ def _read_table(results, plan):
     ] + notes) + "\n"
 
 
+def _cli_table(results, plan):
+    """``netdyn simulate`` beside the Python API and ngspice (issue 26)."""
+    notes = []
+    cols = [("netdyn simulate (process CPU, s)", "{s}", "cli", 1.0), ("API: read_netlist + simulate + savetxt "
+            "(process CPU, s)", "{s}", "api", 1.0), ("ngspice -b -r (process CPU, s)", "{s}", "ngspice", 1.0),
+            ("CSV written by the command (MB)", "{s}", "cli_mb", 1.0)]
+    rats = [("command / API", ("{s}", "cli"), ("{s}", "api")), ("command / ngspice", ("{s}", "cli"), ("{s}", "ngspice"))]
+    out = ["## The `netdyn` command beside the Python API and ngspice (RC ladder, 10 µs, 1001 output times)", "",
+           "Whole processes, CPU seconds (user + system), imports included (`benchmarks/cli_cases.py`). 'every "
+           "column': the command's default table (3N + 1 columns: every node voltage and element current); the "
+           "API writes the state `[t, q, f]` (2N + 1 columns) with `np.savetxt(fmt='%r')`. 'four columns': "
+           "`--outputs 'v(n1);v(nN/2);v(nN);i(V1)'`, and the API the same four through `sol.voltage`/`sol.current`. "
+           "ngspice writes every node voltage to its binary raw file.", ""]
+    for label, series in (("every column", "cli_all"), ("four columns", "cli_few")):
+        sizes = sorted(results.get(series, {}))
+        if not sizes:
+            continue
+        fill = lambda x: x.replace("{s}", series)
+        out += [f"### {label}", "", table(sizes, "N", [(c[0], fill(c[1]), c[2], c[3]) for c in cols],
+                                          [(r[0], (fill(r[1][0]), r[1][1]), (fill(r[2][0]), r[2][1])) for r in rats],
+                                          results, notes), ""]
+    return "\n".join(out + [f"{i + 1}. {m}" for i, m in enumerate(notes)]) + "\n"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (under 2 minutes)")
     parser.add_argument("--cap", type=float, default=None,
                         help="cap per case in CPU seconds (default 60; 10 with --quick)")
-    parser.add_argument("--only", default="chain,rc,nl,nli,closed,mixed,recursive,safety,read",
+    parser.add_argument("--only", default="chain,rc,nl,nli,closed,mixed,recursive,safety,read,cli",
                         help="comma-separated groups to run: chain, rc, nl (nonlinear ladder), nli (the same, driven "
                              "by a current source), closed, mixed (motor "
-                             "and four-bar), recursive, safety, read (reading results) (default: all)")
+                             "and four-bar), recursive, safety, read (reading results), cli (default: all)")
     parser.add_argument("--sizes", default=None,
                         help="override the sizes of the groups run, e.g. 10,100,1000")
     parser.add_argument("--series", default=",".join(CHAIN_SERIES),
@@ -567,7 +594,16 @@ def main(argv=None):
         log("reading results")
         results["nd_read_results"] = sweep("netdyn read", "benchmarks.cases_netdyn:rc_ladder_read", plan["read"], cap,
                                            size_arg="N")
+    if "cli" in groups:
+        log("the netdyn command beside the API and ngspice")
+        cli_cap = max(cap, 1800.0)
+        results["cli_all"] = sweep("command, every column", "benchmarks.cli_cases:cli_vs_api",
+                                   [n for n in plan["cli"] if n <= 10000], cli_cap, size_arg="N")
+        results["cli_few"] = sweep("command, four columns", "benchmarks.cli_cases:cli_vs_api_few", plan["cli"],
+                                   cli_cap, size_arg="N")
     text = build_report(results, plan, cap, args.quick, started, load0, groups)
+    if "cli" in groups:
+        text += "\n" + _cli_table(results, plan)
     if "safety" in groups:
         text += "\n" + _safety_tables(results, plan)
     if "read" in groups:

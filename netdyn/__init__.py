@@ -39,12 +39,14 @@ from netdyn.errors import (ElementError, ExportError, InitialConditionError, Int
                            OperatingPointError, OptionError, OptionWarning, ParameterError, ParseError,
                            SingularSystemError, TopologyError)
 from netdyn.lagrange import slots as _slots
-from netdyn.symbols import coordinates, symbols, t  # noqa: F401
 
 __version__ = "0.3.0"
 
 #: public name -> module that defines it (imported on first access)
 _LAZY = {
+    "t": "netdyn.symbols",  # (sympy loads with the first of these: `netdyn --help` does without it)
+    "coordinates": "netdyn.symbols",
+    "symbols": "netdyn.symbols",
     "Network": "netdyn.graph.network",
     "Assembly": "netdyn.graph.assembly",
     "LagrangianModel": "netdyn.lagrange.model",
@@ -126,6 +128,8 @@ class _Package(types.ModuleType):
     def __setattr__(self, name, value):
         if isinstance(value, _compat.MovedModule) and name in _LAZY:
             return
+        if isinstance(value, types.ModuleType) and name in _LAZY and value.__name__ == f"netdyn.{name}":
+            return  # importing netdyn.symbols (the module) leaves netdyn.symbols the function
         super().__setattr__(name, value)
 
 

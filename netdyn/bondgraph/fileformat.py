@@ -277,4 +277,9 @@ def load_bond_graph(path):
     BondGraph('mass': 2 elements, 1 bonds)
     """
     path = Path(path)
-    return loads(path.read_text(), "yaml" if path.suffix in (".yaml", ".yml") else "json", where=str(path))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:  # a missing file is a ParseError, as for load_model
+        raise ParseError(f"{path}: cannot read the bond-graph file "
+                         f"({getattr(exc, 'strerror', None) or exc})") from None
+    return loads(text, "yaml" if path.suffix in (".yaml", ".yml") else "json", where=str(path))

@@ -457,7 +457,13 @@ def _structure(cards, max_depth=None):
 def _read_source(source):
     if isinstance(source, os.PathLike):
         path = pathlib.Path(source)
-        return path.read_text(), str(path)
+        try:
+            return path.read_text(), str(path)
+        except FileNotFoundError:  # as for a str path: a ParseError, not an OSError
+            raise ParseError(f"netlist file {str(path)!r} not found") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ParseError(f"netlist file {str(path)!r} cannot be read "
+                             f"({getattr(exc, 'strerror', None) or exc})") from None
     if isinstance(source, str):
         if "\n" not in source.strip("\r\n"):
             path = pathlib.Path(source.strip())

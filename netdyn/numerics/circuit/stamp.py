@@ -408,6 +408,53 @@ def port_effort(lin, name, i, q, f, acc, mu, u, sharing=None):
     return evaluate_port(port_terms(lin, sharing), blocks.__getitem__, q.shape[1])
 
 
+def port_efforts(lin, keys, q, f, acc, mu, u):
+    """:func:`port_effort` of many ports at once, one row per port key in ``keys`` (in that order): the
+    stamped entries of every element gathered once into port-space matrices, ``S_M P a + S_D P f + S_K P q +
+    G μ − E u`` restricted to the rows asked for (a table of a whole network in a few sparse products, where
+    one :func:`port_effort` per port scans every element)."""
+    pc = lin.ports.ports  # the _PortCombinations behind lin.ports: P and the port rows
+    row, P = pc.row, pc.P
+    nports, m, nu = P.shape[0], mu.shape[0], u.shape[0]
+    want = np.array([row[k] for k in keys], dtype=np.int64)
+    trip = {w: ([], [], []) for w in ("M", "D", "K", "A", "E")}
+    keys_of = lin.ports.keys_of
+    for name, st in lin.stamps.items():
+        ks = keys_of[name]
+        r0 = st["rows0"]
+        for which, a, b, v in st["entries"]:
+            r, c, x = trip[which]
+            if which == "A":  # μ_(r0 + a) acts on the element's port b
+                r.append(row[ks[b]]), c.append(r0 + a), x.append(v)
+            else:
+                r.append(row[ks[a]]), c.append(row[ks[b]]), x.append(v)
+        for j, k in st["efforts"]:
+            r, c, x = trip["E"]
+            r.append(row[ks[j]]), c.append(k), x.append(1.0)
+    out = np.zeros((want.size, q.shape[1]))
+
+    def rows_of(which, ncols):
+        r, c, x = trip[which]
+        if not r:
+            return None
+        S = sps.csr_array((np.array(x, dtype=float), (np.array(r, dtype=np.int64), np.array(c, dtype=np.int64))),
+                          shape=(nports, ncols))[want]
+        return S if S.nnz else None
+
+    for which, X in (("M", acc), ("D", f), ("K", q)):
+        S = rows_of(which, nports)
+        if S is not None:
+            used = np.unique(S.indices)
+            out += S[:, used] @ (P[used] @ X)
+    G = rows_of("A", m)
+    if G is not None:
+        out += G @ mu
+    E = rows_of("E", nu)
+    if E is not None:
+        out -= E @ u
+    return out
+
+
 def _slot_effort(lin, name, i, q, f, acc, mu, u):
     blocks = {"q": q, "f": f, "acc": acc, "mu": mu, "u": u}
     return evaluate_terms(slot_terms(lin, name, i), blocks.__getitem__, q.shape[1])

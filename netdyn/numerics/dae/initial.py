@@ -111,8 +111,9 @@ def _split(cm, values, what):
             planar = model.metadata.get("planar")
             kind = "joint " if planar and joint in planar.joints else ""
             for j, (e, val) in pairs:
-                conditions.append((f"{kind}{joint}" + (f"[{j}]" if len(table[f'{joint}[all]'][2]) > 1 else ""),
-                                   joint, e, float(val)))
+                label = f"{kind}{joint}" + (f"[{j}]" if len(table[f'{joint}[all]'][2]) > 1 else "")
+                conditions.append((label, joint, e, real(val, parameter=f"{what}0[{k!r}]" + (
+                    f"[{j}]" if len(pairs) > 1 else ""))))  # NaN, inf, complex refused, naming the coordinate
             continue
         if getattr(values, "skip_unknown", False):
             continue

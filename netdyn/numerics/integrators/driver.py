@@ -37,21 +37,69 @@ def run_symbolic(problem, start, integrator, name):
     for c in corners:  # output times a hair from a corner are the corner (IDA cannot start that close)
         t_eval[np.abs(t_eval - c) < 1e-9 * (t1 - t0)] = c
     run = lambda tol, at, te, pr=None: integrate_segments(integrator, [t0] + corners + [t1], q, f, te, tol, at, pr)
+    progress = problem.progress
+    stage = getattr(progress, "stage", None)  # a progress bar that labels the passes (netdyn simulate's)
     if atol is None:
         # magnitudes from a first pass under (nearly) pure relative error control; a small fixed atol:
         # pure relative control fails on variables held at 0 by constraints (roundoff noise) and in
         # IDA's first steps from exact zeros; magnitudes are all this pass is for
-        # (the work integrals out of its error test: their scale is what it finds out)
+        # (the work integrals out of its error test: their scale is what it finds out). A callback that
+        # labels passes (``progress.stage``) is told of it and sees its times too; a plain function sees the
+        # final pass only, as before. Reporting does not change the steps: the numbers are those of a run
+        # without a callback.
+        if stage is not None:
+            stage("first pass")
         with explained(model):
-            coarse = run(1e-6, np.r_[np.full(2 * cm.n, 1e-12), 1e6, 1e6], np.linspace(t0, t1, 201))
-        if coarse.status == INTERRUPTED:  # Ctrl-C during the first pass: return what it reached
-            return Solution(model, cm, p, coarse, method=name)
+            coarse = run(1e-6, np.r_[np.full(2 * cm.n, 1e-12), 1e6, 1e6], np.linspace(t0, t1, 201),
+                         progress if stage is not None else None)
+        if coarse.status == INTERRUPTED:  # Ctrl-C during the first pass: the requested times it reached
+            return Solution(model, cm, p, on_requested_times(coarse, requested), method=name)
         atol = scaled_atol(coarse, rtol, cm.coupled_groups())
+        if stage is not None:
+            stage("refining")
     with explained(model):
-        trajectory = run(rtol, atol, t_eval, problem.progress)
+        trajectory = run(rtol, atol, t_eval, progress)
     if trajectory.t.shape == requested.shape:
         trajectory.t = requested  # report the times asked for (a snapped one differs by < 1e-9 of the span)
     return Solution(model, cm, p, trajectory, method=name)
+
+
+def on_requested_times(coarse, requested):
+    """A first pass stopped by Ctrl-C, at the requested output times it reached: a solution on the grid
+    that was asked for (up to where it stopped), not on the pass's own 201 points.
+
+    Between the pass's points, displacements are cubic Hermite interpolants with the flows as their slopes,
+    flows with the rates as theirs, multipliers and work integrals linear; the message says so.
+
+    >>> tr = Trajectory(np.array([0.0, 1.0]), np.array([[0.0, 1.0]]), np.array([[0.0, 2.0]]),
+    ...                 np.array([[2.0, 2.0]]), np.zeros((0, 2)), np.zeros((0, 2)), status=INTERRUPTED)
+    >>> out = on_requested_times(tr, np.linspace(0.0, 2.0, 5))   # q = t**2 reached t = 1
+    >>> out.t.tolist(), out.q.round(12).tolist()
+    ([0.0, 0.5, 1.0], [[0.0, 0.25, 1.0]])
+    """
+    T = coarse.t
+    if T.size == 0:
+        return coarse
+    times = np.asarray(requested, dtype=float)
+    times = times[times <= T[-1] * (1 + 1e-12) + 1e-300]
+    acc = coarse.accelerations()
+    if T.size == 1:
+        keep = np.zeros(times.size, dtype=np.int64)
+        out = coarse.take(keep)
+        out.t = times
+    else:
+        k = np.clip(np.searchsorted(T, times, side="right") - 1, 0, T.size - 2)
+        h = T[k + 1] - T[k]
+        s = (times - T[k]) / h
+        h00, h10, h01, h11 = 2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s, -2 * s**3 + 3 * s**2, s**3 - s**2
+        hermite = lambda y, dy: h00 * y[:, k] + h10 * h * dy[:, k] + h01 * y[:, k + 1] + h11 * h * dy[:, k + 1]
+        linear = lambda y: None if y is None else y[..., k] * (1 - s) + y[..., k + 1] * s
+        out = Trajectory(times, hermite(coarse.q, coarse.f), hermite(coarse.f, acc), linear(acc), linear(coarse.lam),
+                         linear(coarse.mu), linear(coarse.dissipated), linear(coarse.supplied), nsteps=coarse.nsteps,
+                         status=coarse.status)
+    out.message = (coarse.message + " It stopped in the first pass (the one that scales atol, at rtol 1e-6 on "
+                   "201 points): values between those points are interpolated.")
+    return out
 
 
 def step_bound(problem, cm):

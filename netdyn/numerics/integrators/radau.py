@@ -327,9 +327,14 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
     """
     if atol is None:
         rows = np.arange(dae.size) if dae.error_rows is None else np.asarray(dae.error_rows)
+        stage = getattr(progress, "stage", None)  # a bar that labels the passes is told of this one too
+        if stage is not None:
+            stage("first pass")
         _, coarse = radau(dae, t_out, y0, rtol=np.inf, atol=np.inf, max_step=max_step,
-                          restart=restart)  # no error control
+                          restart=restart, progress=progress if stage is not None else None)  # no error control
         atol = default_atol(dae, rows, np.max(np.abs(coarse[rows]), axis=1), rtol, t_out[-1] - t_out[0])
+        if stage is not None:
+            stage("refining")
     t_out = np.asarray(t_out, dtype=float)
     if t_out.ndim != 1 or t_out.size < 1 or np.any(np.diff(t_out) <= 0):
         raise IntegrationError("output times must increase strictly")
