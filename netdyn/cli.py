@@ -476,11 +476,16 @@ def count(text):
     return int(x)
 
 
-def _writable(path, option):
-    """An output path whose folder exists (checked before the work, not after it)."""
+def _writable(path, option, create=False):
+    """An output path whose folder exists, or with ``create`` is made (checked before the work, not after it)."""
     if path is None:
         return
     folder = os.path.dirname(os.path.abspath(path))
+    if create and not os.path.exists(folder):
+        try:
+            os.makedirs(folder)
+        except OSError as exc:
+            raise UsageError(f"{option} {path}: cannot make the folder {folder} ({exc.strerror})") from None
     if not os.path.isdir(folder):
         raise UsageError(f"{option} {path}: no folder {folder}")
     if os.path.isdir(path):
@@ -697,7 +702,7 @@ def _initial_values(args, net):
 
 def cmd_equations(args):
     from netdyn.export import export
-    _writable(args.output, "--output")
+    _writable(args.output, "--output", create=True)  # generated code goes where the build wants it
     net = load_network(args.file)
     if args.format == "state":
         if not _is_bond_graph(net):

@@ -101,7 +101,7 @@ def rc(tmp_path, monkeypatch):
     (["simulate", "rc.cir", "--csv", "no/such/folder/out.csv"], "--csv no/such/folder/out.csv: no folder"),
     (["simulate", "rc.cir", "--max-points", "-3"], "'-3' is not a whole number of at least 1"),
     (["simulate", "rc.cir", "--formulation", "electrical="], "give FORM or DOMAIN=FORM"),
-    (["equations", "rc.cir", "-o", "nowhere/x.tex"], "--output nowhere/x.tex: no folder"),
+    (["equations", "rc.cir", "-o", "rc.cir/x.tex"], "--output rc.cir/x.tex: no folder"),  # (a missing folder is made)
 ])
 def test_every_argument_fault_is_one_line(rc, argv, message, capsys):
     assert main(argv) == 2
