@@ -8,11 +8,19 @@ kind      bonds   parameters
 ========  ======  ==============================================================
 ``Se``    1       ``effort`` — number, sympy expression or callable of ``netdyn.t``
 ``Sf``    1       ``flow`` — the flow of its bond (same forms)
-``C``     1       ``C`` (linear: e = q / C) or ``energy`` — V(q), a callable or
-                  an expression in ``q``
-``I``     1       ``I`` (linear: f = p / I) or ``coenergy`` — T*(f), callable or
-                  expression in ``f``
-``R``     1       ``R`` (linear: e = R f) or ``content`` — D(f) with e = dD/df
+``C``     1       one of ``C`` (linear: e = q / C), ``energy`` V(q) (e = dV/dq),
+                  ``coenergy`` V*(e) (q = dV*/de) or ``law`` — ``"e = ..."`` (in q)
+                  or ``"q = ..."`` (in e)
+``I``     1       one of ``I`` (linear: f = p / I), ``energy`` H(p) (f = dH/dp),
+                  ``coenergy`` T*(f) (p = dT*/df) or ``law`` — ``"f = ..."`` (in p)
+                  or ``"p = ..."`` (in f)
+``R``     1       one of ``R`` (linear: e = R f), ``content`` D(f) (e = dD/df),
+                  ``cocontent`` D*(e) (f = dD*/de) or ``law`` — ``"e = ..."``
+                  (resistance law, in f) or ``"f = ..."`` (conductance law, in e);
+                  functions are callables or expressions in their variable, laws
+                  text, a sympy ``Eq`` or a pair ``("f", expression or callable)``
+                  (:mod:`netdyn.bondgraph.laws`: each law is used in the causality
+                  the graph assigns, inverted in closed form or numerically)
                   ``C``/``I``/``R`` with ``ports=n``: a multiport field of n
                   bonds, its function of ``q1..qn`` / ``f1..fn`` or an n x n
                   symmetric matrix (V = ½ qᵀC⁻¹q, T* = ½ fᵀIf, D = ½ fᵀRf)
@@ -50,8 +58,10 @@ import sympy as sp
 from netdyn.errors import ElementError, NetdynError, ParameterError, TopologyError
 from netdyn.symbols import as_expr
 
-from netdyn.bondgraph.kinds import (FIELDS, FUNCTION_VARIABLE, JUNCTIONS, KINDS, SOURCES, STORAGE,  # noqa: F401
-                                    TWO_PORTS, F, Q, X, ALIASES as _ALIASES, field_variables)
+from netdyn.bondgraph.kinds import (FIELDS, FIELD_PARAMETERS, FUNCTION_VARIABLE, JUNCTIONS, KINDS,  # noqa: F401
+                                    SOURCES, STORAGE, TWO_PORTS, F, Q, X, ALIASES as _ALIASES, field_variables,
+                                    function_variable)
+from netdyn.bondgraph.laws import element_law, parse_relation
 from netdyn.bondgraph.causality import assign_causality
 from netdyn.bondgraph.convert import state_equations, to_model
 from netdyn.bondgraph.draw import draw
@@ -167,13 +177,20 @@ class BondGraph:
         ports = params.get("ports")
         if ports is not None and (isinstance(ports, bool) or not isinstance(ports, int) or ports < 1):
             raise ParameterError(f"{name}: ports = {ports!r}; a field has a whole number of ports, 1 or more")
+        field = bool(ports and ports > 1 and kind in FIELDS)
         for p, v in params.items():
             if v is None or p == "ports":
                 continue
-            if ports and ports > 1 and kind in FIELDS:
+            if field and p not in FIELD_PARAMETERS[kind]:
+                raise ParameterError(f"{name}: a {ports}-port {kind} field takes {' or '.join(FIELD_PARAMETERS[kind])}"
+                                     f" (a matrix or a function of {ports} variables), not {p}")
+            if field:
                 values[p] = _field_parameter(name, kind, p, v, ports)
-            elif p in ("energy", "coenergy", "content"):
-                values[p] = _function_expr(name, p, v, FUNCTION_VARIABLE[p])
+            elif p == "law":
+                lhs, rhs = parse_relation(name, kind, v)
+                values[p] = sp.Eq(lhs, rhs, evaluate=False)
+            elif p in ("energy", "coenergy", "content", "cocontent"):
+                values[p] = _function_expr(name, p, v, function_variable(kind, p))
             elif p == "ratio" and kind in ("MTF", "MGY"):
                 values[p] = _function_expr(name, p, v, X)
             elif p in ("by", "label", "kinds", "element"):
@@ -185,8 +202,14 @@ class BondGraph:
                 if kind in TWO_PORTS and values[p].is_zero:
                     raise ElementError(f"{name}: ratio 0 disconnects the two bonds; give a non-zero ratio")
         self.graph.add_node(name, kind=kind, params=values, bonds=[])
-        if ports and ports > 1 and kind in FIELDS:
+        if field:
             self.graph.nodes[name]["ports"] = ports
+        elif kind in ("C", "I", "R"):
+            try:
+                element_law(self, name)
+            except NetdynError:
+                self.graph.remove_node(name)
+                raise
 
     def ports(self, name):
         """How many bonds element ``name`` takes (``None``: any number from its kind's minimum)."""
@@ -319,8 +342,30 @@ class BondGraph:
         return [n for n in self.graph.nodes if self.graph.nodes[n]["kind"] in kinds]
 
     def coordinate_name(self, bond):
-        """The model coordinate of a bond: ``q_<bond>`` with non-identifier characters as ``_``."""
-        return "q_" + re.sub(r"\W", "_", bond)
+        """The model coordinate of a bond (or of the one bond of an element): see :meth:`coordinate_names`.
+
+        >>> bg = BondGraph()
+        >>> bg.add("Se", "u", effort=1.0); bg.add("C", "Cs", C=1.0); _ = bg.bond("u", "Cs", name="b4")
+        >>> bg.coordinate_name("b4"), bg.coordinate_name("Cs")
+        ('q_Cs', 'q_Cs')
+        """
+        if bond not in self._bond_ends and bond in self.graph:
+            bond = self.bond_of(bond)
+        return self.coordinate_names()[bond]
+
+    def coordinate_names(self):
+        """``{bond: coordinate name}``: a bond into a one-port ``C`` or ``I`` is named after that element
+        (``q_<element>``, its displacement: the storage element's energy variable or the integral of its
+        flow), every other bond ``q_<bond>``; non-identifier characters become ``_``."""
+        names, count = {}, {}
+        for b, (tail, head) in self._bond_ends.items():
+            own = self.graph.nodes[head]["kind"] in STORAGE and not self.is_field(head)
+            names[b] = "q_" + re.sub(r"\W", "_", head if own else b)
+            count[names[b]] = count.get(names[b], 0) + 1
+        for b, name in names.items():   # two bonds on one name (a bond named like another's element): bond names
+            if count[name] > 1:
+                names[b] = "q_" + re.sub(r"\W", "_", b)
+        return names
 
     def bond_of(self, element):
         """The one bond of a 1-port element (or a bond named ``element``)."""

@@ -131,7 +131,8 @@ def linear_form(bg, formulation=None):
             for j, v in col.items():
                 R[j, r] += v
         R = R.tocsr()
-    form = {"names": [bg.coordinate_name(b) for b in bonds], **{k: m.tocsr() for k, m in mats.items()},
+    coordinate = bg.coordinate_names()
+    form = {"names": [coordinate[b] for b in bonds], **{k: m.tocsr() for k, m in mats.items()},
             "A": A.tocsr(), "B_e": B_e.tocsr(), "B_a": B_a.tocsr(), "inputs": inputs, "flow_labels": labels,
             "formulation": formulation, "ports": ports, "R": R}
     return form, None
