@@ -178,7 +178,7 @@ class CausalSystem:
         sig = self.caus.signals
         cond = nx.condensation(sig)
         for c in nx.topological_sort(cond):
-            members = [v for v in cond.nodes[c]["members"] if v[0] in ("e", "f")]
+            members = sorted((v for v in cond.nodes[c]["members"] if v[0] in ("e", "f")), key=str)
             if not members:
                 continue
             if len(members) == 1 and not sig.has_edge(members[0], members[0]):

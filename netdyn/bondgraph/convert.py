@@ -532,7 +532,18 @@ class BondModelInfo:
             name = self.names[b]
             if name in coords and name not in q0 and ("q", n) in values:
                 q0[name] = bg.sign(n, b) * values[("q", n)]
-        return q0, f0
+        return self._eliminated(q0, coords), f0
+
+    def _eliminated(self, q0, coords):
+        """Displacements given for bonds the reduced formulation eliminated, moved onto the one coordinate
+        not given of their combination (a C's charge onto its loop's coordinate)."""
+        for name in [k for k in q0 if k not in coords and k in self.dependent]:
+            comb = self.dependent[name]
+            free = [k for k in comb if k not in q0]
+            if len(free) == 1:
+                rest = sum(float(c) * float(q0[k]) for k, c in comb.items() if k != free[0])
+                q0[free[0]] = (float(q0.pop(name)) - rest) / float(comb[free[0]])
+        return q0
 
 
 def _key(k):

@@ -275,8 +275,26 @@ def _has_rate(expr, rates):
 
 
 def _newton(fun, jac, z, max_iter=100):
-    """Newton's method with a halving line search; scipy's hybrid method where it stalls. None: no solution."""
+    """Newton's method with a halving line search; scipy's hybrid method where it stalls. None: no solution.
+
+    Where the analytic Jacobian is not finite (a law with an unbounded slope at the iterate: √|e| at e = 0)
+    a step of central differences stands in for it."""
     import numpy as np
+
+    def jacobian(zz):
+        with np.errstate(all="ignore"):
+            J = jac(zz)
+        if np.all(np.isfinite(J)):
+            return J
+        J = np.empty((zz.size, zz.size))
+        for j in range(zz.size):
+            h = 1e-7 * max(1.0, abs(zz[j]))
+            a, b = zz.copy(), zz.copy()
+            a[j] += h
+            b[j] -= h
+            J[:, j] = (fun(a) - fun(b)) / (2 * h)
+        return J
+
     r = fun(z)
     for _ in range(max_iter):
         size = np.max(np.abs(r)) if r.size else 0.0
@@ -284,7 +302,7 @@ def _newton(fun, jac, z, max_iter=100):
             break
         if size <= 1e-14 * (1.0 + np.max(np.abs(z))):
             return z
-        J = jac(z)
+        J = jacobian(z)
         if not np.all(np.isfinite(J)):
             break
         dz = np.linalg.lstsq(J, -r, rcond=None)[0]
@@ -301,7 +319,7 @@ def _newton(fun, jac, z, max_iter=100):
             return trial
         z, r = trial, rt
     from scipy.optimize import root
-    sol = root(fun, z if np.all(np.isfinite(z)) else np.zeros_like(z), jac=jac, method="hybr", tol=1e-14)
+    sol = root(fun, z if np.all(np.isfinite(z)) else np.zeros_like(z), jac=jacobian, method="hybr", tol=1e-14)
     if sol.success or np.max(np.abs(fun(sol.x))) <= 1e-9 * (1.0 + np.max(np.abs(sol.x))):
         return sol.x
     return None
