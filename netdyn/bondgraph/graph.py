@@ -429,6 +429,9 @@ class BondGraph:
         return out
 
     # the system protocol of the analysis tools (netdyn.linearize, equilibrium, compare): see bondgraph/system.py
+    #: the formulation netdyn.compare reads (the analogy's coordinates: junctions eliminated, as a network's loops)
+    compare_formulation = "reduced"
+
     def with_inputs(self, inputs, formulation=None):
         """``(model, nominal)`` with the named sources as input functions (:func:`netdyn.bondgraph.system.with_inputs`)."""
         return with_inputs(self, inputs, formulation)

@@ -24,7 +24,7 @@ through the independent ones).
 >>> for k, n, p in [("Se", "u", {"effort": 1.0}), ("1", "J", {}), ("C", "C1", {"C": 0.5}), ("R", "R1", {"R": 2.0})]:
 ...     bg.add(k, n, **p)
 >>> _ = bg.chain("u", "J", "C1"); _ = bg.bond("J", "R1")
->>> model, nominal = with_inputs(bg, ["u"])
+>>> model, nominal = with_inputs(bg, ["u"])       # the state equations in the energy variables
 >>> model.coordinate_names, nominal
 (['q_C1'], {'u': 1.0})
 >>> lin = netdyn.linearize(bg, inputs=["u"], u={"u": 0}, outputs=["e(C1)"])
@@ -40,8 +40,11 @@ from netdyn.bondgraph.kinds import field_function
 from netdyn.errors import ModelError, NetdynError
 from netdyn.symbols import t
 
-#: the formulation the analysis tools use when none is asked for: junction constraints eliminated exactly
-ANALYSIS_FORMULATION = "reduced"
+#: the formulation the analysis tools use when none is asked for: the explicit state equations in the energy
+#: variables (``q_<C>``, ``p_<I>``), or, where the graph has none (a field in mixed causality, a wrapped network
+#: element), the junction constraints eliminated exactly
+ANALYSIS_FORMULATION = "state"
+FALLBACK_FORMULATION = "reduced"
 
 
 def with_inputs(bg, inputs, formulation=None):
@@ -66,7 +69,13 @@ def with_inputs(bg, inputs, formulation=None):
         else:
             nominal[name] = float(value.subs(t, 0))
         work.graph.nodes[name]["params"] = {**bg.params(name), key: sp.Function(name)(t)}
-    model = work.model(formulation=formulation or ANALYSIS_FORMULATION)
+    if formulation is None:
+        try:
+            model = work.model(formulation=ANALYSIS_FORMULATION)
+        except NetdynError:
+            model = work.model(formulation=FALLBACK_FORMULATION)
+    else:
+        model = work.model(formulation=formulation)
     model.metadata["input_functions"] = [sp.Symbol(name) for name in inputs]   # in the order given
     return model, nominal
 
@@ -165,6 +174,9 @@ def state_signal_function(bg, se, laws, sub):
             s = bg.sign(n, b)
             x = se.signals[("e", b)] if kind == "C" else s * se.signals[("f", b)]
             return laws[n].G(sp.sympify(x)).xreplace(sub)
+        if which == "p" and kind != "I":
+            raise ModelError(f"output {spec!r}: a momentum (the integral of the effort) is a state of an I element; "
+                             f"{target} is {'a ' + kind + ' element' if kind else 'a bond'}")
         raise ModelError(f"output {spec!r}: the state formulation has the energy variables of the storage "
                          f"elements (q(C), p(I)), E(X) and every bond's e and f; for {which}({target}) use the "
                          "bond formulation")
