@@ -324,8 +324,16 @@ class CausalSystem:
 
 def _solve_linear(eqs, syms):
     """The unique solution of equations linear in ``syms`` (None when not linear, not unique or not closed)."""
-    if any(e.has(NumericFunction) for e in eqs):
-        return None
+    opaque = {}   # numeric laws of other signals: constants of this solve
+    for e in eqs:
+        for a in e.atoms(NumericFunction):
+            if a.has(*syms):
+                return None
+            opaque.setdefault(a, sp.Dummy("n"))
+    if opaque:
+        back = {d: a for a, d in opaque.items()}
+        sol = _solve_linear([e.xreplace(opaque) for e in eqs], syms)
+        return None if sol is None else {k: v.xreplace(back) for k, v in sol.items()}
     try:
         A, rhs = sp.linear_eq_to_matrix([sp.expand(e) for e in eqs], syms)
     except (sp.polys.polyerrors.PolynomialError, ValueError, NotImplementedError):

@@ -123,6 +123,8 @@ class NumericFunction(sp.Function):
 
     nargs = 1
     label = "F"
+    #: ``(law, slope, variable, increasing)`` when the value is the law's inverse (None: an antiderivative)
+    inverse_of = None
 
     def fdiff(self, argindex=1):
         return self._derivative.xreplace({self._variable: self.args[0]})
@@ -550,6 +552,8 @@ class Law:
             cls = numeric_function(name, label, solve, None, z)
             # d/dz G⁻¹(z) = 1 / G'(G⁻¹(z))
             cls._derivative = 1 / realify(dexpr).xreplace({var: cls(z)})
+            # what an exporter writes: the value v with law(v) = argument, the law and its slope in ``var``
+            cls.inverse_of = (realify(given), realify(dexpr), var, increasing)
             self._numeric[which] = cls
             return cls
         # energies: the antiderivative of F (or G), its value by a Legendre transform or a quadrature

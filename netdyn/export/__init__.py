@@ -9,8 +9,9 @@ Formats (each a module of this package):
 * ``"json"`` — :func:`netdyn.export.json.to_json`, read back by :func:`netdyn.export.json.from_json`;
 * ``"sympy"`` (alias ``"matrices"``) — :func:`netdyn.export.matrices.mass_matrix_form`.
 
-``model`` may be a :class:`~netdyn.model.LagrangianModel` or a ``Network``
-(``formulation=`` then chooses its coordinates).
+``model`` may be a :class:`~netdyn.model.LagrangianModel`, a ``Network`` or a ``BondGraph``
+(``formulation=`` then chooses its coordinates). A bond graph's ``formulation="state"`` exports its explicit
+state equations in ``latex``, ``python`` and ``c`` (:mod:`netdyn.export.state`).
 
 >>> import sympy as sp
 >>> from netdyn import LagrangianModel, coordinates, t
@@ -33,7 +34,7 @@ from netdyn.errors import ExportError
 
 from netdyn.graph.network import as_model
 
-from . import c, json, latex, matrices, python
+from . import c, json, latex, matrices, python, state
 
 FORMATS = {"latex": latex.to_latex, "python": python.to_python, "c": c.to_c, "json": json.to_json,
            "sympy": matrices.mass_matrix_form, "matrices": matrices.mass_matrix_form}
@@ -54,11 +55,17 @@ def export(model, format="latex", formulation=None, **options):
     fn = FORMATS.get(str(format).lower())
     if fn is None:
         raise ExportError(f"unknown export format {format!r}; use one of {sorted(FORMATS)}")
+    built = as_model(model, formulation)
+    se = built.metadata.get("state_equations")
+    if se is not None and str(format).lower() in state.FORMATS:   # explicit state equations (a bond graph's)
+        fn = state.FORMATS[str(format).lower()]
+        options = {"name": built.name, **options} if "name" in inspect.signature(fn).parameters else options
+        built = se
     accepted = list(inspect.signature(fn).parameters)[1:]
     unknown = sorted(set(options) - set(accepted))
     if unknown:
         raise ExportError(f"format {format!r} does not take option(s) {unknown}; it takes {accepted or 'none'}")
-    return fn(as_model(model, formulation), **options)
+    return fn(built, **options)
 
 
 def export_equations(model, format="latex", formulation=None, **options):
