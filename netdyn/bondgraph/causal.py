@@ -145,16 +145,25 @@ class CausalSystem:
             self.state_of[n] = sym
             self.states.append(sym)
         for n in bg.of_kind("MTF", "MGY"):
-            by = self.vals[n]["by"]
-            if not (by in self.state_of and bg.kind(by) == "C") and ("x", by) not in self.state_of:
-                self.state_of[("x", by)] = sp.Symbol(f"x_{by}")
-                self.states.append(self.state_of[("x", by)])
+            for which, target in bg.modulating(n).values():
+                if which == "p":
+                    if not (target in self.state_of and bg.kind(target) == "I"):
+                        raise ModelError(f"{n}: its modulus reads the momentum of {target}, which is no state here "
+                                         f"({target} is in derivative causality); simulate bg.model() instead")
+                    continue
+                if not (target in self.state_of and bg.kind(target) == "C") and ("x", target) not in self.state_of:
+                    self.state_of[("x", target)] = sp.Symbol(f"x_{target}")
+                    self.states.append(self.state_of[("x", target)])
         self.rates = {s: sp.Dummy(f"d{s.name}") for s in self.states}
 
     def modulus(self, n):
-        by = self.vals[n]["by"]
-        x = self.state_of[by] if (by in self.state_of and self.bg.kind(by) == "C") else self.state_of[("x", by)]
-        return self.vals[n]["ratio"].xreplace({X: x})
+        sub = {}
+        for sym, (which, target) in self.bg.modulating(n).items():
+            if which == "p" or (target in self.state_of and self.bg.kind(target) == "C"):
+                sub[sym] = self.state_of[target]
+            else:
+                sub[sym] = self.state_of[("x", target)]
+        return self.vals[n]["ratio"].xreplace(sub)
 
     def rate_of(self, expr):
         """d/dt of an expression of the states, t and inputs: Σ ∂/∂x · (rate of x) + ∂/∂t."""

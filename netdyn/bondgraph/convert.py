@@ -127,17 +127,36 @@ def to_model(bg, formulation=None, symbolic=False):
     def effort(b, e):
         efforts[q[b]] = efforts.get(q[b], 0) + e
 
+    values = {n: element_values(bg, n, symbolic, parameters) for n in bg.graph.nodes}
+    for n in bg.of_kind("C", "I", "R"):   # laws and representations first: a modulus may read a momentum
+        if not bg.is_field(n):
+            laws[n] = element_law(bg, n, values[n])
+            reps[n] = representation(bg, n, laws[n], causality)
+            if reps[n] == "effort":
+                duals[n] = dynamicsymbols(dual_name(n))
+
+    def modulus(n):
+        sub = {}
+        for sym, (which, target) in bg.modulating(n).items():
+            if which in ("x", "q"):
+                sub[sym] = _port_displacement(bg, q, target)
+            elif target in duals:
+                sub[sym] = duals[target]
+            else:
+                b = bg.bond_of(target)
+                sub[sym] = laws[target].G(bg.sign(target, b) * f[b])
+        return values[n]["ratio"].xreplace(sub)
+
     for n in bg.graph.nodes:
         kind = bg.kind(n)
-        vals = element_values(bg, n, symbolic, parameters)
+        vals = values[n]
         bl = bg.bonds_of(n)
         s = {b: bg.sign(n, b) for b in bl}
         if kind in ("C", "I", "R") and bg.is_field(n):
             _user_field(n, kind, vals, bl, s, q, f, T, V, D)
         elif kind in ("C", "I", "R"):
             b, = bl
-            law = laws[n] = element_law(bg, n, vals)
-            rep = reps[n] = representation(bg, n, law, causality)
+            law, rep = laws[n], reps[n]
             if rep == "flow":
                 if kind == "C":
                     V.append(law.E(s[b] * q[b]))
@@ -146,7 +165,7 @@ def to_model(bg, formulation=None, symbolic=False):
                 else:
                     D.append(law.E(s[b] * f[b]))
             else:   # through a unit gyrator into the dual coordinate P (its rate is the element's effort)
-                P = duals[n] = dynamicsymbols(dual_name(n))
+                P = duals[n]
                 if kind == "C":
                     T.append(law.Estar(P.diff(t)))
                 elif kind == "I":
@@ -173,14 +192,14 @@ def to_model(bg, formulation=None, symbolic=False):
                 reducible.append(len(flow_constraints) - 1)
         elif kind in ("TF", "MTF"):
             b1, b2 = bl
-            r = vals["ratio"] if kind == "TF" else vals["ratio"].xreplace({X: _port_displacement(bg, q, vals["by"])})
+            r = vals["ratio"] if kind == "TF" else modulus(n)
             flow_constraints.append(f[b2] - r * f[b1])
             labels.append(f"{n} (transformer)")
             if kind == "TF":
                 reducible.append(len(flow_constraints) - 1)
         elif kind in ("GY", "MGY"):
             b1, b2 = bl
-            r = vals["ratio"] if kind == "GY" else vals["ratio"].xreplace({X: _port_displacement(bg, q, vals["by"])})
+            r = vals["ratio"] if kind == "GY" else modulus(n)
             effort(b1, -s[b1] * r * f[b2])
             effort(b2, s[b1] * r * f[b1])
         elif kind == "field":
@@ -205,6 +224,7 @@ def to_model(bg, formulation=None, symbolic=False):
     meta["signal"] = bond_signal_function(info)
     meta["complete_start"] = info.complete_start
     meta["bond_model"] = info
+    parameters = {**{k: float(v) for k, v in bg.parameter_values().items()}, **parameters}
     return LagrangianModel(coords, T=T, V=V, D=D, efforts=efforts, flow_constraints=flow_constraints,
                            flow_constraint_labels=labels, parameters=parameters, name=bg.name, metadata=meta)
 
@@ -288,7 +308,8 @@ def state_model(bg, symbolic=False):
     meta["signal"] = state_signal_function(bg, se, cs.laws, sub)
     start = _StateStart(bg, cs, se, X, Z)
     meta["complete_start"] = start
-    return LagrangianModel(list(X.values()) + list(Z.values()), D=D, efforts=efforts, parameters=se.parameters,
+    parameters = {**{k: float(v) for k, v in bg.parameter_values().items()}, **se.parameters}
+    return LagrangianModel(list(X.values()) + list(Z.values()), D=D, efforts=efforts, parameters=parameters,
                            name=bg.name, metadata=meta)
 
 
@@ -351,10 +372,14 @@ class BondModelInfo:
         return self.disp(b).diff(t)
 
     def modulus(self, n):
-        by = self.vals(n)["by"]
-        x = self.bg.sign(by, self.bg.bond_of(by)) * self.disp(self.bg.bond_of(by)) if by in self.bg.graph \
-            else self.disp(by)
-        return self.vals(n)["ratio"].xreplace({X: x})
+        bg, sub = self.bg, {}
+        for sym, (which, target) in bg.modulating(n).items():
+            if which in ("x", "q"):
+                sub[sym] = bg.sign(target, bg.bond_of(target)) * self.disp(bg.bond_of(target)) \
+                    if target in bg.graph else self.disp(target)
+            else:
+                sub[sym] = self._momentum(target, bg.bond_of(target), bg.sign(target, bg.bond_of(target)))
+        return self.vals(n)["ratio"].xreplace(sub)
 
     def element_effort(self, n, b):
         """The effort on bond ``b`` from element ``n``'s own law, in the model's variables (None: not a law)."""

@@ -168,6 +168,8 @@ def state_signal_function(bg, se, laws, sub):
         kind = bg.kind(n) if n is not None else None
         if which == "E" and n in se.energies:
             return sp.sympify(se.energies[n]).xreplace(sub)
+        if which == "q" and ("x", target) in state_of:   # a displacement kept as a state (it modulates a two-port)
+            return state_of[("x", target)].xreplace(sub)
         if kind in ("C", "I") and not bg.is_field(n) and which == ("q" if kind == "C" else "p"):
             if n in state_of:
                 return state_of[n].xreplace(sub)
