@@ -36,7 +36,7 @@ integrators take as they come. ``formulation="reduced"`` eliminates the
 constant junction and TF constraints exactly (fewer coordinates; an
 unconstrained model when there are no modulated two-ports and flow sources).
 ``formulation="state"`` is the model of the explicit state equations
-(:mod:`netdyn.bondgraph.causal`, derivative causality reduced) in the energy
+(:mod:`netdyn.bondgraph.laws.equations`, derivative causality reduced) in the energy
 variables ``q_<C>``, ``p_<I>``: see :func:`state_model`.
 
 Consistent start: the model carries ``metadata["complete_start"]``, which the
@@ -63,7 +63,7 @@ import sympy as sp
 from sympy.physics.mechanics import dynamicsymbols
 from sympy.polys.matrices import DomainMatrix
 
-from netdyn.bondgraph.causal import CausalSystem, StateEquations, state_equations  # noqa: F401 (0.3 home)
+from netdyn.bondgraph.laws import CausalSystem, StateEquations, state_equations  # noqa: F401 (0.3 home)
 from netdyn.bondgraph.causality import assign_causality
 from netdyn.bondgraph.kinds import X, element_values, field_function  # noqa: F401 (element_values: 0.3 home)
 from netdyn.bondgraph.laws import element_law, realify
@@ -272,7 +272,7 @@ def state_model(bg, symbolic=False):
     """The explicit state equations as a :class:`~netdyn.model.LagrangianModel` (``formulation="state"``).
 
     Coordinates: the states ``q_<C>``, ``p_<I>`` (and ``x_<element>``) of
-    :func:`~netdyn.bondgraph.causal.state_equations`, derivative causality reduced, plus
+    :func:`~netdyn.bondgraph.laws.equations.state_equations`, derivative causality reduced, plus
     one coordinate ``z_<signal>`` per unknown of a nonlinear algebraic loop
     (its rate is that unknown). The equations ẋ = f(x, ż, u), 0 = g(x, ż, u)
     are written with the unit Rayleigh function D = ½ Σ ẋ² and applied efforts

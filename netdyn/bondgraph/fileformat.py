@@ -37,7 +37,7 @@ written with ``repr`` and come back bit for bit.
 >>> parse("__import__('os')", {}, "C1.energy")
 Traceback (most recent call last):
 ...
-netdyn.errors.ParseError: C1.energy: '__import__' is not an allowed function (allowed: Abs, Heaviside, Max, Min, Piecewise, acos, asin, atan, atan2, cos, cosh, exp, log, sign, sin, sinh, sqrt, tan, tanh)
+netdyn.errors.ParseError: C1.energy: '__import__' is not an allowed function (allowed: Abs, Heaviside, Max, Min, Piecewise, acos, acosh, asin, asinh, atan, atan2, atanh, cos, cosh, erf, exp, log, sign, sin, sinh, sqrt, tan, tanh)
 """
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from netdyn.bondgraph.causal import CausalSystem
+from netdyn.bondgraph.laws import CausalSystem
 from netdyn.bondgraph.kinds import field_function
 from netdyn.errors import ModelError, NetdynError
 from netdyn.symbols import t

@@ -40,7 +40,7 @@ import sympy as sp
 
 from netdyn.bondgraph.causality import assign_causality
 from netdyn.bondgraph.kinds import X, element_values, field_function
-from netdyn.bondgraph.laws import NumericFunction, element_law, realify
+from netdyn.bondgraph.laws.forms import NumericFunction, element_law, realify
 from netdyn.errors import ModelError
 from netdyn.symbols import t
 
