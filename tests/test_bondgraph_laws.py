@@ -625,3 +625,49 @@ def test_linearize_keeps_the_inputs_in_the_order_given():
         assert lin.states == ["p_L", "q_C"]
         col = {name: lin.B[:, i] for i, name in enumerate(order)}
         assert np.allclose(col["b_src"], [1.0, 0.0]) and np.allclose(col["a_src"], [0.0, 1.0])
+
+
+# ------------------------------------------------------------------------------------------ 8. the causality report
+def test_causality_report_one_row_a_bond_and_strokes_on_the_half_arrows(tmp_path):
+    """The report tabulates every bond (ends, stroke end, who sets effort and flow, integral / derivative /
+    resistance / conductance causality, its algebraic loop) and the loops with their sizes; the drawing puts one
+    stroke across each bond at the end its row names — on the half-arrow when that is the head."""
+    import matplotlib
+    matplotlib.use("Agg")
+    bg = graph("loop and a dependent capacitor",
+               [("Se", "u", {"effort": 1.0}), ("1", "S", {}), ("I", "L", {"I": 0.4}), ("0", "A", {}),
+                ("C", "C", {"C": 0.5}), ("C", "C2", {"C": 1.0}), ("1", "I12", {}), ("R", "R1", {"R": 1.0}),
+                ("0", "B", {}), ("R", "R2", {"R": 2.0})],
+               [("u", "S"), ("S", "L"), ("S", "A"), ("A", "C"), ("A", "I12"), ("I12", "R1"), ("I12", "B"),
+                ("B", "R2"), ("A", "C2")])
+    caus = bg.causality()
+    rows = {r["bond"]: r for r in caus.rows()}
+    assert len(rows) == len(bg.bond_names)
+    assert rows["L"]["role"] == "integral" and rows["L"]["stroke"] == "L"          # the I is given its effort
+    assert rows["C"]["role"] == "integral" and rows["C"]["stroke"] == "A"          # the C gives it
+    assert rows["C2"]["role"] == "derivative" and rows["C2"]["stroke"] == "C2"     # dependent: given its effort
+    assert {rows["R1"]["role"], rows["R2"]["role"]} == {"resistance", "conductance"}
+    assert rows["R1"]["loop"] == rows["R2"]["loop"] == 1 and rows["L"]["loop"] is None
+    text = caus.report()
+    assert text.count("\n") >= len(bg.bond_names) + 3
+    assert "algebraic loop 1: R1, R2 — size 2 elements, 3 bonds, 6 signals" in text
+    assert "derivative causality: C2 (depends on C)" in text
+    assert any(line.split()[1:3] == ["C2", "A"] and line.split()[-1] == "derivative" for line in text.splitlines()[2:11])
+    ax = bg.draw(tmp_path / "loop.png")
+    strokes = [ln for ln in ax.lines if ln.get_color() in ("tab:red", "tab:orange")]
+    assert len(strokes) == len(bg.bond_names)
+    ends = {}
+    for ln in ax.lines:   # each bond's line: black, from near its tail to near its head
+        if ln.get_color() == "k" and ln.get_linestyle() in ("-", "--") and len(ln.get_xdata()) == 2:
+            ends.setdefault(len(ends), np.column_stack([ln.get_xdata(), ln.get_ydata()]))
+    mids = [np.array([np.mean(s.get_xdata()), np.mean(s.get_ydata())]) for s in strokes]
+    pos = {t.get_text(): t.get_position() for t in ax.texts}
+    for b, mid in zip(bg.bond_names, mids):
+        tail, head = bg.ends(b)
+        stroke = rows[b]["stroke"]
+        near, far = (head, tail) if stroke == head else (tail, head)
+        lab = lambda n: next(k for k in pos if k.endswith(":" + n) or k == n or (bg.kind(n) in "01" and k == n))
+        d_near = np.hypot(*(mid - np.array(pos[lab(near)])))
+        d_far = np.hypot(*(mid - np.array(pos[lab(far)])))
+        assert d_near < d_far, (b, stroke)
+    assert (tmp_path / "loop.png").stat().st_size > 10_000
