@@ -241,7 +241,7 @@ def test_conductance_law_without_closed_form_is_inverted_numerically():
     def rhs(tt, y):
         p, q = y
         f = p / L
-        eV = solve(lambda e: e / R + k * np.sinh(e / V0), f)
+        eV = solve(lambda e: e / R + k * np.sinh(e / V0), f, -300.0, 300.0)
         return [2.0 * np.sin(3 * tt) - q / C - eV, f]
 
     T, te = 4.0, np.linspace(0, 4, 2001)
@@ -671,3 +671,33 @@ def test_causality_report_one_row_a_bond_and_strokes_on_the_half_arrows(tmp_path
         d_far = np.hypot(*(mid - np.array(pos[lab(far)])))
         assert d_near < d_far, (b, stroke)
     assert (tmp_path / "loop.png").stat().st_size > 10_000
+
+
+def test_states_named_after_elements_on_every_path_and_an_unbounded_slope_named_at_the_start():
+    """Bonds named by the user (b1 ... b4) still give coordinates named after their storage elements; the state
+    formulation's states are the energy variables; p(Iu) and f(Iu) on the linear path. An orifice law started at
+    zero pressure (an empty tank) has an unbounded slope there: said, with the element and the fix."""
+    bg = netdyn.BondGraph("named bonds")
+    for kind, n, p in [("Se", "u", {"effort": 1.0}), ("1", "J", {}), ("I", "Iu", {"I": 2.0}), ("C", "Cs", {"C": 0.5}),
+                       ("R", "R1", {"R": 3.0})]:
+        bg.add(kind, n, **p)
+    for k, (a, c) in enumerate([("u", "J"), ("J", "Iu"), ("J", "Cs"), ("J", "R1")]):
+        bg.bond(a, c, name=f"b{k + 1}")
+    te = np.linspace(0, 2, 5)
+    lin = netdyn.simulate(bg, (0, 2), t_eval=te)
+    assert lin.method == "linear" and {"q_Iu", "q_Cs"} <= set(lin.coordinate_names)
+    st = netdyn.simulate(bg, (0, 2), t_eval=te, formulation="state")
+    assert st.coordinate_names == ["p_Iu", "q_Cs"]
+    assert np.allclose(lin.series("p(Iu)"), st["p_Iu"], rtol=1e-7, atol=1e-9)
+    assert np.allclose(lin.series("f(Iu)"), st["p_Iu"] / 2.0, rtol=1e-7, atol=1e-9)
+    assert np.allclose(lin["q_Cs"], st["q_Cs"], rtol=1e-7, atol=1e-9)
+    assert np.allclose(lin.series("e(R1)"), 3.0 * lin.series("f(R1)"), rtol=1e-12)
+    k = 2e-3
+    tank = graph("tank", [("Sf", "pump", {"flow": 1e-3}), ("0", "p", {}), ("C", "tank", {"C": 1e-4}),
+                          ("R", "orifice", {"law": f"f = {k}*sign(e)*sqrt(Abs(e))"})],
+                 [("pump", "p"), ("p", "orifice"), ("p", "tank")])
+    from netdyn.errors import InitialConditionError
+    with pytest.raises(InitialConditionError, match="orifice: its law .* unbounded slope at e = 0"):
+        netdyn.simulate(tank, (0, 1))
+    sol = netdyn.simulate(tank, (0, 1), q0={"q_tank": 1e-6}, t_eval=np.linspace(0, 1, 3))
+    assert sol.success and sol.series("e(orifice)")[-1] > 0

@@ -67,7 +67,7 @@ from netdyn.bondgraph.laws import CausalSystem, StateEquations, state_equations 
 from netdyn.bondgraph.causality import assign_causality
 from netdyn.bondgraph.kinds import X, element_values, field_function  # noqa: F401 (element_values: 0.3 home)
 from netdyn.bondgraph.laws import element_law, realify
-from netdyn.bondgraph.system import bond_signal_function, state_signal_function
+from netdyn.bondgraph.system import bond_signal_function, check_slopes, state_signal_function
 from netdyn.components.base import PortVariables
 from netdyn.errors import ModelError
 from netdyn.lagrange.model import LagrangianModel
@@ -331,6 +331,7 @@ class _StateStart:
         values = start.evaluate(state, t0, cm, p)
         if values is None:
             return q0, f0
+        check_slopes(self.bg, start.system, values, t0)
         for s in self.se.states:
             name = self.X[s].func.__name__
             if name not in f0 and ("rate", s) in values:
@@ -539,6 +540,7 @@ class BondModelInfo:
         values = start.evaluate(state, t0, cm, p)
         if values is None:
             return q0, f0
+        check_slopes(bg, start.system, values, t0)
         for b in bg.bond_names:
             name = self.names[b]
             if name in coords and name not in f0 and ("f", b) in values:

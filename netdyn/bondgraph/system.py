@@ -37,7 +37,7 @@ import sympy as sp
 
 from netdyn.bondgraph.laws import CausalSystem
 from netdyn.bondgraph.kinds import field_function
-from netdyn.errors import ModelError, NetdynError
+from netdyn.errors import InitialConditionError, ModelError, NetdynError
 from netdyn.symbols import t
 
 #: the formulation the analysis tools use when none is asked for: the explicit state equations in the energy
@@ -282,6 +282,47 @@ class CausalStart:
         dummies = [sp.Dummy() for _ in bonds]
         T = field_function("I", self.system.vals[n], dummies)
         return self.number(sp.diff(T, dummies[bonds.index(b)]).xreplace(dict(zip(dummies, fs))), t0, cm, p)
+
+
+def check_slopes(bg, system, values, t0):
+    """An :class:`~netdyn.errors.InitialConditionError` for a law whose slope, in the causality assigned, is
+    unbounded at the start (``f = k·sign(e)·√|e|`` given e = 0: an empty tank's orifice): every implicit
+    integrator's Newton iteration needs that slope. Names the element, the law and the point."""
+    import numpy as np
+    from netdyn.bondgraph.laws.forms import derivative, plain
+    z = sp.Dummy("z")
+    for n, law in system.laws.items():
+        if law.is_linear():
+            continue
+        b = bg.bond_of(n)
+        s = bg.sign(n, b)
+        kind = bg.kind(n)
+        if kind == "R":
+            forward = system.setter[b] == n          # given its flow: e = F(f)
+            at = s * values.get(("f", b), np.nan) if forward else values.get(("e", b), np.nan)
+        else:
+            forward = n in system.state_of           # integral causality: e = F(q), f = F(p)
+            if forward:
+                at = values.get(("q" if kind == "C" else "p", n), np.nan)
+            else:
+                at = values.get(("e", b), np.nan) if kind == "C" else s * values.get(("f", b), np.nan)
+        if not np.isfinite(at):
+            continue
+        fn = law.F(z) if forward else law.G(z)
+        try:
+            slope = complex(sp.lambdify([z], plain(derivative(fn, z)), modules=["math", "mpmath", "sympy"])(at))
+        except (ZeroDivisionError, ValueError, OverflowError):
+            slope = complex(float("inf"))
+        except Exception:  # noqa: BLE001 - a numeric law: its slope is its own business
+            continue
+        if not (np.isfinite(slope.real) and abs(slope.imag) <= 1e-12 * (1 + abs(slope.real))):
+            x, y = law.x, law.y
+            var, out = (x, y) if forward else (y, x)
+            raise InitialConditionError(
+                f"{n}: its law {out} = {law.F(x) if forward else law.G(y)} has an unbounded slope at {var} = {at:g}, "
+                f"where the simulation starts (t = {t0:g}); the implicit integrators' Newton iteration needs a finite "
+                f"slope: start off that point (change the initial state), or give the law a finite slope there "
+                f"(a laminar part near 0, e.g. a Piecewise law)")
 
 
 def _has_rate(expr, rates):

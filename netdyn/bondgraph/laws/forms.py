@@ -645,7 +645,7 @@ def _check_monotone(law, which, g, given, var):
             vals.append(gv)
     steps = [b - a for a, b in zip(vals[:-1], vals[1:])]
     if steps and not (all(d > 0 for d in steps) or all(d < 0 for d in steps)):
-        out = law.y if which == "F" else law.x
+        out = law.x if which == "F" else law.y
         raise ElementError(
             f"{law.element}: its law {var} ↦ {given} is not monotone (two values of {var} give the same "
             f"{'value' if out is None else out}), so {var} cannot be found from it in the causality this graph "
