@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import inspect
 
+import sympy as sp
+
 from netdyn.errors import ExportError
 
 from netdyn.graph.network import as_model
@@ -65,7 +67,21 @@ def export(model, format="latex", formulation=None, **options):
     unknown = sorted(set(options) - set(accepted))
     if unknown:
         raise ExportError(f"format {format!r} does not take option(s) {unknown}; it takes {accepted or 'none'}")
+    if se is None and str(format).lower() in ("c", "python"):
+        _refuse_numeric_laws(built, format)
     return fn(built, **options)
+
+
+def _refuse_numeric_laws(model, format):
+    """A law computed numerically (a bond graph's inverse with no closed form) has no code in these exports."""
+    exprs = list(model.T_terms) + list(model.V_terms) + list(model.D_terms) + list(model.efforts.values()) \
+        + list(model.constraints) + list(model.flow_constraints)
+    for e in exprs:
+        for f in sp.sympify(e).atoms(sp.Function):
+            if hasattr(type(f), "_imp_") and hasattr(type(f), "label"):
+                raise ExportError(f"{f.label}: a law computed numerically (no closed form) has no {format} code in "
+                                  "the model's export; export the state equations (formulation='state', which write "
+                                  "its Newton iteration) or give the law in a form with a closed-form inverse")
 
 
 def export_equations(model, format="latex", formulation=None, **options):

@@ -202,8 +202,11 @@ def to_python(se, name="state equations"):
     lines += ["", "", "def rhs(t, x, params=None):",
               '    """dx/dt; params: a dict of values or the result of parameters()."""',
               "    p, inputs = params if isinstance(params, tuple) else parameters(params)",
-              "    x = numpy.asarray(x, dtype=float)",
-              "    u = numpy.array([fn(t) for fn in inputs], dtype=float)"]
+              "    x = numpy.asarray(x, dtype=float)"]
+    if lay.inputs:
+        lines.append("    u = numpy.array([fn(t) for fn in inputs], dtype=float)")
+    elif lay.has_algebraic:
+        lines.append("    u = numpy.zeros(0)")
     if lay.has_algebraic:
         lines.append("    z = algebraic(t, x, p, u)")
     lines.append(f"    return numpy.array([{', '.join(pr.doprint(e) for e in lay.rhs)}], dtype=float)")
