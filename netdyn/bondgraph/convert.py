@@ -65,7 +65,7 @@ from sympy.polys.matrices import DomainMatrix
 
 from netdyn.bondgraph.laws import CausalSystem, StateEquations, state_equations  # noqa: F401 (0.3 home)
 from netdyn.bondgraph.causality import assign_causality
-from netdyn.bondgraph.kinds import X, element_values, field_function  # noqa: F401 (element_values: 0.3 home)
+from netdyn.bondgraph.kinds import element_values, field_function  # noqa: F401 (element_values: 0.3 home)
 from netdyn.bondgraph.laws import element_law, realify
 from netdyn.bondgraph.system import bond_signal_function, check_slopes, state_signal_function
 from netdyn.components.base import PortVariables
