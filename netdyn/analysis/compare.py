@@ -294,11 +294,14 @@ def compare(a, b, inputs=None, outputs=None, t_end=None, formulation=None):
     """
     ins = inputs or (_first(_sources(a), a), _first(_sources(b), b))
     an = analogy(a, b)
+    # a front end whose analysis default differs from the coordinates the analogy reads (a bond graph's state
+    # equations in p and q) says which of its formulations compares: its ``compare_formulation``
+    forms = tuple(formulation if formulation is not None else getattr(s, "compare_formulation", None) for s in (a, b))
     if outputs is None:
-        first_a, first_b = _coords(a, formulation)[0], _coords(b, formulation)[0]
+        first_a, first_b = _coords(a, forms[0])[0], _coords(b, forms[1])[0]
         outputs = (first_a, str(an.coordinates.get(first_a, first_b)).lstrip("-")) if an else (first_a, first_b)
-    lins = tuple(linearize(s, inputs=[i], outputs=[o], u=_zero_inputs(s, i), formulation=formulation)
-                 for s, i, o in zip((a, b), ins, outputs))
+    lins = tuple(linearize(s, inputs=[i], outputs=[o], u=_zero_inputs(s, i), formulation=f)
+                 for s, i, o, f in zip((a, b), ins, outputs, forms))
     dof = [len(lin.states) for lin in lins]
     slow = min([abs(p.real) for lin in lins for p in lin.poles() if abs(p.real) > 1e-12] or [1.0])
     t_end = t_end or 6.0 / slow

@@ -139,7 +139,9 @@ class _Jacobians:
         V = sp.Matrix(vel) if vel else sp.zeros(0, 1)
         # a named input that no equation contains (a source driving a dead end in loop charges) still counts:
         # outputs (its own voltage) may depend on it
-        u = list(eq.inputs) + [f for f in model.metadata.get("input_functions", ()) if f not in set(eq.inputs)]
+        # in the order the caller named them (``inputs=[...]``: B's columns, D's), then any other input of the model
+        given = list(model.metadata.get("input_functions", ()))
+        u = given + [f for f in eq.inputs if f not in set(given)]
         self.inputs = u
         self.args = [eq.q, eq.f, eq.a, self.nu, self.cm.parameters, u, t]
         pieces = {"R": R, "R_q": R.jacobian(eq.q), "R_f": R.jacobian(eq.f), "R_a": R.jacobian(eq.a),

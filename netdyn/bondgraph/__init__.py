@@ -12,7 +12,8 @@ BondGraph('empty': 0 elements, 0 bonds)
 """
 from netdyn.bondgraph.graph import BondGraph
 from netdyn.bondgraph.causality import Causality, CausalConflict, assign_causality
-from netdyn.bondgraph.convert import StateEquations, state_equations, to_model
+from netdyn.bondgraph.laws.equations import StateEquations, state_equations
+from netdyn.bondgraph.convert import to_model
 from netdyn.bondgraph.network import simplify_junctions, to_bond_graph, to_network
 from netdyn.bondgraph.fileformat import load_bond_graph, save_bond_graph
 

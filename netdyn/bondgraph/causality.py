@@ -82,6 +82,10 @@ class Causality:
     algebraic_loops: list
     arbitrary: list
     signals: nx.DiGraph = field(repr=False)
+    #: the graph it was found on (for the report's rows)
+    graph: object = field(default=None, repr=False, compare=False)
+    #: each algebraic loop: ``{"elements": [...], "bonds": [...], "signals": n}`` (its size)
+    loops: list = field(default_factory=list, repr=False)
 
     @property
     def integral_causality(self):
@@ -91,14 +95,87 @@ class Causality:
     def sets_effort(self, element, bond):
         return self.effort_setter[bond] == element
 
+    def rows(self):
+        """One record a bond, as a textbook tabulates causality: ``bond``, ``tail``, ``head`` (the half-arrow
+        points tail -> head), ``stroke`` (the end whose element is given the effort: the causal stroke),
+        ``effort_by`` and ``flow_by`` (the elements that set them) and ``role`` — ``integral``/``derivative``
+        at a storage element, ``resistance``/``conductance`` at a resistor (given its flow / its effort),
+        ``source``, ``field``, or ``junction`` — with ``loop`` the number of its algebraic loop (or None)."""
+        bg = self.graph
+        in_loop = {b: k + 1 for k, loop in enumerate(self.loops) for b in loop["bonds"]}
+        out = []
+        for b in bg.bond_names:
+            tail, head = bg.ends(b)
+            effort_by = self.effort_setter[b]
+            stroke = head if effort_by == tail else tail
+            role = "junction"
+            for end in (tail, head):
+                kind = bg.kind(end)
+                if kind in ("Se", "Sf"):
+                    role = "source"
+                elif kind in ("C", "I"):
+                    role = "derivative" if end in self.derivative else "integral"
+                elif kind == "R":
+                    role = "resistance" if effort_by == end else "conductance"
+                elif kind == "field":
+                    role = "field"
+            out.append({"bond": b, "tail": tail, "head": head, "stroke": stroke, "effort_by": effort_by,
+                        "flow_by": stroke, "role": role, "loop": in_loop.get(b)})
+        return out
+
     def report(self):
-        """A few lines for people."""
+        """The causality as a textbook tabulates it: one row a bond (its ends, the causal stroke's end, who sets
+        its effort and its flow, integral or derivative causality at storage, resistance or conductance causality
+        at resistors, the algebraic loop it closes), then the storage elements and the loops with their sizes.
+
+        >>> from netdyn import BondGraph
+        >>> bg = BondGraph("RC")
+        >>> bg.add("Se", "u", effort=1.0); bg.add("1", "J"); bg.add("C", "C1", C=1.0); bg.add("R", "R1", R=1.0)
+        >>> _ = bg.chain("u", "J", "C1"); _ = bg.bond("J", "R1")
+        >>> print(assign_causality(bg).report())
+        causality of 'RC' (SCAP): 3 bonds
+          #  bond  half-arrow  stroke at  effort by  flow by  causality
+          1  u     u -> J      J          u          J        source
+          2  C1    J -> C1     J          C1         J        integral
+          3  R1    J -> R1     R1         J          R1       conductance
+        storage: integral C1 (q_C1); derivative none
+        algebraic loops: none
+        integral causality: C1
+        """
+        if self.graph is None:
+            return self._summary()
+        rows = self.rows()
+        header = ["#", "bond", "half-arrow", "stroke at", "effort by", "flow by", "causality"]
+        table = [[str(k + 1), r["bond"], f"{r['tail']} -> {r['head']}", r["stroke"], r["effort_by"], r["flow_by"],
+                  r["role"] + (f", loop {r['loop']}" if r["loop"] else "")] for k, r in enumerate(rows)]
+        widths = [max(len(x[i]) for x in [header] + table) for i in range(len(header))]
+        fmt = lambda cells: "  " + "  ".join(c.rjust(w) if i == 0 else c.ljust(w)
+                                             for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+        bg = self.graph
+        var = lambda n: ("q_" if bg.kind(n) == "C" else "p_") + n
+        lines = [f"causality of {bg.name!r} (SCAP): {len(rows)} bond{'s' if len(rows) != 1 else ''}", fmt(header)]
+        lines += [fmt(r) for r in table]
+        integral = ", ".join(f"{n} ({var(n)})" for n in self.integral) or "none"
+        derivative = ", ".join(f"{n} (depends on {', '.join(v) or 'nothing'})" for n, v in self.derivative.items())
+        lines.append(f"storage: integral {integral}; derivative {derivative or 'none'}")
+        if self.loops:
+            lines += [f"algebraic loop {k + 1}: {', '.join(loop['elements'])} — size {len(loop['elements'])} "
+                      f"element{'s' if len(loop['elements']) != 1 else ''}, {len(loop['bonds'])} bonds, "
+                      f"{loop['signals']} signals" for k, loop in enumerate(self.loops)]
+        else:
+            lines.append("algebraic loops: none")
+        return "\n".join(lines + [self._summary()])
+
+    def _summary(self):
         lines = [f"integral causality: {', '.join(self.integral) or 'none'}"]
         for k, v in self.derivative.items():
             lines.append(f"derivative causality: {k} (depends on {', '.join(v) or 'nothing'})")
         for loop in self.algebraic_loops:
             lines.append(f"algebraic loop through {', '.join(loop)}")
         return "\n".join(lines)
+
+    def __str__(self):
+        return self.report()
 
 
 def assign_causality(bg):
@@ -177,7 +254,7 @@ def assign_causality(bg):
     signals = signal_graph(bg, setter, set(integral))
     derivative = {n: _depends_on(bg, signals, n, setter, kinds) for n in dependent}
     loops = algebraic_loops(bg, signals, kinds)
-    return Causality(setter, integral, derivative, loops, arbitrary, signals)
+    return Causality(setter, integral, derivative, loops, arbitrary, signals, bg, loop_details(bg, signals))
 
 
 def _rules(bg, n, kind, setter, assign):
@@ -298,6 +375,19 @@ def _depends_on(bg, signals, n, setter, kinds):
         if v[0] in ("state", "source"):
             found.add(v[1])
     return sorted(found)
+
+
+def loop_details(bg, signals):
+    """Each algebraic loop (strongly connected part of the signal graph): its R elements (or bonds), its bonds
+    and its number of signals, sorted as :func:`algebraic_loops`."""
+    out = []
+    for comp in nx.strongly_connected_components(signals):
+        if len(comp) < 2:
+            continue
+        bonds = sorted({v[1] for v in comp if v[0] in ("e", "f")})
+        rs = sorted({e for b in bonds for e in bg.ends(b) if bg.kind(e) in ("R", "field")})
+        out.append({"elements": rs or bonds, "bonds": bonds, "signals": sum(1 for v in comp if v[0] in ("e", "f"))})
+    return sorted(out, key=lambda d: d["elements"])
 
 
 def algebraic_loops(bg, signals, kinds=None):

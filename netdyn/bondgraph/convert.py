@@ -1,25 +1,50 @@
-"""A bond graph into netdyn's energy engine, and its explicit state equations.
+"""A bond graph into netdyn's energy engine.
 
-:func:`to_model` gives every bond a displacement ``q_<bond>`` (the integral of
-its flow) and writes each element's share of the book's energy model:
+:func:`to_model` gives every bond a displacement (the integral of its flow),
+named ``q_<element>`` when the bond points into a one-port storage element and
+``q_<bond>`` otherwise, and writes each element's share of the book's energy
+model:
 
-* ``C`` -> potential energy V(q), ``I`` -> kinetic coenergy T*(f), ``R`` -> dissipation D(f)
-  (linear, or the element's own energy / coenergy / content function);
+* ``C`` -> potential energy V(q), ``I`` -> kinetic coenergy T*(f), ``R`` -> dissipation D(f),
+  each from the element's law (:mod:`netdyn.bondgraph.laws`: linear, or given in any of its forms);
 * ``Se`` -> an applied effort on its bond, ``Sf`` -> a flow constraint f − f_s(t) = 0;
 * 0-junction -> one flow constraint Σ ±f = 0 (its multiplier is the common effort),
   1-junction -> flow constraints f_1 = f_k (the multipliers are its efforts);
 * ``TF``/``MTF`` -> a flow constraint f2 − r f1 = 0 (r may depend on a displacement),
   ``GY``/``MGY`` -> a pair of gyroscopic efforts.
 
+*Laws in the causality SCAP assigns.* The terms above use a nonlinear law in
+one direction: V(q) needs ``e(q)`` (a ``C`` in integral causality), T*(f) needs
+``p(f)`` (an ``I`` in derivative causality), D(f) needs ``e(f)`` (an ``R`` given
+its flow). An element whose assigned causality is the other one — an ``I`` in
+integral causality, a ``C`` given its effort, an ``R`` given its effort (an
+orifice between two tanks: ``f = k·sign(e)·√|e|``) — is written through a unit
+gyrator into its *dual* coordinate ``p_<element>`` (the integral of its effort,
+so its rate is the effort): an ``I`` as the potential energy H(p) of its momentum
+``p_<I>``, a ``C`` as the kinetic co-energy V*(ṗ), an ``R`` as the co-content
+D*(ṗ); the bond's displacement stays and the gyrator's efforts tie its flow to
+the law. Each law is thus used as the causality needs it, in closed form where
+one exists; where the needed direction has none but the other has, the other
+representation is used and the integrator's Newton iteration solves the law
+(analytic Jacobian); where neither has, the law's numeric inverse
+(:class:`~netdyn.bondgraph.laws.NumericFunction`). Linear elements keep the
+first representation (the linear fast path writes the same matrices).
+
 So derivative causality and algebraic loops need nothing special: they are
 constraints with multipliers and flows without inertia, which the DAE
 integrators take as they come. ``formulation="reduced"`` eliminates the
 constant junction and TF constraints exactly (fewer coordinates; an
 unconstrained model when there are no modulated two-ports and flow sources).
+``formulation="state"`` is the model of the explicit state equations
+(:mod:`netdyn.bondgraph.laws.equations`, derivative causality reduced) in the energy
+variables ``q_<C>``, ``p_<I>``: see :func:`state_model`.
 
-:func:`state_equations` gives ẋ = f(x, u) in the energy variables (``q_C`` of
-each C, ``p_I`` of each I) for graphs with integral causality throughout, by
-following the causal signal paths (algebraic loops solved symbolically).
+Consistent start: the model carries ``metadata["complete_start"]``, which the
+start of every symbolic path calls (:func:`~netdyn.numerics.dae.initial.consistent_initial_conditions`):
+from the storage states given (``q0``: ``q_<C>``, ``p_<I>`` or an inertia's flow in
+``f0``) it evaluates every effort and flow of the graph causally — nonlinear
+algebraic loops and resistive fields between junctions solved by Newton's
+method — and gives the flows (and dual coordinates) that satisfy every element's law.
 
 >>> import netdyn
 >>> bg = netdyn.BondGraph("RC")
@@ -34,44 +59,19 @@ Matrix([[1.0 - 1.0*q_C1]])
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import networkx as nx
 import sympy as sp
 from sympy.physics.mechanics import dynamicsymbols
 from sympy.polys.matrices import DomainMatrix
 
+from netdyn.bondgraph.laws import CausalSystem, StateEquations, state_equations  # noqa: F401 (0.3 home)
 from netdyn.bondgraph.causality import assign_causality
-from netdyn.bondgraph.kinds import FUNCTION_VARIABLE, F, Q, X, field_function
-from netdyn.bondgraph.system import signal_function
+from netdyn.bondgraph.kinds import element_values, field_function  # noqa: F401 (element_values: 0.3 home)
+from netdyn.bondgraph.laws import element_law, realify
+from netdyn.bondgraph.system import bond_signal_function, check_slopes, state_signal_function
 from netdyn.components.base import PortVariables
 from netdyn.errors import ModelError
 from netdyn.lagrange.model import LagrangianModel
 from netdyn.symbols import t
-
-
-# ----------------------------------------------------------------------------------- values
-def element_values(bg, n, symbolic=False, parameters=None):
-    """The element's parameters; with ``symbolic`` numeric ones become symbols (named after the element)."""
-    values = dict(bg.params(n))
-    numeric = [p for p, v in values.items() if isinstance(v, sp.Basic) and not isinstance(v, sp.MatrixBase)
-               and v.is_number and p not in FUNCTION_VARIABLE]
-    if symbolic:
-        for p, v in values.items():   # a field's matrix: one symbol per independent numeric entry
-            if isinstance(v, sp.MatrixBase):
-                entry = lambda i, j: v[i, j] if not v[i, j].is_number else sp.Symbol(f"{n}_{min(i, j) + 1}{max(i, j) + 1}")
-                values[p] = sp.ImmutableMatrix(v.rows, v.cols, entry)
-                if parameters is not None:
-                    for i in range(v.rows):
-                        for j in range(i, v.cols):
-                            if v[i, j].is_number:
-                                parameters[values[p][i, j]] = v[i, j]
-        for p in numeric:
-            sym = sp.Symbol(n if len(numeric) == 1 else f"{n}_{p}")
-            if parameters is not None:
-                parameters[sym] = values[p]
-            values[p] = sym
-    return values
 
 
 def _port_displacement(bg, q, by):
@@ -87,10 +87,12 @@ def to_model(bg, formulation=None, symbolic=False):
     """The :class:`~netdyn.model.LagrangianModel` of a bond graph.
 
     ``formulation``: ``"bond"`` (default: one displacement per bond, junctions as
-    flow constraints; every storage element's initial state can be given) or
+    flow constraints; every storage element's initial state can be given),
     ``"reduced"`` (constant junction/TF constraints eliminated exactly; the
     network formulation names ``"loop"``/``"node"``/``"branch"`` select it too, so
-    :func:`netdyn.compare` and friends find an unconstrained form). ``symbolic=True`` writes numeric parameters as symbols named
+    :func:`netdyn.compare` and friends find an unconstrained form) or ``"state"``
+    (the explicit state equations in ``q_<C>``, ``p_<I>``: :func:`state_model`).
+    ``symbolic=True`` writes numeric parameters as symbols named
     after their elements (defaults in ``model.parameters``). Runs SCAP first, so a
     causal conflict is an error naming the sources; the causality found is in
     ``model.metadata["causality"]``.
@@ -104,12 +106,15 @@ def to_model(bg, formulation=None, symbolic=False):
     formulation = formulation or "bond"
     if formulation in ("loop", "node", "branch"):  # network names: tools that try them get the reduced form
         formulation = "reduced"
-    if formulation not in ("bond", "reduced"):
-        raise ModelError(f"unknown bond-graph formulation {formulation!r}; use 'bond' or 'reduced'")
+    if formulation not in ("bond", "reduced", "state"):
+        raise ModelError(f"unknown bond-graph formulation {formulation!r}; use 'bond', 'reduced' or 'state'")
+    if formulation == "state":
+        return state_model(bg, symbolic=symbolic)
     bg.check()
     causality = assign_causality(bg)
     bonds = bg.bond_names
-    q = {b: dynamicsymbols(bg.coordinate_name(b)) for b in bonds}
+    names = bg.coordinate_names()
+    q = {b: dynamicsymbols(names[b]) for b in bonds}
     f = {b: q[b].diff(t) for b in bonds}
     parameters = {}
     T, V, D = [], [], []
@@ -117,29 +122,58 @@ def to_model(bg, formulation=None, symbolic=False):
     flow_constraints, labels = [], []
     reducible = []  # indices of constant homogeneous flow constraints
     reactions = {}  # servo flow constraint label -> {coordinate: coefficient} (controlled sources' fields)
+    duals, laws, reps = {}, {}, {}   # element -> its dual coordinate p_<element>; its law; "flow" | "effort"
 
     def effort(b, e):
         efforts[q[b]] = efforts.get(q[b], 0) + e
 
+    values = {n: element_values(bg, n, symbolic, parameters) for n in bg.graph.nodes}
+    for n in bg.of_kind("C", "I", "R"):   # laws and representations first: a modulus may read a momentum
+        if not bg.is_field(n):
+            laws[n] = element_law(bg, n, values[n])
+            reps[n] = representation(bg, n, laws[n], causality)
+            if reps[n] == "effort":
+                duals[n] = dynamicsymbols(dual_name(n))
+
+    def modulus(n):
+        sub = {}
+        for sym, (which, target) in bg.modulating(n).items():
+            if which in ("x", "q"):
+                sub[sym] = _port_displacement(bg, q, target)
+            elif target in duals:
+                sub[sym] = duals[target]
+            else:
+                b = bg.bond_of(target)
+                sub[sym] = laws[target].G(bg.sign(target, b) * f[b])
+        return values[n]["ratio"].xreplace(sub)
+
     for n in bg.graph.nodes:
         kind = bg.kind(n)
-        vals = element_values(bg, n, symbolic, parameters)
+        vals = values[n]
         bl = bg.bonds_of(n)
         s = {b: bg.sign(n, b) for b in bl}
         if kind in ("C", "I", "R") and bg.is_field(n):
             _user_field(n, kind, vals, bl, s, q, f, T, V, D)
-        elif kind == "C":
+        elif kind in ("C", "I", "R"):
             b, = bl
-            qp = s[b] * q[b]
-            V.append(qp**2 / (2 * vals["C"]) if "C" in vals else vals["energy"].xreplace({Q: qp}))
-        elif kind == "I":
-            b, = bl
-            fp = s[b] * f[b]
-            T.append(vals["I"] * fp**2 / 2 if "I" in vals else vals["coenergy"].xreplace({F: fp}))
-        elif kind == "R":
-            b, = bl
-            fp = s[b] * f[b]
-            D.append(vals["R"] * fp**2 / 2 if "R" in vals else vals["content"].xreplace({F: fp}))
+            law, rep = laws[n], reps[n]
+            if rep == "flow":
+                if kind == "C":
+                    V.append(law.E(s[b] * q[b]))
+                elif kind == "I":
+                    T.append(law.Estar(s[b] * f[b]))
+                else:
+                    D.append(law.E(s[b] * f[b]))
+            else:   # through a unit gyrator into the dual coordinate P (its rate is the element's effort)
+                P = duals[n]
+                if kind == "C":
+                    T.append(law.Estar(P.diff(t)))
+                elif kind == "I":
+                    V.append(law.E(P))
+                else:
+                    D.append(law.Estar(P.diff(t)))
+                effort(b, -s[b] * P.diff(t))
+                efforts[P] = efforts.get(P, 0) + s[b] * f[b]
         elif kind == "Se":
             b, = bl
             effort(b, -s[b] * vals["effort"])
@@ -158,34 +192,389 @@ def to_model(bg, formulation=None, symbolic=False):
                 reducible.append(len(flow_constraints) - 1)
         elif kind in ("TF", "MTF"):
             b1, b2 = bl
-            r = vals["ratio"] if kind == "TF" else vals["ratio"].xreplace({X: _port_displacement(bg, q, vals["by"])})
+            r = vals["ratio"] if kind == "TF" else modulus(n)
             flow_constraints.append(f[b2] - r * f[b1])
             labels.append(f"{n} (transformer)")
             if kind == "TF":
                 reducible.append(len(flow_constraints) - 1)
         elif kind in ("GY", "MGY"):
             b1, b2 = bl
-            r = vals["ratio"] if kind == "GY" else vals["ratio"].xreplace({X: _port_displacement(bg, q, vals["by"])})
+            r = vals["ratio"] if kind == "GY" else modulus(n)
             effort(b1, -s[b1] * r * f[b2])
             effort(b2, s[b1] * r * f[b1])
         elif kind == "field":
             field_terms(bg, n, vals, bl, s, q, f, T, V, D, efforts, flow_constraints, labels, parameters, symbolic,
-                   reactions)
+                        reactions)
         else:  # pragma: no cover - KINDS and this switch are kept together
             raise ModelError(f"{n}: no conversion for kind {kind!r}")
+    T, V, D = [realify(x) for x in T], [realify(x) for x in V], [realify(x) for x in D]
+    efforts = {k: realify(v) for k, v in efforts.items()}
     coords = [q[b] for b in bonds]
-    meta = {"bond_graph": bg, "causality": causality, "bonds": {b: bg.coordinate_name(b) for b in bonds},
-            "formulation": formulation}
+    meta = {"bond_graph": bg, "causality": causality, "bonds": {b: names[b] for b in bonds},
+            "formulation": formulation, "duals": {n: dual_name(n) for n in duals}, "representation": reps}
     if formulation == "reduced":
         coords, T, V, D, efforts, flow_constraints, labels, sub = _reduce(
             bg, bonds, q, T, V, D, efforts, flow_constraints, labels, reducible)
         meta["dependent"] = sub
         reactions = _reduce_reactions(bg, q, reactions, sub)
+    coords = coords + list(duals.values())
     if reactions:
         meta["flow_reactions"] = reactions
-    meta["signal"] = signal_function(bg, q, meta.get("dependent", {}))
+    info = BondModelInfo(bg, causality, q, duals, laws, reps, meta.get("dependent", {}), symbolic)
+    meta["signal"] = bond_signal_function(info)
+    meta["complete_start"] = info.complete_start
+    meta["bond_model"] = info
+    parameters = {**{k: float(v) for k, v in bg.parameter_values().items()}, **parameters}
     return LagrangianModel(coords, T=T, V=V, D=D, efforts=efforts, flow_constraints=flow_constraints,
                            flow_constraint_labels=labels, parameters=parameters, name=bg.name, metadata=meta)
+
+
+def dual_name(element):
+    """The dual coordinate of an element (the integral of its effort): ``p_<element>``."""
+    return "p_" + "".join(c if c.isalnum() or c == "_" else "_" for c in element)
+
+
+#: which function of its law each representation of an element uses (laws.Law: F is y(x), G is x(y))
+_NEEDS = {("C", "flow"): "F", ("C", "effort"): "G", ("I", "flow"): "G", ("I", "effort"): "F",
+          ("R", "flow"): "F", ("R", "effort"): "G"}
+
+
+def representation(bg, n, law, causality):
+    """``"flow"`` (V(q), T*(f), D(f) of the bond's displacement) or ``"effort"`` (the dual coordinate) for
+    one-port ``n``: the one its assigned causality uses, unless only the other has its law in closed form.
+
+    >>> import netdyn
+    >>> bg = netdyn.BondGraph("tanks")
+    >>> for k, n, p in [("C", "T1", {"C": 1.0}), ("0", "p1", {}), ("1", "Q", {}),
+    ...                 ("R", "orifice", {"law": "f = 2*sign(e)*sqrt(Abs(e))"}), ("0", "p2", {}), ("C", "T2", {"C": 1.0})]:
+    ...     bg.add(k, n, **p)
+    >>> _ = bg.chain("p1", "Q", "p2", "T2"); _ = bg.bond("p1", "T1"); _ = bg.bond("Q", "orifice")
+    >>> from netdyn.bondgraph.laws import element_law
+    >>> representation(bg, "orifice", element_law(bg, "orifice"), bg.causality())   # given Δp: f = g(Δp)
+    'effort'
+    """
+    if law.is_linear():
+        return "flow"
+    kind = bg.kind(n)
+    b = bg.bond_of(n)
+    sets_effort = causality.effort_setter[b] == n
+    preferred = {"C": "flow" if sets_effort else "effort", "I": "flow" if sets_effort else "effort",
+                 "R": "flow" if sets_effort else "effort"}[kind]
+    if law.closed(_NEEDS[(kind, preferred)]):
+        return preferred
+    other = "effort" if preferred == "flow" else "flow"
+    if law.closed(_NEEDS[(kind, other)]):
+        return other
+    return preferred
+
+
+def state_model(bg, symbolic=False):
+    """The explicit state equations as a :class:`~netdyn.model.LagrangianModel` (``formulation="state"``).
+
+    Coordinates: the states ``q_<C>``, ``p_<I>`` (and ``x_<element>``) of
+    :func:`~netdyn.bondgraph.laws.equations.state_equations`, derivative causality reduced, plus
+    one coordinate ``z_<signal>`` per unknown of a nonlinear algebraic loop
+    (its rate is that unknown). The equations ẋ = f(x, ż, u), 0 = g(x, ż, u)
+    are written with the unit Rayleigh function D = ½ Σ ẋ² and applied efforts
+    ``f`` (on each state) and ``g`` (on each loop coordinate): Lagrange's rows are
+    then exactly ``ẋ − f = 0`` and ``−g = 0``. So ``simulate``, ``linearize`` and
+    ``export_equations`` see the graph in its energy variables, named after its
+    elements. That D and those efforts are an embedding, not the graph's
+    energies: ``power_balance()`` closes by construction and its split says
+    nothing; each element's energy is the signal ``E(X)`` (``sol.series("E(C1)")``)
+    and its power ``e(X)·f(X)``.
+
+    >>> import netdyn
+    >>> bg = netdyn.BondGraph("RC")
+    >>> for k, n, p in [("Se", "u", {"effort": 1.0}), ("1", "J", {}), ("C", "C1", {"C": 1.0}), ("R", "R1", {"R": 1.0})]:
+    ...     bg.add(k, n, **p)
+    >>> _ = bg.chain("u", "J", "C1"); _ = bg.bond("J", "R1")
+    >>> m = state_model(bg)
+    >>> m.coordinate_names, m.equations()
+    (['q_C1'], [1.0*q_C1(t) + Derivative(q_C1(t), t) - 1.0])
+    """
+    cs = CausalSystem(bg, symbolic)
+    se = cs.equations()
+    ident = lambda s: "".join(c if c.isalnum() or c == "_" else "_" for c in s)
+    X = {s: dynamicsymbols(ident(s.name)) for s in se.states}
+    Z = {z: dynamicsymbols("z_" + ident(z.name)) for z in se.algebraic}
+    sub = {**X, **{z: Z[z].diff(t) for z in se.algebraic}}
+    D = sp.Add(*[X[s].diff(t) ** 2 / 2 for s in se.states])
+    efforts = {X[s]: realify(sp.sympify(r).xreplace(sub)) for s, r in zip(se.states, se.rhs)}
+    for z, g in zip(se.algebraic, se.residuals):
+        efforts[Z[z]] = realify(sp.sympify(g).xreplace(sub))
+    meta = {"bond_graph": bg, "causality": cs.caus, "formulation": "state", "state_equations": se,
+            "states": {s.name: X[s].func.__name__ for s in se.states}}
+    meta["signal"] = state_signal_function(bg, se, cs.laws, sub)
+    start = _StateStart(bg, cs, se, X, Z)
+    meta["complete_start"] = start
+    parameters = {**{k: float(v) for k, v in bg.parameter_values().items()}, **se.parameters}
+    return LagrangianModel(list(X.values()) + list(Z.values()), D=D, efforts=efforts, parameters=parameters,
+                           name=bg.name, metadata=meta)
+
+
+class _StateStart:
+    """The consistent start of the state formulation: the rates of the states and the loops' unknowns."""
+
+    def __init__(self, bg, cs, se, X, Z):
+        self.bg, self.cs, self.se, self.X, self.Z = bg, cs, se, X, Z
+        self._start = None
+
+    def __call__(self, cm, t0, q0, f0, p):
+        from netdyn.bondgraph.system import CausalStart
+        if self._start is None:
+            self._start = CausalStart(self.bg, system=self.cs)
+        start = self._start
+        q0 = {_key(k): v for k, v in (q0 or {}).items()}
+        f0 = {_key(k): v for k, v in (f0 or {}).items()}
+        state = {s: float(q0.get(self.X[s].func.__name__, 0.0)) for s in self.se.states}
+        values = start.evaluate(state, t0, cm, p)
+        if values is None:
+            return q0, f0
+        check_slopes(self.bg, start.system, values, t0)
+        for s in self.se.states:
+            name = self.X[s].func.__name__
+            if name not in f0 and ("rate", s) in values:
+                f0[name] = values[("rate", s)]
+        for z in self.se.algebraic:
+            name = self.Z[z].func.__name__
+            if name not in f0 and ("z", z) in values:
+                f0[name] = values[("z", z)]
+        return q0, f0
+
+
+class BondModelInfo:
+    """What a bond-graph model knows of its graph: bond displacements in its coordinates, each element's law
+    and representation, its dual coordinates; named signals (``metadata["signal"]``) and the consistent
+    start (``metadata["complete_start"]``)."""
+
+    def __init__(self, bg, causality, q, duals, laws, reps, dependent, symbolic):
+        self.bg, self.causality, self.q, self.duals = bg, causality, q, duals
+        self.laws, self.reps, self.dependent, self.symbolic = laws, reps, dependent, symbolic
+        self.names = {b: fn.func.__name__ for b, fn in q.items()}
+        self._by_name = {self.names[b]: fn for b, fn in q.items()}
+        self._vals = {}
+        self._start = None
+
+    def vals(self, n):
+        if n not in self._vals:
+            self._vals[n] = element_values(self.bg, n, self.symbolic)
+        return self._vals[n]
+
+    # --------------------------------------------------------------- bond variables in the model
+    def disp(self, b):
+        """The displacement of bond ``b`` in the model's coordinate functions (eliminated bonds through the rest)."""
+        name = self.names[b]
+        if name in self.dependent:
+            return sp.Add(*[c * self._by_name[k] for k, c in self.dependent[name].items()])
+        return self.q[b]
+
+    def flow(self, b):
+        return self.disp(b).diff(t)
+
+    def modulus(self, n):
+        bg, sub = self.bg, {}
+        for sym, (which, target) in bg.modulating(n).items():
+            if which in ("x", "q"):
+                sub[sym] = bg.sign(target, bg.bond_of(target)) * self.disp(bg.bond_of(target)) \
+                    if target in bg.graph else self.disp(target)
+            else:
+                sub[sym] = self._momentum(target, bg.bond_of(target), bg.sign(target, bg.bond_of(target)))
+        return self.vals(n)["ratio"].xreplace(sub)
+
+    def element_effort(self, n, b):
+        """The effort on bond ``b`` from element ``n``'s own law, in the model's variables (None: not a law)."""
+        bg = self.bg
+        kind = bg.kind(n)
+        if n in self.duals:
+            return self.duals[n].diff(t)
+        s = bg.sign(n, b)
+        if kind in ("C", "I", "R") and bg.is_field(n):
+            from netdyn.bondgraph.system import field_effort
+            return field_effort(bg, n, b, "e", {bb: bg.sign(n, bb) * self.disp(bb) for bb in bg.bonds_of(n)},
+                                f"e({b})", self.vals(n))
+        if kind == "C":
+            return self.laws[n].F(s * self.disp(b))
+        if kind == "I":
+            return self.laws[n].G(s * self.flow(b)).diff(t)
+        if kind == "R":
+            return self.laws[n].F(s * self.flow(b))
+        if kind == "Se":
+            return self.vals(n)["effort"]
+        return None
+
+    def effort(self, b, _seen=None):
+        """The effort of any bond: the law of the element that sets it, carried through junctions and two-ports."""
+        bg = self.bg
+        seen = set() if _seen is None else _seen
+        if b in seen:
+            raise ModelError(f"the effort of bond {b!r} depends on itself through junctions (a zero-order "
+                             "causal loop); ask for the effort of a C, I, R or Se element instead")
+        seen.add(b)
+        n = self.causality.effort_setter[b]
+        kind = bg.kind(n)
+        own = self.element_effort(n, b) if kind in ("C", "I", "R", "Se") else None
+        if own is not None:
+            return own
+        bl = bg.bonds_of(n)
+        sg = {bb: bg.sign(n, bb) for bb in bl}
+        setter = self.causality.effort_setter
+        if kind in ("0", "port"):
+            strong = next(bb for bb in bl if setter[bb] != n)
+            return self.effort(strong, seen)
+        if kind == "1":
+            return -sg[b] * sp.Add(*[sg[bb] * self.effort(bb, seen) for bb in bl if bb != b])
+        if kind in ("TF", "MTF", "GY", "MGY"):
+            b1, b2 = bl
+            r = self.vals(n)["ratio"] if kind in ("TF", "GY") else self.modulus(n)
+            k = sg[b1] * sg[b2]
+            if kind in ("TF", "MTF"):
+                return -k * r * self.effort(b2, seen) if b == b1 else -k * self.effort(b1, seen) / r
+            return r * self.flow(b2) if b == b1 else -k * r * self.flow(b1)
+        raise ModelError(f"the effort of bond {b!r} is set by {n} (a {kind} element), which has no law of its own "
+                         "here; ask for the effort of a C, I, R or Se element on the same junction")
+
+    # --------------------------------------------------------------- named signals
+    def signal(self, spec):
+        """``metadata["signal"]``: ``e(X)``, ``f(X)`` (power variables of the bond of element X, or of bond X),
+        ``q(X)``, ``p(X)`` (the energy variables of an element, seen from it), ``E(X)`` (a storage element's
+        energy) as an expression of the model's coordinate functions; None for other specs."""
+        from netdyn.bondgraph.system import field_effort, parse_signal
+        parsed = parse_signal(self.bg, spec)
+        if parsed is None:
+            return None
+        which, target, b = parsed
+        bg = self.bg
+        if which == "f":
+            return self.flow(b)
+        if which == "e":
+            return self.effort(b)
+        n = target if target in bg.graph else None
+        field = next((x for x in bg.ends(b) if bg.is_field(x)), None)
+        if field is not None:
+            return field_effort(bg, field, b, which, {bb: bg.sign(field, bb) * self.disp(bb)
+                                                      for bb in bg.bonds_of(field)}, spec, self.vals(field))
+        kind = bg.kind(n) if n is not None else None
+        s = bg.sign(n, b) if n is not None else 1
+        if which == "E":
+            if kind not in ("C", "I"):
+                raise ModelError(f"output {spec!r}: E(X) is the energy stored in a C or I element; {target} is "
+                                 f"{'a ' + kind + ' element' if kind else 'a bond'}")
+            law = self.laws[n]
+            if kind == "C":
+                return law.E(self._displacement(n, b, s))
+            return law.E(self._momentum(n, b, s))
+        if which == "q":
+            return self._displacement(n, b, s) if kind == "C" else s * self.disp(b)
+        if kind == "I" or n in self.duals:
+            return self._momentum(n, b, s) if kind == "I" else self.duals[n]
+        raise ModelError(f"output {spec!r}: a momentum (the integral of the effort) is a state of an I element; "
+                         f"{target} is {'a ' + kind + ' element' if kind else 'a bond'}")
+
+    def _displacement(self, n, b, s):
+        if n in self.duals:   # a C through its dual: q = G(e), e the dual's rate
+            return self.laws[n].G(self.duals[n].diff(t))
+        return s * self.disp(b)
+
+    def _momentum(self, n, b, s):
+        if n in self.duals:
+            return self.duals[n]
+        return self.laws[n].G(s * self.flow(b))
+
+    # --------------------------------------------------------------- the consistent start
+    def complete_start(self, cm, t0, q0, f0, p):
+        """``(q0, f0)`` completed so every element's law holds at ``t0``: the flows of every bond and the dual
+        coordinates from the storage states given, by the graph's causal evaluation (nonlinear algebraic
+        loops by Newton's method). Values the caller gave are kept."""
+        from netdyn.bondgraph.system import CausalStart
+        if self._start is None:
+            self._start = CausalStart(self.bg, self.symbolic)
+        start = self._start
+        if start.system is None:      # no causal evaluation (a field in mixed causality ...): as given
+            return q0, f0
+        bg = self.bg
+        q0 = {_key(k): v for k, v in (q0 or {}).items()}
+        f0 = {_key(k): v for k, v in (f0 or {}).items()}
+        coords = set(cm.model.coordinate_names)
+        state = {}
+        for sym in start.states:   # the storage states: from q0 (displacements, momenta) or an inertia's flow
+            key = start.state_key[sym]
+            name = sym.name
+            if key[0] == "x":
+                by = key[1]
+                b = bg.bond_of(by) if by in bg.graph else by
+                sb = bg.sign(by, b) if by in bg.graph else 1
+                v = q0.get(self.names[b])
+                state[sym] = sb * float(v) if v is not None else 0.0
+            elif key[0] == "field":
+                n, b = key[1], key[2]
+                sb = bg.sign(n, b)
+                if bg.kind(n) == "C":
+                    v = q0.get(self.names[b])
+                    state[sym] = sb * float(v) if v is not None else 0.0
+                else:
+                    state[sym] = None   # from the flows below
+            else:
+                n = key[1]
+                b = bg.bond_of(n)
+                sb = bg.sign(n, b)
+                law = start.system.laws[n]
+                if bg.kind(n) == "C":
+                    v = q0.get(self.names[b])
+                    if v is None and n in self.duals and self.names[b] not in coords:
+                        v = None
+                    state[sym] = sb * float(v) if v is not None else 0.0
+                else:
+                    if name in q0:
+                        state[sym] = float(q0[name])
+                    elif self.names[b] in f0:
+                        state[sym] = start.number(law.G(sb * sp.Float(float(f0[self.names[b]]))), t0, cm, p)
+                    else:
+                        state[sym] = 0.0
+                    if n not in self.duals and name in q0 and name not in coords:
+                        q0.pop(name)   # a momentum given for an inertia of the first representation: its flow below
+        for sym in start.states:   # I fields: momenta from the flows given
+            if state[sym] is None:
+                n, b = start.state_key[sym][1], start.state_key[sym][2]
+                state[sym] = start.field_momentum(n, b, f0, self.names, t0, cm, p)
+        values = start.evaluate(state, t0, cm, p)
+        if values is None:
+            return q0, f0
+        check_slopes(bg, start.system, values, t0)
+        for b in bg.bond_names:
+            name = self.names[b]
+            if name in coords and name not in f0 and ("f", b) in values:
+                f0[name] = values[("f", b)]
+        for n, P in self.duals.items():
+            dname = P.func.__name__
+            b = bg.bond_of(n)
+            if dname not in f0 and ("e", b) in values:
+                f0[dname] = values[("e", b)]
+            if dname not in q0 and bg.kind(n) == "I":
+                q0[dname] = values[("p", n)] if ("p", n) in values else 0.0
+        for n in self.causality.derivative:   # a dependent C: its displacement from its effort
+            if bg.is_field(n) or bg.kind(n) != "C":
+                continue
+            b = bg.bond_of(n)
+            name = self.names[b]
+            if name in coords and name not in q0 and ("q", n) in values:
+                q0[name] = bg.sign(n, b) * values[("q", n)]
+        return self._eliminated(q0, coords), f0
+
+    def _eliminated(self, q0, coords):
+        """Displacements given for bonds the reduced formulation eliminated, moved onto the one coordinate
+        not given of their combination (a C's charge onto its loop's coordinate)."""
+        for name in [k for k in q0 if k not in coords and k in self.dependent]:
+            comb = self.dependent[name]
+            free = [k for k in comb if k not in q0]
+            if len(free) == 1:
+                rest = sum(float(c) * float(q0[k]) for k, c in comb.items() if k != free[0])
+                q0[free[0]] = (float(q0.pop(name)) - rest) / float(comb[free[0]])
+        return q0
+
+
+def _key(k):
+    return k if isinstance(k, str) else getattr(getattr(k, "func", None), "__name__", str(k))
 
 
 def _user_field(n, kind, vals, bl, s, q, f, T, V, D):
@@ -286,16 +675,20 @@ def _reduce(bg, bonds, q, T, V, D, efforts, flow_constraints, labels, reducible)
         if e is not None:
             for k, c in comb.items():
                 new_eff[q[k]] = new_eff[q[k]] + c * x(e)
+    bond_coords = {q[b] for b in bonds}
+    for k, v in efforts.items():   # efforts on coordinates of no bond (dual coordinates) keep their place
+        if k not in bond_coords:
+            new_eff[k] = x(v)
     keep = [k for k in range(len(flow_constraints)) if k not in set(reducible)]
+    name = lambda b: q[b].func.__name__
     return ([q[b] for b in free], [x(e) for e in T], [x(e) for e in V], [x(e) for e in D],
             {k: v for k, v in new_eff.items() if v != 0}, [x(flow_constraints[k]) for k in keep],
-            [labels[k] for k in keep], {bg.coordinate_name(b): {bg.coordinate_name(k): c for k, c in comb.items()}
-                                       for b, comb in sub.items()})
+            [labels[k] for k in keep], {name(b): {name(k): c for k, c in comb.items()} for b, comb in sub.items()})
 
 
 def _reduce_reactions(bg, q, reactions, sub):
     """Servo reactions in the free coordinates: a force on ``q_dep = Σ c q_free`` acts on each ``q_free`` times c."""
-    by_name = {bg.coordinate_name(b): b for b in bg.bond_names}
+    by_name = {q[b].func.__name__: b for b in bg.bond_names}
     dep = {q[by_name[d]]: {q[by_name[k]]: c for k, c in comb.items()} for d, comb in sub.items()}
     out = {}
     for label, react in reactions.items():
@@ -307,208 +700,3 @@ def _reduce_reactions(bg, q, reactions, sub):
     return out
 
 
-# ----------------------------------------------------------------------------------- state equations
-@dataclass
-class StateEquations:
-    """ẋ = f(x, u): ``states`` (plain symbols q_<C>, p_<I>, x_<modulating>), ``rhs`` (sympy Matrix),
-    ``inputs`` (source name -> value), ``parameters`` (symbol -> default when ``symbolic``).
-
-    >>> from netdyn import BondGraph
-    >>> bg = BondGraph("mass")
-    >>> bg.add("Se", "F", effort=2.0); bg.add("I", "m", I=4.0); _ = bg.bond("F", "m")
-    >>> eqs = state_equations(bg)
-    >>> eqs.states, eqs.rhs
-    ([p_m], Matrix([[2.0]]))
-    """
-
-    states: list
-    rhs: sp.Matrix
-    inputs: dict
-    parameters: dict
-
-    def equations(self):
-        """``[Eq(dx/dt, f), ...]`` with the states as functions of t."""
-        fun = {s: sp.Function(s.name)(t) for s in self.states}
-        return [sp.Eq(fun[s].diff(t), e.xreplace(fun)) for s, e in zip(self.states, self.rhs)]
-
-    def __getitem__(self, name):
-        for s, e in zip(self.states, self.rhs):
-            if s.name == name:
-                return e
-        raise KeyError(f"no state {name!r}; states are {[s.name for s in self.states]}")
-
-
-def state_equations(bg, symbolic=False):
-    """Explicit state equations of a bond graph with integral causality throughout.
-
-    States: ``q_<C>`` (displacement of each C), ``p_<I>`` (momentum of each I),
-    and ``x_<element>`` for displacements that modulate an MTF/MGY and are not
-    a C's. Derivative causality is a :class:`~netdyn.errors.ModelError` naming the
-    dependent elements (simulate ``bg.model()`` instead: the DAE handles it).
-
-    >>> from netdyn import BondGraph
-    >>> bg = BondGraph("RC")
-    >>> bg.add("Se", "u", effort=1.0); bg.add("1", "J"); bg.add("C", "C1", C=2.0); bg.add("R", "R1", R=0.5)
-    >>> _ = bg.chain("u", "J", "C1"); _ = bg.bond("J", "R1")
-    >>> state_equations(bg).rhs
-    Matrix([[2.0 - 1.0*q_C1]])
-    """
-    bg.check()
-    caus = assign_causality(bg)
-    if caus.derivative:
-        dep = "; ".join(f"{k} depends on {', '.join(v)}" for k, v in caus.derivative.items())
-        raise ModelError(f"no explicit state equations: derivative causality ({dep}); "
-                         "simulate bg.model() instead, the DAE integrators handle dependent storage")
-    parameters = {}
-    vals = {n: element_values(bg, n, symbolic, parameters) for n in bg.graph.nodes}
-    setter = caus.effort_setter
-    states, derivs, inputs = [], [], {}
-    state_of = {}
-    for n in caus.integral:
-        prefix = "q_" if bg.kind(n) == "C" else "p_"
-        if bg.is_field(n):   # one state per port: q_<field>_1, ... / p_<field>_1, ...
-            for k, b in enumerate(bg.bonds_of(n)):
-                state_of[("field", n, b)] = sp.Symbol(f"{prefix}{n}_{k + 1}")
-                states.append(state_of[("field", n, b)])
-            continue
-        sym = sp.Symbol(prefix + n)
-        state_of[n] = sym
-        states.append(sym)
-    for n in bg.of_kind("MTF", "MGY"):
-        by = vals[n]["by"]
-        if by not in state_of or bg.kind(by) != "C":
-            if ("x", by) not in state_of:
-                state_of[("x", by)] = sp.Symbol(f"x_{by}")
-                states.append(state_of[("x", by)])
-
-    def modulus(n):
-        by = vals[n]["by"]
-        x = state_of[by] if (by in state_of and bg.kind(by) == "C") else state_of[("x", by)]
-        return vals[n]["ratio"].xreplace({X: x})
-
-    known = {}
-    sig = caus.signals
-    cond = nx.condensation(sig)
-    for c in nx.topological_sort(cond):
-        members = [v for v in cond.nodes[c]["members"] if v[0] in ("e", "f")]
-        if not members:
-            continue
-        if len(members) == 1 and not sig.has_edge(members[0], members[0]):
-            v = members[0]
-            known[v] = _output(bg, vals, setter, state_of, modulus, v, known)
-            continue
-        syms = {v: sp.Dummy(f"{v[0]}_{v[1]}") for v in members}
-        look = dict(known)
-        look.update(syms)
-        eqs = [syms[v] - _output(bg, vals, setter, state_of, modulus, v, look) for v in members]
-        sol = sp.solve(eqs, list(syms.values()), dict=True)
-        if len(sol) != 1:
-            loop = next((l for l in caus.algebraic_loops if set(l) & {e for v in members for e in bg.ends(v[1])}),
-                        members)
-            raise ModelError(f"the algebraic loop through {', '.join(loop)} has {len(sol)} solutions; "
-                             "explicit state equations need exactly one (simulate bg.model() instead)")
-        for v in members:
-            known[v] = sol[0][syms[v]]
-    for n in caus.integral:
-        if bg.is_field(n):
-            for b in bg.bonds_of(n):
-                derivs.append(bg.sign(n, b) * known[("f", b)] if bg.kind(n) == "C" else known[("e", b)])
-            continue
-        b = bg.bond_of(n)
-        derivs.append(bg.sign(n, b) * known[("f", b)] if bg.kind(n) == "C" else known[("e", b)])
-    for key, sym in state_of.items():
-        if isinstance(key, tuple) and key[0] == "x":
-            by = key[1]
-            b = bg.bond_of(by)
-            derivs.append((bg.sign(by, b) if by in bg.graph else 1) * known[("f", b)])
-    for n in bg.of_kind("Se", "Sf"):
-        inputs[n] = vals[n]["effort" if bg.kind(n) == "Se" else "flow"]
-    return StateEquations(states, sp.Matrix(derivs), inputs, parameters)
-
-
-def _field_output(bg, n, kind, p, b, which, state_of, known):
-    """A field's output on bond ``b``: C effort = ∂V/∂q_k, I flow from ∂T*/∂f = p, R effort = ∂D/∂f_k."""
-    bonds = bg.bonds_of(n)
-    k = bonds.index(b)
-    sg = [bg.sign(n, bb) for bb in bonds]
-    if kind == "C" and which == "e":
-        x = [state_of[("field", n, bb)] for bb in bonds]
-        return sp.diff(field_function(kind, p, x), x[k])
-    if kind == "I" and which == "f":
-        fs = [sp.Dummy(f"f{j + 1}") for j in range(len(bonds))]
-        T = field_function(kind, p, fs)
-        eqs = [sp.diff(T, fj) - state_of[("field", n, bb)] for fj, bb in zip(fs, bonds)]
-        sol = sp.solve(eqs, fs, dict=True)
-        if len(sol) != 1:
-            raise ModelError(f"{n}: cannot invert its coenergy for the flows ({len(sol)} solutions); "
-                             "simulate bg.model() instead")
-        return sg[k] * sol[0][fs[k]]
-    if kind == "R" and which == "e" and all(bg.sign(n, bb) and known.get(("f", bb)) is not None for bb in bonds):
-        fs = [sg[j] * known[("f", bb)] for j, bb in enumerate(bonds)]
-        dummies = [sp.Dummy() for _ in bonds]
-        D = field_function(kind, p, dummies)
-        return sp.diff(D, dummies[k]).xreplace(dict(zip(dummies, fs)))
-    raise ModelError(f"{n}: a {kind} field in mixed causality has no explicit state equations here; "
-                     "simulate bg.model() instead (the DAE takes it as it is)")
-
-
-def _solve_for(expr_of_var, var, target, where):
-    """x with expr_of_var(x) = target (linear or sympy-solvable)."""
-    sol = sp.solve(sp.Eq(expr_of_var, target), var)
-    if len(sol) != 1:
-        raise ModelError(f"{where}: cannot invert its constitutive law for this causality ({len(sol)} solutions); "
-                         "simulate bg.model() instead")
-    return sol[0]
-
-
-def _output(bg, vals, setter, state_of, modulus, v, known):
-    """The expression of signal ``v = ("e"|"f", bond)`` computed by the element that outputs it."""
-    which, b = v
-    n = setter[b] if which == "e" else bg.other_end(setter[b], b)
-    kind = bg.kind(n)
-    p = vals[n]
-    s = bg.sign(n, b)
-    val = lambda w, bb: known[(w, bb)]
-    if kind == "Se":
-        return p["effort"]
-    if kind == "Sf":
-        return p["flow"]
-    if kind in ("C", "I", "R") and bg.is_field(n):
-        return _field_output(bg, n, kind, p, b, which, state_of, known)
-    if kind == "C":
-        x = state_of[n]
-        return x / p["C"] if "C" in p else sp.diff(p["energy"], Q).xreplace({Q: x})
-    if kind == "I":
-        x = state_of[n]
-        fp = x / p["I"] if "I" in p else _solve_for(sp.diff(p["coenergy"], F), F, x, n)
-        return s * fp
-    if kind == "R":
-        if which == "e":
-            fp = s * val("f", b)
-            return p["R"] * fp if "R" in p else sp.diff(p["content"], F).xreplace({F: fp})
-        e = val("e", b)
-        fp = e / p["R"] if "R" in p else _solve_for(sp.diff(p["content"], F), F, e, n)
-        return s * fp
-    bl = bg.bonds_of(n)
-    sg = {bb: bg.sign(n, bb) for bb in bl}
-    if kind in ("0", "port"):
-        strong = next(bb for bb in bl if setter[bb] != n)
-        if which == "e":
-            return val("e", strong)
-        return -sg[b] * sp.Add(*[sg[bb] * val("f", bb) for bb in bl if bb != b])
-    if kind == "1":
-        strong = next(bb for bb in bl if setter[bb] == n)
-        if which == "f":
-            return val("f", strong)
-        return -sg[b] * sp.Add(*[sg[bb] * val("e", bb) for bb in bl if bb != b])
-    if kind in ("TF", "MTF", "GY", "MGY"):
-        b1, b2 = bl
-        r = p["ratio"] if kind in ("TF", "GY") else modulus(n)
-        k = sg[b1] * sg[b2]
-        if kind in ("TF", "MTF"):   # f2 = r f1, e1 = -k r e2
-            return {("e", b1): lambda: -k * r * val("e", b2), ("f", b2): lambda: r * val("f", b1),
-                    ("e", b2): lambda: -k * val("e", b1) / r, ("f", b1): lambda: val("f", b2) / r}[v]()
-        # e1 = r f2, e2 = -k r f1
-        return {("e", b1): lambda: r * val("f", b2), ("e", b2): lambda: -k * r * val("f", b1),
-                ("f", b2): lambda: val("e", b1) / r, ("f", b1): lambda: -k * val("e", b2) / r}[v]()
-    raise ModelError(f"{n}: a {kind} element has no explicit state-equation form; simulate bg.model() instead")

@@ -37,7 +37,7 @@ written with ``repr`` and come back bit for bit.
 >>> parse("__import__('os')", {}, "C1.energy")
 Traceback (most recent call last):
 ...
-netdyn.errors.ParseError: C1.energy: '__import__' is not an allowed function (allowed: Abs, Heaviside, Max, Min, Piecewise, acos, asin, atan, atan2, cos, cosh, exp, log, sign, sin, sinh, sqrt, tan, tanh)
+netdyn.errors.ParseError: C1.energy: '__import__' is not an allowed function (allowed: Abs, Heaviside, Max, Min, Piecewise, acos, acosh, asin, asinh, atan, atan2, atanh, cos, cosh, erf, exp, log, sign, sin, sinh, sqrt, tan, tanh)
 """
 from __future__ import annotations
 
@@ -48,20 +48,21 @@ from pathlib import Path
 import sympy as sp
 
 from netdyn.bondgraph.graph import BondGraph
-from netdyn.bondgraph.kinds import FUNCTION_VARIABLE, KINDS
+from netdyn.bondgraph.kinds import KINDS, function_variable
+from netdyn.bondgraph.laws import VARIABLES
 from netdyn.errors import ModelError, ParseError
 from netdyn.lagrange.exprtext import symbol_table, to_text
 from netdyn.symbols import t
 
-FORMAT, VERSION = "netdyn-bondgraph", 1
+FORMAT, VERSION = "netdyn-bondgraph", 2   # 2: laws, co-energy forms, named parameters with units, port names
 FUNCTIONS = {name: getattr(sp, name) for name in (
-    "sin", "cos", "tan", "exp", "log", "sqrt", "sinh", "cosh", "tanh", "asin", "acos", "atan", "atan2", "Abs",
-    "sign", "Heaviside", "Min", "Max", "Piecewise")}
+    "sin", "cos", "tan", "exp", "log", "sqrt", "sinh", "cosh", "tanh", "asin", "acos", "atan", "atan2", "asinh",
+    "acosh", "atanh", "erf", "Abs", "sign", "Heaviside", "Min", "Max", "Piecewise")}
 CONSTANTS = {"pi": sp.pi, "E": sp.E, "oo": sp.oo, "True": sp.true, "False": sp.false}
 _BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
            ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a ** b, ast.BitAnd: sp.And, ast.BitOr: sp.Or}
 _COMPARE = {ast.Lt: sp.Lt, ast.LtE: sp.Le, ast.Gt: sp.Gt, ast.GtE: sp.Ge, ast.Eq: sp.Eq, ast.NotEq: sp.Ne}
-_EXPRESSIONS = ("effort", "flow", "C", "I", "R", "ratio", "energy", "coenergy", "content")
+_EXPRESSIONS = ("effort", "flow", "C", "I", "R", "ratio", "energy", "coenergy", "content", "cocontent")
 
 
 def parse(text, names, where, variable=None):
@@ -127,23 +128,33 @@ def parse(text, names, where, variable=None):
 def to_dict(bg):
     """The bond graph as plain data (what :func:`dumps` writes)."""
     elements, exprs = [], []
+    names = _reading_names(bg)
     for n in bg.elements:
         kind = bg.kind(n)
         if kind == "field":
             raise ModelError(f"{n}: a field element wraps network elements and has no bond-graph file form; "
                              "save the network with netdyn.save_model instead")
         entry = {"kind": kind, "name": n}
+        texts = bg.graph.nodes[n].get("text", {})
         for p, v in bg.params(n).items():
             if p == "by":
                 entry[p] = v
+            elif p in texts and _reads_back(texts[p], v, names, kind, p):   # as written: "A/(rho*g)"
+                entry[p] = texts[p]
+                exprs.append(v.rhs if p == "law" else v)
             elif isinstance(v, sp.MatrixBase):   # a field's matrix: rows of expressions
                 entry[p] = [[to_text(x) for x in v.row(i)] for i in range(v.rows)]
                 exprs.extend(v)
+            elif p == "law":                     # a relation, as written: "f = k*sign(e)*sqrt(Abs(e))"
+                entry[p] = f"{v.lhs} = {to_text(v.rhs)}"
+                exprs.append(v.rhs)
             else:
                 entry[p] = to_text(v)
                 exprs.append(v)
         if kind in ("TF", "GY", "MTF", "MGY") or bg.is_field(n):
             entry["ports"] = bg.bonds_of(n)
+        if bg.port_names(n):
+            entry["port_names"] = bg.port_names(n)
         domain = bg.graph.nodes[n].get("domain")
         if domain:
             entry["domain"] = domain
@@ -152,17 +163,52 @@ def to_dict(bg):
     symbols = {k: v for k, v in table.items() if not k.endswith("()")}
     inputs = sorted({u.func.__name__ for e in exprs for u in sp.sympify(e).atoms(sp.core.function.AppliedUndef)})
     bonds = [{"name": b, "from": bg.ends(b)[0], "to": bg.ends(b)[1]} for b in bg.bond_names]
-    return {"format": FORMAT, "version": VERSION, "name": bg.name, "effort": bg.effort_name, "flow": bg.flow_name,
-            "symbols": symbols, "inputs": inputs, "elements": elements, "bonds": bonds}
+    out = {"format": FORMAT, "version": VERSION, "name": bg.name, "effort": bg.effort_name, "flow": bg.flow_name}
+    if bg.units:
+        out["units"] = dict(bg.units)
+    if bg.parameters:
+        out["parameters"] = {k: {key: (to_text(x) if key == "value" else x) for key, x in v.items() if x is not None}
+                             for k, v in bg.parameters.items()}
+    out.update({"symbols": symbols, "inputs": inputs, "elements": elements, "bonds": bonds})
+    return out
+
+
+def _reading_names(bg):
+    """The symbols and inputs the reader would declare for ``bg``'s file (to test that a text reads back)."""
+    exprs = []
+    for n in bg.elements:
+        for p, v in bg.params(n).items():
+            if isinstance(v, sp.Equality):
+                exprs.append(v.rhs)
+            elif isinstance(v, sp.MatrixBase):
+                exprs.extend(v)
+            elif isinstance(v, sp.Basic):
+                exprs.append(v)
+    table = symbol_table(*exprs) if exprs else {}
+    symbols = {k: sp.Symbol(k, **{a: bool(b) for a, b in v.items()}) for k, v in table.items() if not k.endswith("()")}
+    inputs = {u.func.__name__: u.func for e in exprs for u in sp.sympify(e).atoms(sp.core.function.AppliedUndef)}
+    return {"symbols": symbols, "inputs": inputs}
+
+
+def _reads_back(text, value, names, kind, p):
+    """Whether ``text`` (a value as the user wrote it) reads back to ``value`` through this file's reader."""
+    try:
+        if p == "law":
+            lhs, rhs = _relation(text, names, kind, "law")
+            return lhs == value.lhs and rhs == value.rhs
+        return parse(text, names, p, function_variable(kind, p)) == value
+    except Exception:  # noqa: BLE001 - text the reader does not take (a SPICE suffix, ...): write the expression
+        return False
 
 
 def from_dict(data, where="bond graph file"):
     """Build a :class:`~netdyn.bondgraph.graph.BondGraph` from :func:`to_dict` data."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ParseError(f"{where}: not a netdyn bond graph (expected format: {FORMAT})")
-    if not isinstance(data.get("version"), int) or data["version"] > VERSION:
+    if not isinstance(data.get("version"), int) or data["version"] > VERSION:   # (1: read as well)
         raise ParseError(f"{where}: format version {data.get('version')!r} is newer than this netdyn reads ({VERSION})")
-    unknown = set(data) - {"format", "version", "name", "effort", "flow", "symbols", "inputs", "elements", "bonds"}
+    unknown = set(data) - {"format", "version", "name", "effort", "flow", "units", "parameters", "symbols", "inputs",
+                           "elements", "bonds"}
     if unknown:
         raise ParseError(f"{where}: unknown key {sorted(unknown)[0]!r}")
     symbols = {}
@@ -176,8 +222,19 @@ def from_dict(data, where="bond graph file"):
             raise ParseError(f"{where}: input name {name!r} is not an identifier")
         inputs[name] = sp.Function(name)
     names = {"symbols": symbols, "inputs": inputs}
+    units = data.get("units") or {}
+    if not isinstance(units, dict):
+        raise ParseError(f"{where}: units must be a mapping {{effort: ..., flow: ...}}")
     bg = BondGraph(data.get("name") or "bond graph", effort=str(data.get("effort") or "effort"),
-                   flow=str(data.get("flow") or "flow"))
+                   flow=str(data.get("flow") or "flow"), units={str(k): str(v) for k, v in units.items()})
+    parameters = data.get("parameters") or {}
+    if not isinstance(parameters, dict):
+        raise ParseError(f"{where}: parameters must be a mapping of names to {{value, unit, description}}")
+    for pname, spec in parameters.items():
+        if not isinstance(spec, dict) or "value" not in spec or set(spec) - {"value", "unit", "description"}:
+            raise ParseError(f"{where}: parameter {pname!r} needs a value (and may have a unit and a description)")
+        bg.parameter(str(pname), parse(spec["value"], {}, f"parameter {pname}"), spec.get("unit"),
+                     spec.get("description"))
     ports = {}
     for k, e in enumerate(data.get("elements") or []):
         if not isinstance(e, dict) or "kind" not in e or "name" not in e:
@@ -189,8 +246,10 @@ def from_dict(data, where="bond graph file"):
         field = kind in ("C", "I", "R") and isinstance(e.get("ports"), list) and len(e["ports"]) > 1
         if field:
             params["ports"] = len(e["ports"])
+        if isinstance(e.get("port_names"), list):   # named ports (a two-port's or a field's)
+            params["ports"] = [str(x) for x in e["port_names"]]
         for p, v in e.items():
-            if p in ("kind", "name", "ports", "domain"):
+            if p in ("kind", "name", "ports", "domain", "port_names"):
                 continue
             if p == "by":
                 params[p] = str(v)
@@ -200,13 +259,16 @@ def from_dict(data, where="bond graph file"):
                 params[p] = [[parse(x, names, f"{name}.{p}") for x in row] for row in v]
             elif field and p in ("energy", "coenergy", "content"):   # variables q1..qn / f1..fn
                 params[p] = parse(v, names, f"{name}.{p}")
+            elif p == "law" and kind in ("C", "I", "R"):
+                params[p] = _relation(v, names, kind, f"{name}.law")
             elif p in _EXPRESSIONS:
-                var = FUNCTION_VARIABLE.get(p) if p in ("energy", "coenergy", "content") else (
-                    FUNCTION_VARIABLE["ratio_modulated"] if p == "ratio" and kind in ("MTF", "MGY") else None)
-                params[p] = parse(v, names, f"{name}.{p}", var)
+                params[p] = parse(v, names, f"{name}.{p}", function_variable(kind, p))
             else:
                 params[p] = v  # unknown parameter: BondGraph.add says so, naming the element
         bg.add(kind, name, **params)
+        texts = {p: v for p, v in e.items() if (p in _EXPRESSIONS or p == "law") and isinstance(v, str)}
+        if texts:   # as the file writes them: the next save writes them again
+            bg.graph.nodes[name]["text"] = texts
         if e.get("domain"):
             bg.graph.nodes[name]["domain"] = str(e["domain"])
         if e.get("ports"):
@@ -219,7 +281,21 @@ def from_dict(data, where="bond graph file"):
         if sorted(order) != sorted(bg.bonds_of(name)):
             raise ParseError(f"{where}: {name}: ports {order} are not its bonds {bg.bonds_of(name)}")
         bg.graph.nodes[name]["bonds"] = list(order)
+        bg.graph.nodes[name]["slots"] = {b: i for i, b in enumerate(order)}
     return bg
+
+
+def _relation(text, names, kind, where):
+    """A ``law`` entry ``"e = ..."`` as ``(lhs, rhs)``: the left side one of the element's two variables."""
+    if not isinstance(text, str) or " = " not in text and text.count("=") != 1:
+        raise ParseError(f"{where}: a law is one relation 'y = expression', got {text!r}")
+    lhs, rhs = text.split(" = ", 1) if " = " in text else text.split("=", 1)
+    x, y = VARIABLES[kind]
+    lhs = lhs.strip()
+    if lhs not in (str(x), str(y)):
+        raise ParseError(f"{where}: the law of a {kind} element gives {y} or {x}, not {lhs!r}")
+    other = x if lhs == str(y) else y
+    return sp.Symbol(lhs), parse(rhs.strip(), names, where, other)
 
 
 def dumps(bg, fmt="json"):

@@ -8,11 +8,19 @@ kind      bonds   parameters
 ========  ======  ==============================================================
 ``Se``    1       ``effort`` — number, sympy expression or callable of ``netdyn.t``
 ``Sf``    1       ``flow`` — the flow of its bond (same forms)
-``C``     1       ``C`` (linear: e = q / C) or ``energy`` — V(q), a callable or
-                  an expression in ``q``
-``I``     1       ``I`` (linear: f = p / I) or ``coenergy`` — T*(f), callable or
-                  expression in ``f``
-``R``     1       ``R`` (linear: e = R f) or ``content`` — D(f) with e = dD/df
+``C``     1       one of ``C`` (linear: e = q / C), ``energy`` V(q) (e = dV/dq),
+                  ``coenergy`` V*(e) (q = dV*/de) or ``law`` — ``"e = ..."`` (in q)
+                  or ``"q = ..."`` (in e)
+``I``     1       one of ``I`` (linear: f = p / I), ``energy`` H(p) (f = dH/dp),
+                  ``coenergy`` T*(f) (p = dT*/df) or ``law`` — ``"f = ..."`` (in p)
+                  or ``"p = ..."`` (in f)
+``R``     1       one of ``R`` (linear: e = R f), ``content`` D(f) (e = dD/df),
+                  ``cocontent`` D*(e) (f = dD*/de) or ``law`` — ``"e = ..."``
+                  (resistance law, in f) or ``"f = ..."`` (conductance law, in e);
+                  functions are callables or expressions in their variable, laws
+                  text, a sympy ``Eq`` or a pair ``("f", expression or callable)``
+                  (:mod:`netdyn.bondgraph.laws`: each law is used in the causality
+                  the graph assigns, inverted in closed form or numerically)
                   ``C``/``I``/``R`` with ``ports=n``: a multiport field of n
                   bonds, its function of ``q1..qn`` / ``f1..fn`` or an n x n
                   symmetric matrix (V = ½ qᵀC⁻¹q, T* = ½ fᵀIf, D = ½ fᵀRf)
@@ -47,11 +55,14 @@ import networkx as nx
 import numpy as np
 import sympy as sp
 
-from netdyn.errors import ElementError, NetdynError, ParameterError, TopologyError
-from netdyn.symbols import as_expr
+from netdyn.errors import ElementError, InvalidValueError, NetdynError, ParameterError, TopologyError
+from netdyn.lagrange.exprtext import from_text
+from netdyn.symbols import as_expr, t
 
-from netdyn.bondgraph.kinds import (FIELDS, FUNCTION_VARIABLE, JUNCTIONS, KINDS, SOURCES, STORAGE,  # noqa: F401
-                                    TWO_PORTS, F, Q, X, ALIASES as _ALIASES, field_variables)
+from netdyn.bondgraph.kinds import (FIELDS, FIELD_PARAMETERS, FUNCTION_VARIABLE, JUNCTIONS, KINDS,  # noqa: F401
+                                    SOURCES, STORAGE, TWO_PORTS, F, Q, X, ALIASES as _ALIASES, field_variables,
+                                    function_variable)
+from netdyn.bondgraph.laws import element_law, parse_relation
 from netdyn.bondgraph.causality import assign_causality
 from netdyn.bondgraph.convert import state_equations, to_model
 from netdyn.bondgraph.draw import draw
@@ -102,6 +113,17 @@ def _field_parameter(name, kind, p, v, n):
 FIELD_FUNCTION = {"C": "energy", "I": "coenergy", "R": "content"}
 
 
+def _value(name, p, v):
+    """A parameter value: a number, SPICE number, symbol or sympy expression, or an expression as text
+    (``"A/(rho*g)"``, read without ``eval``; ``t`` is time)."""
+    try:
+        return as_expr(v)
+    except InvalidValueError:
+        if not isinstance(v, str):
+            raise
+        return from_text(v, where=f"{name}.{p}").xreplace({sp.Symbol("t"): t})
+
+
 class BondGraph:
     """A bond graph on a ``networkx.MultiDiGraph``: node = element, edge = bond (tail -> head = power).
 
@@ -117,12 +139,44 @@ class BondGraph:
     ('I', ['m'])
     """
 
-    def __init__(self, name="bond graph", effort="effort", flow="flow"):
+    def __init__(self, name="bond graph", effort="effort", flow="flow", units=None):
         self.name = name
         #: what the efforts and flows are called in this graph's domain (labels and reports only)
         self.effort_name, self.flow_name = effort, flow
+        #: their units, ``{"effort": "Pa", "flow": "m^3/s"}`` (reports, plots and files)
+        self.units = dict(units or {})
+        unknown = sorted(set(self.units) - {"effort", "flow"})
+        if unknown:
+            raise ParameterError(f"units: {unknown[0]!r} is not a bond variable; give units for 'effort' and 'flow'")
+        #: named parameters: name -> {"value", "unit", "description"} (the defaults of the symbols they name)
+        self.parameters = {}
         self.graph = nx.MultiDiGraph(name=name)
         self._bond_ends = {}  # bond name -> (tail, head)
+
+    def parameter(self, name, value, unit=None, description=None):
+        """A named parameter: a symbol that element values may use (``C="A/(rho*g)"``), with its default
+        value, unit and description — kept by files and given to every model as its default.
+
+        >>> bg = BondGraph("tank", effort="pressure", flow="volume flow", units={"effort": "Pa", "flow": "m^3/s"})
+        >>> A = bg.parameter("A", 0.5, "m^2", "tank area"); _ = bg.parameter("rho", 1000.0, "kg/m^3")
+        >>> bg.add("C", "tank", C="A/(rho*9.81)"); bg.add("Sf", "pump", flow=1e-3); _ = bg.bond("pump", "tank")
+        >>> bg.model().parameters[A], bg.params("tank")["C"]
+        (0.5, 0.101936799184506*A/rho)
+        """
+        if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
+            raise ParameterError(f"parameter name {name!r} is not an identifier")
+        v = as_expr(value)
+        if not (v.is_number and v.is_real):
+            raise ParameterError(f"parameter {name}: its value {value!r} is not a real number")
+        if name in self.graph:
+            raise ParameterError(f"parameter {name}: an element has that name; name the parameter otherwise")
+        self.parameters[name] = {"value": v, "unit": None if unit is None else str(unit),
+                                 "description": None if description is None else str(description)}
+        return sp.Symbol(name)
+
+    def parameter_values(self):
+        """``{Symbol: value}`` of the named parameters (the models' defaults)."""
+        return {sp.Symbol(k): v["value"] for k, v in self.parameters.items()}
 
     # ----------------------------------------------------------------- building
     def add(self, kind, name, **params):
@@ -151,6 +205,8 @@ class BondGraph:
             raise ElementError(f"element name must be a non-empty string, got {name!r}")
         if name in self.graph:
             raise ElementError(f"duplicate element name {name!r}: every element needs its own name")
+        if name in getattr(self, "parameters", {}):
+            raise ElementError(f"{name}: a parameter has that name; name the element otherwise")
         _, groups, optional = KINDS[kind]
         allowed = {p for g in groups for p in g} | set(optional)
         unknown = sorted(set(params) - allowed)
@@ -165,28 +221,55 @@ class BondGraph:
                                      + (f", got {given}" if given else ""))
         values = {}
         ports = params.get("ports")
+        port_names = None
+        if isinstance(ports, (list, tuple)):   # named ports, in port order
+            port_names = [str(x) for x in ports]
+            if len(set(port_names)) != len(port_names) or not all(port_names):
+                raise ParameterError(f"{name}: port names {list(ports)} must be distinct and non-empty")
+            if kind in TWO_PORTS and len(port_names) != 2:
+                raise ParameterError(f"{name}: a {kind} has two ports; name both (ports=('in', 'out')), got {port_names}")
+            ports = len(port_names) if kind in FIELDS else None
         if ports is not None and (isinstance(ports, bool) or not isinstance(ports, int) or ports < 1):
-            raise ParameterError(f"{name}: ports = {ports!r}; a field has a whole number of ports, 1 or more")
+            raise ParameterError(f"{name}: ports = {ports!r}; a field has a whole number of ports, 1 or more, or a "
+                                 "list of port names")
+        field = bool(ports and ports > 1 and kind in FIELDS)
         for p, v in params.items():
             if v is None or p == "ports":
                 continue
-            if ports and ports > 1 and kind in FIELDS:
+            if field and p not in FIELD_PARAMETERS[kind]:
+                raise ParameterError(f"{name}: a {ports}-port {kind} field takes {' or '.join(FIELD_PARAMETERS[kind])}"
+                                     f" (a matrix or a function of {ports} variables), not {p}")
+            if field:
                 values[p] = _field_parameter(name, kind, p, v, ports)
-            elif p in ("energy", "coenergy", "content"):
-                values[p] = _function_expr(name, p, v, FUNCTION_VARIABLE[p])
+            elif p == "law":
+                lhs, rhs = parse_relation(name, kind, v)
+                values[p] = sp.Eq(lhs, rhs, evaluate=False)
+            elif p in ("energy", "coenergy", "content", "cocontent"):
+                values[p] = _function_expr(name, p, v, function_variable(kind, p))
             elif p == "ratio" and kind in ("MTF", "MGY"):
                 values[p] = _function_expr(name, p, v, X)
             elif p in ("by", "label", "kinds", "element"):
                 values[p] = v
             else:
-                values[p] = as_expr(v)
+                values[p] = _value(name, p, v)
                 if kind in ("C", "I", "R") and values[p].is_number and values[p].is_real and not values[p] > 0:
                     raise ElementError(f"{name}: {p} = {v} is not physical; give a positive value")
                 if kind in TWO_PORTS and values[p].is_zero:
                     raise ElementError(f"{name}: ratio 0 disconnects the two bonds; give a non-zero ratio")
         self.graph.add_node(name, kind=kind, params=values, bonds=[])
-        if ports and ports > 1 and kind in FIELDS:
+        texts = {p: v.strip() for p, v in params.items() if isinstance(v, str) and p not in ("by", "label")}
+        if texts:   # the values as the user wrote them (files keep them when they read back the same)
+            self.graph.nodes[name]["text"] = texts
+        if port_names is not None:
+            self.graph.nodes[name]["port_names"] = port_names
+        if field:
             self.graph.nodes[name]["ports"] = ports
+        elif kind in ("C", "I", "R"):
+            try:
+                element_law(self, name)
+            except NetdynError:
+                self.graph.remove_node(name)
+                raise
 
     def ports(self, name):
         """How many bonds element ``name`` takes (``None``: any number from its kind's minimum)."""
@@ -204,8 +287,77 @@ class BondGraph:
         """A connection point for using this graph as a sub-model (one bond inside, one outside)."""
         self.add("port", name)
 
+    def modulating(self, name):
+        """What the modulus of an ``MTF``/``MGY`` reads: ``{symbol: (which, target)}`` with ``("x", by)`` for
+        ``x`` (the displacement of the element or bond ``by=``), ``("q", X)`` for a symbol ``q_<X>`` (the
+        displacement of element or bond X: a C's charge, an I's position) and ``("p", I)`` for ``p_<I>`` (the
+        momentum of I element ``I``); other symbols are parameters.
+
+        >>> bg = BondGraph()
+        >>> bg.add("I", "m", I=1.0); bg.add("MTF", "lever", ratio="2*cos(q_m)")
+        >>> bg.modulating("lever")
+        {q_m: ('q', 'm')}
+        """
+        expr = sp.sympify(self.params(name).get("ratio", 0))
+        out = {}
+        if X in expr.free_symbols:
+            by = self.params(name).get("by")
+            if by is None:
+                raise TopologyError(f"{name}: its ratio uses x but no element gives x: pass by=<element or bond>, "
+                                    "or write the variable by name (q_<element>, p_<I element>)")
+            out[X] = ("x", by)
+        names = {}
+        ident = lambda x: re.sub(r"\W", "_", x)
+        for b in self._bond_ends:
+            names["q_" + ident(b)] = ("q", b)
+        for el, d in self.graph.nodes(data=True):
+            if d["kind"] in ("C", "I", "R", "Se", "Sf") and d.get("ports", 1) == 1:
+                names["q_" + ident(el)] = ("q", el)
+                if d["kind"] == "I":
+                    names["p_" + ident(el)] = ("p", el)
+        for sym in sorted(expr.free_symbols - {X, t}, key=str):
+            if sym.name in names:
+                out[sym] = names[sym.name]
+        return out
+
+    def port_names(self, name):
+        """The names of the ports of a two-port or field (``None`` where they are numbered only)."""
+        names = self.graph.nodes[name].get("port_names")
+        return list(names) if names else None
+
+    def _port_index(self, element, port):
+        """0-based index of ``port`` (1-based number or name) of ``element``."""
+        names = self.port_names(element) or []
+        k = self.ports(element) or 2
+        if isinstance(port, str) and port in names:
+            return names.index(port)
+        if isinstance(port, int) and not isinstance(port, bool) and 1 <= port <= k:
+            return port - 1
+        if isinstance(port, str) and port.isdigit() and 1 <= int(port) <= k:
+            return int(port) - 1
+        raise TopologyError(f"{element} has no port {port!r}; its ports are "
+                            f"{names or list(range(1, k + 1))} (a name or a number from 1)")
+
     def bond(self, tail, head, name=None):
-        """A bond from ``tail`` to ``head`` (power positive tail -> head); returns the bond's name."""
+        """A bond from ``tail`` to ``head`` (power positive tail -> head); returns the bond's name.
+
+        An end may name a port of a two-port or field: ``(element, port)`` with
+        ``port`` a number from 1 or one of the names given by ``ports=``; without one,
+        a bond takes the first free port.
+
+        >>> bg = BondGraph()
+        >>> bg.add("TF", "gear", ratio=3, ports=("motor", "load")); bg.add("Se", "u", effort=1); bg.add("I", "J", I=1)
+        >>> _ = bg.bond("gear", "J"); _ = bg.bond("u", ("gear", "motor"))    # connected load side first
+        >>> bg.bonds_of("gear")
+        ['u', 'J']
+        """
+        slots = {}
+        if isinstance(tail, tuple):
+            tail, tp = tail
+            slots[tail] = tp
+        if isinstance(head, tuple):
+            head, hp = head
+            slots[head] = hp
         for end in (tail, head):
             if end not in self.graph:
                 raise TopologyError(f"bond {tail!r} -> {head!r}: there is no element {end!r}; add it first "
@@ -218,15 +370,42 @@ class BondGraph:
             if hi is not None and len(self.bonds_of(end)) >= hi:
                 raise TopologyError(f"bond {tail!r} -> {head!r}: {end} is a {self.kind(end)} element and "
                                     f"takes {hi} bond{'s' if hi > 1 else ''}; it already has {self.bonds_of(end)}")
+        for end, port in slots.items():
+            if self.kind(end) not in TWO_PORTS and not self.is_field(end):
+                raise TopologyError(f"bond {tail!r} -> {head!r}: {end} is a {self.kind(end)} element; only two-ports "
+                                    "and fields have ports to choose")
+            k = self._port_index(end, port)
+            taken = self.graph.nodes[end].setdefault("slots", {})
+            if k in taken.values():
+                held = next(b for b, i in taken.items() if i == k)
+                raise TopologyError(f"bond {tail!r} -> {head!r}: port {port!r} of {end} already has bond {held!r}")
+            slots[end] = k
         if name is None:
             name = self._default_bond_name(tail, head)
         if name in self._bond_ends:
             raise TopologyError(f"duplicate bond name {name!r}")
         self.graph.add_edge(tail, head, key=name)
         self._bond_ends[name] = (tail, head)
-        self.graph.nodes[tail]["bonds"].append(name)
-        self.graph.nodes[head]["bonds"].append(name)
+        for end in (tail, head):
+            node = self.graph.nodes[end]
+            if end in slots:
+                node["slots"][name] = slots[end]
+            node["bonds"].append(name)
+            if node.get("slots"):
+                self._order_ports(end)
         return name
+
+    def _order_ports(self, end):
+        """The bonds of a two-port or field in port order: those given a port first at theirs, the others in the
+        free ports in the order they were connected."""
+        node = self.graph.nodes[end]
+        slots = node["slots"]
+        k = self.ports(end) or 2
+        order = [None] * max(k, len(node["bonds"]))
+        for b, i in slots.items():
+            order[i] = b
+        rest = iter(b for b in node["bonds"] if b not in slots)
+        node["bonds"] = [b for b in (b if b is not None else next(rest, None) for b in order) if b is not None]
 
     def connect(self, tail, head, name=None):
         """:meth:`bond` under BondGraphTools' name: ``connect(a, b)`` bonds ``a`` to ``b`` (power a -> b)."""
@@ -255,6 +434,11 @@ class BondGraph:
         if not isinstance(sub, BondGraph):
             raise TypeError(f"add_submodel takes a BondGraph, got {type(sub).__name__}")
         ren = {n: f"{prefix}.{n}" for n in sub.graph.nodes}
+        for k, v in sub.parameters.items():
+            if k in self.parameters and self.parameters[k]["value"] != v["value"]:
+                raise ParameterError(f"sub-model {prefix!r}: parameter {k} = {v['value']} differs from this graph's "
+                                     f"{k} = {self.parameters[k]['value']}; rename one of them")
+            self.parameters.setdefault(k, dict(v))
         for n in sub.graph.nodes:
             d = sub.graph.nodes[n]
             if ren[n] in self.graph:
@@ -262,12 +446,21 @@ class BondGraph:
             params = dict(d["params"])
             if "by" in params:
                 params["by"] = f"{prefix}.{params['by']}"
+            if d["kind"] in ("MTF", "MGY"):   # q_<X>, p_<X> of the sub-model's own elements: renamed with them
+                sub_names = {sym: sp.Symbol(sym.name[:2] + re.sub(r"\W", "_", f"{prefix}.{target}"))
+                             for sym, (which, target) in sub.modulating(n).items() if which != "x"}
+                params["ratio"] = sp.sympify(params["ratio"]).xreplace(sub_names)
             self.graph.add_node(ren[n], kind=d["kind"], params=params, bonds=[])
-            if "ports" in d:
-                self.graph.nodes[ren[n]]["ports"] = d["ports"]
+            for key in ("ports", "port_names"):
+                if key in d:
+                    self.graph.nodes[ren[n]][key] = d[key]
         for b in sub.bond_names:
             a, h = sub.ends(b)
             self.bond(ren[a], ren[h], name=f"{prefix}.{b}")
+        for n in sub.graph.nodes:   # port order as in the sub-model
+            self.graph.nodes[ren[n]]["bonds"] = [f"{prefix}.{b}" for b in sub.bonds_of(n)]
+            if "slots" in sub.graph.nodes[n]:
+                self.graph.nodes[ren[n]]["slots"] = {f"{prefix}.{b}": i for b, i in sub.graph.nodes[n]["slots"].items()}
         return ren
 
     # ----------------------------------------------------------------- queries
@@ -319,8 +512,30 @@ class BondGraph:
         return [n for n in self.graph.nodes if self.graph.nodes[n]["kind"] in kinds]
 
     def coordinate_name(self, bond):
-        """The model coordinate of a bond: ``q_<bond>`` with non-identifier characters as ``_``."""
-        return "q_" + re.sub(r"\W", "_", bond)
+        """The model coordinate of a bond (or of the one bond of an element): see :meth:`coordinate_names`.
+
+        >>> bg = BondGraph()
+        >>> bg.add("Se", "u", effort=1.0); bg.add("C", "Cs", C=1.0); _ = bg.bond("u", "Cs", name="b4")
+        >>> bg.coordinate_name("b4"), bg.coordinate_name("Cs")
+        ('q_Cs', 'q_Cs')
+        """
+        if bond not in self._bond_ends and bond in self.graph:
+            bond = self.bond_of(bond)
+        return self.coordinate_names()[bond]
+
+    def coordinate_names(self):
+        """``{bond: coordinate name}``: a bond into a one-port ``C`` or ``I`` is named after that element
+        (``q_<element>``, its displacement: the storage element's energy variable or the integral of its
+        flow), every other bond ``q_<bond>``; non-identifier characters become ``_``."""
+        names, count = {}, {}
+        for b, (tail, head) in self._bond_ends.items():
+            own = self.graph.nodes[head]["kind"] in STORAGE and not self.is_field(head)
+            names[b] = "q_" + re.sub(r"\W", "_", head if own else b)
+            count[names[b]] = count.get(names[b], 0) + 1
+        for b, name in names.items():   # two bonds on one name (a bond named like another's element): bond names
+            if count[name] > 1:
+                names[b] = "q_" + re.sub(r"\W", "_", b)
+        return names
 
     def bond_of(self, element):
         """The one bond of a 1-port element (or a bond named ``element``)."""
@@ -358,6 +573,8 @@ class BondGraph:
             by = self.params(n).get("by")
             if by is not None and by not in self.graph and by not in self._bond_ends:
                 raise TopologyError(f"{n} is modulated by {by!r}, which is neither an element nor a bond of the graph")
+            if kind in ("MTF", "MGY"):
+                self.modulating(n)   # x without by=: said here
         return True
 
     # ----------------------------------------------------------------- downstream
@@ -375,15 +592,21 @@ class BondGraph:
 
     def copy(self):
         """An independent copy (elements, parameters and bonds; parameter values are shared, they are immutable)."""
-        out = BondGraph(self.name, effort=self.effort_name, flow=self.flow_name)
+        out = BondGraph(self.name, effort=self.effort_name, flow=self.flow_name, units=self.units)
+        out.parameters = {k: dict(v) for k, v in self.parameters.items()}
         out.graph = self.graph.copy()
         for n in out.graph.nodes:
             d = out.graph.nodes[n]
             d["params"], d["bonds"] = dict(d["params"]), list(d["bonds"])
+            if "slots" in d:
+                d["slots"] = dict(d["slots"])
         out._bond_ends = dict(self._bond_ends)
         return out
 
     # the system protocol of the analysis tools (netdyn.linearize, equilibrium, compare): see bondgraph/system.py
+    #: the formulation netdyn.compare reads (the analogy's coordinates: junctions eliminated, as a network's loops)
+    compare_formulation = "reduced"
+
     def with_inputs(self, inputs, formulation=None):
         """``(model, nominal)`` with the named sources as input functions (:func:`netdyn.bondgraph.system.with_inputs`)."""
         return with_inputs(self, inputs, formulation)

@@ -1,25 +1,41 @@
 """The element kinds of a bond graph: bond counts, parameters, and the variables of function parameters.
 
 >>> KINDS["TF"][0], sorted(p for g in KINDS["C"][1] for p in g)
-(2, ['C', 'energy'])
+(2, ['C', 'coenergy', 'energy', 'law'])
+>>> function_variable("I", "energy"), function_variable("R", "cocontent"), function_variable("MTF", "ratio")
+(p, e, x)
 """
 import sympy as sp
 
 #: the variable each function-valued parameter is written in
 Q, F, X = sp.Symbol("q"), sp.Symbol("f"), sp.Symbol("x")
-FUNCTION_VARIABLE = {"energy": Q, "coenergy": F, "content": F, "ratio_modulated": X}
+E, P = sp.Symbol("e"), sp.Symbol("p")
+#: the parameters whose value is a function (of the element's variable, or of a field's q1..qn / f1..fn)
+FUNCTION_VARIABLE = {"energy": Q, "coenergy": F, "content": F, "cocontent": E, "ratio_modulated": X}
+#: the variable of a one-port element's energy-like function: (kind, parameter) -> symbol
+_ONE_PORT_VARIABLE = {("C", "energy"): Q, ("C", "coenergy"): E, ("I", "energy"): P, ("I", "coenergy"): F,
+                      ("R", "content"): F, ("R", "cocontent"): E}
+
+
+def function_variable(kind, param):
+    """The variable a function-valued parameter of a ``kind`` element is written in (``None``: not one)."""
+    if (kind, param) in _ONE_PORT_VARIABLE:
+        return _ONE_PORT_VARIABLE[(kind, param)]
+    if param == "ratio" and kind in ("MTF", "MGY"):
+        return X
+    return None
 
 #: kind -> (number of bonds: int or (min, None)), parameter alternatives (exactly one of each group), optional
 KINDS = {
     "Se": (1, [("effort",)], ()),
     "Sf": (1, [("flow",)], ()),
-    "C": (1, [("C", "energy")], ("ports",)),
-    "I": (1, [("I", "coenergy")], ("ports",)),
-    "R": (1, [("R", "content")], ("ports",)),
-    "TF": (2, [("ratio",)], ()),
-    "GY": (2, [("ratio",)], ()),
-    "MTF": (2, [("ratio",), ("by",)], ()),
-    "MGY": (2, [("ratio",), ("by",)], ()),
+    "C": (1, [("C", "energy", "coenergy", "law")], ("ports",)),
+    "I": (1, [("I", "coenergy", "energy", "law")], ("ports",)),
+    "R": (1, [("R", "content", "cocontent", "law")], ("ports",)),
+    "TF": (2, [("ratio",)], ("ports",)),
+    "GY": (2, [("ratio",)], ("ports",)),
+    "MTF": (2, [("ratio",)], ("by", "ports")),
+    "MGY": (2, [("ratio",)], ("by", "ports")),
     "0": ((2, None), [], ()),
     "1": ((2, None), [], ()),
     "port": (2, [], ()),
@@ -28,6 +44,8 @@ KINDS = {
 JUNCTIONS = ("0", "1")
 #: elements that become multiport fields with ``ports=n`` (one energy / coenergy / content of n variables)
 FIELDS = ("C", "I", "R")
+#: the parameters a multiport field takes (its matrix or its function of q1..qn / f1..fn)
+FIELD_PARAMETERS = {"C": ("C", "energy"), "I": ("I", "coenergy"), "R": ("R", "content")}
 
 
 def field_variables(param, n):
@@ -49,3 +67,26 @@ def field_function(kind, vals, x):
     K = vals[kind].inv() if kind == "C" else vals[kind]
     xv = sp.Matrix(x)
     return sp.expand((xv.T * K * xv)[0, 0] / 2)
+
+
+def element_values(bg, n, symbolic=False, parameters=None):
+    """The element's parameters; with ``symbolic`` numeric ones become symbols (named after the element)."""
+    values = dict(bg.params(n))
+    numeric = [p for p, v in values.items() if isinstance(v, sp.Basic) and not isinstance(v, sp.MatrixBase)
+               and v.is_number and p not in FUNCTION_VARIABLE]
+    if symbolic:
+        for p, v in values.items():   # a field's matrix: one symbol per independent numeric entry
+            if isinstance(v, sp.MatrixBase):
+                entry = lambda i, j: v[i, j] if not v[i, j].is_number else sp.Symbol(f"{n}_{min(i, j) + 1}{max(i, j) + 1}")
+                values[p] = sp.ImmutableMatrix(v.rows, v.cols, entry)
+                if parameters is not None:
+                    for i in range(v.rows):
+                        for j in range(i, v.cols):
+                            if v[i, j].is_number:
+                                parameters[values[p][i, j]] = v[i, j]
+        for p in numeric:
+            sym = sp.Symbol(n if len(numeric) == 1 else f"{n}_{p}")
+            if parameters is not None:
+                parameters[sym] = values[p]
+            values[p] = sym
+    return values

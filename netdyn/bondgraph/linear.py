@@ -50,14 +50,16 @@ def linear_form(bg, formulation=None):
     servo = {}  # row -> {column: value}: where a servo constraint's multiplier acts (its column of R)
     ports = {}
 
+    named = bg.parameter_values()   # the graph's named parameters at their values
+
     def number(x, what):
-        x = sp.sympify(x)
+        x = sp.sympify(x).xreplace(named)
         if not x.is_number or x.has(t):
             raise _Off(f"{what} = {x} is not a number")
         return float(x)
 
     def source(value, what):
-        value = sp.sympify(value)
+        value = sp.sympify(value).xreplace(named)
         if value.free_symbols - {t} or value.atoms(sp.core.function.AppliedUndef):
             raise _Off(f"{what} = {value} depends on more than t")
         inputs.append(value)
@@ -131,7 +133,8 @@ def linear_form(bg, formulation=None):
             for j, v in col.items():
                 R[j, r] += v
         R = R.tocsr()
-    form = {"names": [bg.coordinate_name(b) for b in bonds], **{k: m.tocsr() for k, m in mats.items()},
+    coordinate = bg.coordinate_names()
+    form = {"names": [coordinate[b] for b in bonds], **{k: m.tocsr() for k, m in mats.items()},
             "A": A.tocsr(), "B_e": B_e.tocsr(), "B_a": B_a.tocsr(), "inputs": inputs, "flow_labels": labels,
             "formulation": formulation, "ports": ports, "R": R}
     return form, None

@@ -9,8 +9,9 @@ Formats (each a module of this package):
 * ``"json"`` — :func:`netdyn.export.json.to_json`, read back by :func:`netdyn.export.json.from_json`;
 * ``"sympy"`` (alias ``"matrices"``) — :func:`netdyn.export.matrices.mass_matrix_form`.
 
-``model`` may be a :class:`~netdyn.model.LagrangianModel` or a ``Network``
-(``formulation=`` then chooses its coordinates).
+``model`` may be a :class:`~netdyn.model.LagrangianModel`, a ``Network`` or a ``BondGraph``
+(``formulation=`` then chooses its coordinates). A bond graph's ``formulation="state"`` exports its explicit
+state equations in ``latex``, ``python`` and ``c`` (:mod:`netdyn.export.state`).
 
 FMI 2.0 FMUs of a model (compiled at export): ``netdyn.save_fmu`` in :mod:`netdyn.export.fmu`.
 
@@ -31,11 +32,13 @@ from __future__ import annotations
 
 import inspect
 
+import sympy as sp
+
 from netdyn.errors import ExportError
 
 from netdyn.graph.network import as_model
 
-from . import c, json, latex, matrices, python
+from . import c, json, latex, matrices, python, state
 
 FORMATS = {"latex": latex.to_latex, "python": python.to_python, "c": c.to_c, "json": json.to_json,
            "sympy": matrices.mass_matrix_form, "matrices": matrices.mass_matrix_form}
@@ -56,11 +59,31 @@ def export(model, format="latex", formulation=None, **options):
     fn = FORMATS.get(str(format).lower())
     if fn is None:
         raise ExportError(f"unknown export format {format!r}; use one of {sorted(FORMATS)}")
+    built = as_model(model, formulation)
+    se = built.metadata.get("state_equations")
+    if se is not None and str(format).lower() in state.FORMATS:   # explicit state equations (a bond graph's)
+        fn = state.FORMATS[str(format).lower()]
+        options = {"name": built.name, **options} if "name" in inspect.signature(fn).parameters else options
+        built = se
     accepted = list(inspect.signature(fn).parameters)[1:]
     unknown = sorted(set(options) - set(accepted))
     if unknown:
         raise ExportError(f"format {format!r} does not take option(s) {unknown}; it takes {accepted or 'none'}")
-    return fn(as_model(model, formulation), **options)
+    if se is None and str(format).lower() in ("c", "python"):
+        _refuse_numeric_laws(built, format)
+    return fn(built, **options)
+
+
+def _refuse_numeric_laws(model, format):
+    """A law computed numerically (a bond graph's inverse with no closed form) has no code in these exports."""
+    exprs = list(model.T_terms) + list(model.V_terms) + list(model.D_terms) + list(model.efforts.values()) \
+        + list(model.constraints) + list(model.flow_constraints)
+    for e in exprs:
+        for f in sp.sympify(e).atoms(sp.Function):
+            if hasattr(type(f), "_imp_") and hasattr(type(f), "label"):
+                raise ExportError(f"{f.label}: a law computed numerically (no closed form) has no {format} code in "
+                                  "the model's export; export the state equations (formulation='state', which write "
+                                  "its Newton iteration) or give the law in a form with a closed-form inverse")
 
 
 def export_equations(model, format="latex", formulation=None, **options):

@@ -235,6 +235,9 @@ def consistent_initial_conditions(cm, t0, q0=None, f0=None, p=None, guess=None, 
     """
     p = cm.parameter_vector() if p is None else p
     model = cm.model
+    complete = model.metadata.get("complete_start")
+    if complete is not None:  # a front end that knows its elements' laws completes the values (a bond graph)
+        q0, f0 = complete(cm, t0, q0, f0, p)
     # numbers at a state: the fused kernel, or the sparse IDA's element templates when that integrator will
     # serve (the kernel's build grows faster than the network; netdyn.numerics.dae.template_levels)
     ev = TemplateLevels(cm) if templates_serve_start(cm) else cm

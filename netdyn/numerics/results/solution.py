@@ -378,7 +378,12 @@ class Solution:
         return axes if ax is None else ax
 
     def series(self, spec):
-        """A named series: a coordinate/multiplier name, or ``v(X)``/``i(X)`` for an element or node."""
+        """A named series: a coordinate/multiplier name, ``v(X)``/``i(X)`` for an element or node, or a name the
+        model's front end defines (``metadata["signal"]``: a bond graph's ``e(X)``, ``f(X)``, ``p(X)``, ``q(X)``)."""
+        signal = self.model.metadata.get("signal")
+        expr = signal(spec) if signal is not None else None
+        if expr is not None:
+            return self.evaluate(self._internal(sp.sympify(expr)))
         if len(spec) > 3 and spec[1] == "(" and spec.endswith(")"):
             kind, inner = spec[0].lower(), spec[2:-1]
             if kind == "v":
