@@ -39,16 +39,8 @@ from sympy.printing.numpy import NumPyPrinter
 
 from netdyn.export._program import Program, safe_text
 
-_RUNTIME = '''
-
-def _vector(values, size):
-    return numpy.zeros(size) if values is None else numpy.asarray(values, dtype=float)
-
-
-def forcing(t, q, f, p, u=None):
-    """F = -h: M qdd = F - Phi_q^T lambda - A^T mu."""
-    return -h(t, q, f, p, u)
-
+#: the generated module's parameters(): shared with the state-equation export (:mod:`netdyn.export.state`)
+PARAMETERS_RUNTIME = '''
 
 def parameters(values=None):
     """(p, inputs): the parameter vector and the input functions from a dict of values.
@@ -72,7 +64,18 @@ def parameters(values=None):
         value = values[name]
         inputs.append(value if callable(value) else (lambda t, v=float(value): v))
     return numpy.array(p, dtype=float), inputs
+'''
 
+_RUNTIME = '''
+
+def _vector(values, size):
+    return numpy.zeros(size) if values is None else numpy.asarray(values, dtype=float)
+
+
+def forcing(t, q, f, p, u=None):
+    """F = -h: M qdd = F - Phi_q^T lambda - A^T mu."""
+    return -h(t, q, f, p, u)
+''' + PARAMETERS_RUNTIME + '''
 
 def accelerations(t, q, f, p, u=None):
     """(qdd, lambda, mu) from the KKT system of the index-1 form."""

@@ -34,6 +34,7 @@ from netdyn.errors import ExportError
 from netdyn.export._program import c_identifier, safe_text
 from netdyn.export.c import CCode, _Printer as _CPrinter
 from netdyn.export.latex import _decorated
+from netdyn.export.python import PARAMETERS_RUNTIME
 from netdyn.symbols import t as _t
 
 
@@ -107,28 +108,7 @@ class _PyPrinter(NumPyPrinter):
         return super()._print_Function(expr)
 
 
-_PY_RUNTIME = '''
-
-def parameters(values=None):
-    """(p, inputs): the parameter vector and the input functions from a dict of values (DEFAULTS filled in)."""
-    values = dict(values or {})
-    unknown = sorted(set(values) - set(PARAMETERS) - set(INPUTS))
-    if unknown:
-        raise KeyError(f"unknown parameter(s) {unknown}; the model has {PARAMETERS} and inputs {INPUTS}")
-    p = []
-    for name in PARAMETERS:
-        value = values.get(name, DEFAULTS[name])
-        if value is None:
-            raise KeyError(f"no value for parameter {name!r}; pass it in the dict")
-        p.append(float(value))
-    inputs = []
-    for name in INPUTS:
-        if name not in values:
-            raise KeyError(f"no value for input {name!r}; pass a number or a callable of t")
-        value = values[name]
-        inputs.append(value if callable(value) else (lambda t, v=float(value): v))
-    return numpy.array(p, dtype=float), inputs
-
+_PY_RUNTIME = PARAMETERS_RUNTIME + '''
 
 def _inverse(g, dg, y, increasing):
     """x with g(x) = y for a monotone law g: a bracket grown from 0, then Newton's steps inside it."""
