@@ -7,16 +7,7 @@ a number, a sympy expression of ``netdyn.t``, a callable of ``t`` (converted
 with :func:`netdyn.symbols.as_expr`) or a string such as ``"0.5*sin(2*t)"``, read by the
 restricted parser :func:`netdyn.lagrange.exprtext.parse_expression` in ``t`` and the model's
 parameters, never evaluated (:func:`driver_motions`). With the drivers the mechanism must have no
-degree of freedom left.
-
->>> import numpy as np
->>> from netdyn import Network, t
->>> from netdyn.components.planar import RigidBody, Revolute
->>> net = Network()
->>> _ = net.add(RigidBody("crank", 1, 0.1), Revolute("O", "ground", (0, 0), "crank", (-0.5, 0)))
->>> k = kinematics(net.model(), {"O": 2 * t}, np.array([0.0, np.pi / 4]))
->>> np.round(k["x_crank"], 6).tolist(), np.round(k["theta_crank_dot"], 6).tolist()
-([0.5, 0.0], [2.0, 2.0])
+degree of freedom left. A crank driven at 2 rad/s is the example of :func:`kinematics`.
 """
 from __future__ import annotations
 
