@@ -31,8 +31,26 @@ def slider_crank_model():
     return model
 
 
+VCVS_RLC = """two RLC sections, the second driven by a VCVS from the first's capacitor
+V1 in 0 SIN(0 1 1k)
+R1 in a 100
+L1 a b 10m
+C1 b 0 1u
+E1 c 0 b 0 2
+R2 c d 100
+L2 d e 10m
+C2 e 0 1u
+.end
+"""
+
+
+def controlled_circuit():
+    return netdyn.read_netlist(VCVS_RLC).model(formulation="branch", symbolic=True)
+
+
 SYSTEMS = {
     "circuit": lambda: rlc_circuit().model(formulation="branch"),
+    "controlled": controlled_circuit,  # a servo constraint: the multiplier acts off its own row (R != A)
     "mechanical": lambda: mechanical_network().model(),
     "slider_crank": slider_crank_model,
     "rolling_disk": lambda: netdyn.models.rolling_disk(),  # nonholonomic: A(q), a, gamma_psi
@@ -64,6 +82,7 @@ def reference(cm, p, tt, q, f):
     out = {"mass_matrix": M, "h": h}
     c = cm.constraints(tt, q, f, p)
     out.update({k: getattr(c, k) for k in ("phi", "Phi_q", "Phi_t", "gamma_phi", "A", "a", "gamma_psi")})
+    out["reaction"] = c.reaction
     return out
 
 
@@ -146,6 +165,20 @@ def test_python_export_integrates_with_scipy_alone(tmp_path):
     assert abs(f_end) > 1e-3  # the current really moved
 
 
+def test_exported_controlled_source_drives_its_load_like_netdyn(tmp_path):
+    """A VCVS's servo constraint in the exported module: the second section's current is the one netdyn
+    simulates (written with A^T mu, as before, the VCVS's current had no effect and i(L2) stayed 0)."""
+    model = controlled_circuit()
+    mod = import_text(tmp_path, "vcvs_exported", export(model, "python"))
+    assert "E1" in mod.PARAMETERS and mod.DEFAULTS["E1"] == 2.0
+    times = np.linspace(0, 2e-3, 9)
+    sol = netdyn.simulate(model, (0, 2e-3), t_eval=times, rtol=1e-10, atol=1e-13)
+    ivp = solve_ivp(mod.rhs, (0, 2e-3), np.zeros(2 * mod.N), rtol=1e-11, atol=1e-14, t_eval=times, method="Radau")
+    i_L2 = ivp.y[mod.N + mod.COORDINATES.index("q_L2")]
+    assert np.max(np.abs(i_L2)) > 1e-3
+    np.testing.assert_allclose(i_L2, sol.current("L2"), atol=1e-7 * np.max(np.abs(i_L2)))
+
+
 def test_python_export_of_slider_crank_integrates_like_netdyn(tmp_path):
     model = slider_crank_model()
     mod = import_text(tmp_path, "slider", export(model, "python"))
@@ -176,13 +209,14 @@ def test_json_round_trip_gives_equal_equations(system):
     text = export(model, "json")
     back = from_json(text)
     assert back["equations"] == eq.lagrange_rows() + list(eq.phi) + eq.flow_constraint_rows()
-    assert back["M"] == eq.M and back["Phi_q"] == eq.Phi_q and back["A"] == eq.A
+    assert back["M"] == eq.M and back["Phi_q"] == eq.Phi_q and back["A"] == eq.A and back["R"] == eq.reaction
     assert back["h"] == eq.h and back["gamma_phi"] == eq.gamma_phi and back["gamma_psi"] == eq.gamma_psi
     doc = json.loads(text)
     assert doc["coordinates"] == model.coordinate_names
     assert [m["name"] for m in doc["multipliers"]["lambda"]] == [str(s) for s in eq.lam]
+    names = {p["name"]: sp.Symbol(p["name"]) for p in doc["parameters"]}  # E1 is also sympy's expint E1
     for s in doc["equations"]:  # plain sympify reads every string
-        assert isinstance(sp.sympify(s, locals={"Sawtooth": Sawtooth}), sp.Expr)
+        assert isinstance(sp.sympify(s, locals={"Sawtooth": Sawtooth, **names}), sp.Expr)
 
 
 def test_json_of_a_newer_version_is_refused():

@@ -3,7 +3,9 @@
 A model's derived equations become a list of :class:`Function` objects: the
 mass matrix ``M``, the force vector ``h`` (so that ``M q̈ + h + Φ_qᵀλ + Aᵀμ = 0``),
 the displacement constraints ``φ`` with ``Φ_q``, ``Φ_t`` and ``γ_φ``, and the
-flow constraints ``A f + a = 0`` with ``γ_ψ``. Every function takes the same
+flow constraints ``A f + a = 0`` with ``γ_ψ``; with servo constraints (controlled sources, whose
+multiplier acts off its own row of ``A``) also ``reaction``, the matrix ``R`` with ``Rᵀμ`` in place of ``Aᵀμ``
+(the exporters' own ``reaction`` is ``A`` otherwise). Every function takes the same
 arguments ``(t, q, f, p, u)`` — time, displacements, flows, parameter vector and
 input vector — and its expressions are written over indexed arrays ``q[i]``,
 ``f[i]``, ``p[k]``, ``u[k]`` with common sub-expressions pulled out by
@@ -91,6 +93,10 @@ class Program:
             ("a", "flow-constraint offset a", (m2,), vec(eq.a0)),
             ("gamma_psi", "psi' = A qdd + gamma_psi", (m2,), vec(eq.gamma_psi)),
         ]
+        self.servo = eq.R is not None
+        if self.servo:   # servo constraints: a multiplier acts off its own row of A (controlled sources)
+            spec.append(("reaction", "reaction matrix R (m2 x n): M qdd + h + Phi_q^T lambda + R^T mu = 0", (m2, n),
+                         mat(eq.R)))
         self.functions = []
         for name, doc, shape, entries in spec:
             entries = [(idx, self._indexed(e, name)) for idx, e in entries if sp.sympify(e) != 0]

@@ -180,7 +180,8 @@ def c_code(prog, title, name, prefix):
     defaults = [0.0 if v is None else v for v in prog.defaults.values()]
     h = [f"/* Equations of motion of \"{safe_text(model.name)}\", exported by netdyn. */",
          f"/* identifiers: \"{safe_text(title)}\" -> {name} (file names), prefix {prefix} */",
-         "/* M(q,t) qdd + h(q,f,t) + Phi_q^T lambda + A^T mu = 0, phi(q,t) = 0, A f + a = 0; y = [q, f]. */",
+         "/* M(q,t) qdd + h(q,f,t) + Phi_q^T lambda + R^T mu = 0, phi(q,t) = 0, A f + a = 0; y = [q, f];",
+         "   R = A except for controlled sources' servo constraints. */",
          f"#ifndef {guard}", f"#define {guard}",
          f"#define {macro}N {prog.n}", f"#define {macro}M1 {prog.m1}", f"#define {macro}M2 {prog.m2}",
          f"#define {macro}NP {len(prog.parameters)}", f"#define {macro}NU {len(prog.inputs)}", "",
@@ -196,6 +197,10 @@ def c_code(prog, title, name, prefix):
         h.append(f"/* {fn.doc}; out has {fn.size} entries */")
         h.append(f"void {prefix}{fn.name}({_SIGNATURE});")
         s += _function(prefix, fn, printer)
+    if not prog.servo:
+        h += ["/* reaction matrix R (m2 x n): M qdd + h + Phi_q^T lambda + R^T mu = 0; here R = A */",
+              f"void {prefix}reaction({_SIGNATURE});"]
+        s += [f"void {prefix}reaction({_SIGNATURE})", "{", f"    {prefix}A(t, q, f, p, u, out);", "}", ""]
     h += ["/* (qdd, lambda, mu) from the KKT system; returns 0, or 1 if it is singular */",
           f"int {prefix}accelerations(double t, const double *q, const double *f, const double *p, const double *u,",
           "                          double *qdd, double *lambda, double *mu);",
@@ -242,7 +247,10 @@ int PFX_accelerations(double t, const double *q, const double *f, const double *
     if (m2) {
         PFX_A(t, q, f, p, u, work);
         for (int k = 0; k < m2; ++k)
-            for (int j = 0; j < n; ++j) K[(n + m1 + k) * nk + j] = K[j * nk + n + m1 + k] = work[k * n + j];
+            for (int j = 0; j < n; ++j) K[(n + m1 + k) * nk + j] = work[k * n + j];
+        PFX_reaction(t, q, f, p, u, work);   /* where mu acts: A, or a controlled source's servo reaction */
+        for (int k = 0; k < m2; ++k)
+            for (int j = 0; j < n; ++j) K[j * nk + n + m1 + k] = work[k * n + j];
         PFX_gamma_psi(t, q, f, p, u, vec);
         for (int k = 0; k < m2; ++k) r[n + m1 + k] = -vec[k];
     }

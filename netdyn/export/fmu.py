@@ -396,8 +396,6 @@ class _Build:
             model = system.model(formulation=form, symbolic=True)
         self.form = form
         eq0 = model.derive()
-        if getattr(eq0, "R", None):
-            raise ExportError("servo constraints (a flow constraint whose reaction acts elsewhere) are not exported")
         names = [str(s.func.__name__) if hasattr(s, "func") and isinstance(s.func, sp.core.function.UndefinedFunction)
                  else str(s) for s in eq0.inputs]
         unknown = sorted(set(input_starts) - set(names))
@@ -453,7 +451,7 @@ class _Build:
         fset = set(eq.f)
         self.inertial = sorted({j for (_, j) in eq.M.keys()})
         self.noninertial = [j for j in range(n) if j not in set(self.inertial)]
-        constrained = {j for (_, j) in eq.Phi_q.keys()} | {j for (_, j) in eq.A.keys()}
+        constrained = {j for (_, j) in eq.Phi_q.keys()} | {j for (_, j) in eq.reaction.keys()}  # rows with a multiplier
         self.hidden = [i for i in self.noninertial if i not in constrained
                        and not (sp.sympify(eq.h[i]).free_symbols & fset)]
         for i in self.hidden:

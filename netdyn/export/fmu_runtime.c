@@ -1,6 +1,6 @@
 /* FMI 2.0 Model Exchange and Co-Simulation runtime of an FMU exported by netdyn (netdyn/export/fmu.py).
  *
- * The model's own equations, M(q,t) qdd + h(q,f,t) + Phi_q^T lambda + A^T mu = 0 with phi(q,t) = 0 and
+ * The model's own equations, M(q,t) qdd + h(q,f,t) + Phi_q^T lambda + R^T mu = 0 with phi(q,t) = 0 and
  * A f + a = 0, come from netdyn's C export (<id>.c); netdyn_model.h/.c add the hidden position constraints
  * phi2 (rows of coordinates with neither inertia nor dissipation), the Jacobians dh/df and dgamma/df, the
  * outputs and the tables of this model (sizes, value references, start values, the initial partition).
@@ -10,7 +10,7 @@
  * one Newton system for the remaining flows f_V (flows without inertia and dependent inertial flows), the
  * inertial accelerations and the multipliers:
  *     C f + c = 0                                   (velocity level of every constraint)
- *     M_{:,I} a_I + h(q, f) + Phi_q^T lambda + A^T mu = 0   (every row but the phi2 rows)
+ *     M_{:,I} a_I + h(q, f) + Phi_q^T lambda + R^T mu = 0   (every row but the phi2 rows)
  *     W (C_{:,I} a_I + gamma(q, f)) = 0             (acceleration level, combinations W free of flows
  *                                                    without inertia)
  * which is linear (one solve) when h is affine in f and gamma does not depend on f (linear circuits).
@@ -49,7 +49,7 @@ typedef struct {
     double pos_ratio, vel_ratio, pos_ratio0, vel_ratio0;
     double nominal[P1(NX)];
     /* work */
-    double M[P1(N * N)], h[P1(N)], hf[P1(N * N)], C[P1(MC * N)], c[P1(MC)], gam[P1(MC)], gamf[P1(MC * N)];
+    double M[P1(N * N)], h[P1(N)], hf[P1(N * N)], C[P1(MC * N)], Rm[P1(NDF_M2 * N)], c[P1(MC)], gam[P1(MC)], gamf[P1(MC * N)];
     double T[P1(MC * MC)], W[P1(NDF_NK * MC)], Jw[P1(NW * NW)], Rw[P1(NW)], Sw[P1(NW)], Jp[P1(MPOS * MPOS)], Rp[P1(MPOS)];
     double Bk[P1(NDF_NK * NDF_NK)], G[P1(MC * N)];
     int piv[P1(NW + MPOS + MC + N)];
@@ -179,6 +179,7 @@ static void eval_velocity_rows(Inst *s)
     double t = s->time;
     eval_positions_jacobian(s, s->C);
     if (NDF_M2) nd_A(t, q, f, p, u, s->C + MPOS * N);
+    if (NDF_M2) nd_reaction(t, q, f, p, u, s->Rm);   /* where mu acts: A, or a servo constraint's reaction */
     if (NDF_M1) nd_Phi_t(t, q, f, p, u, s->c);
     if (NDF_MP) nd_Phi2_t(t, q, f, p, u, s->c + NDF_M1);
     if (NDF_M2) nd_a(t, q, f, p, u, s->c + MPOS);
@@ -356,7 +357,7 @@ static int solve_rates(Inst *s)
             sc[row] = mag;
             for (int v = 0; v < NV; ++v) J[row * NW + v] = s->C[i * N + s->vset[v]];
         }
-        for (int rr = 0; rr < N - NDF_MP; ++rr, ++row) {   /* M a + h + C^T nu = 0 */
+        for (int rr = 0; rr < N - NDF_MP; ++rr, ++row) {   /* M a + h + [Phi_q; R]^T nu = 0 */
             int i = ndf_dynrow[rr];
             double sum = s->h[i], mag = fabs(s->h[i]);
             for (int j = 0; j < NDF_NI; ++j) {
@@ -370,9 +371,9 @@ static int solve_rates(Inst *s)
                 J[row * NW + NV + NDF_NI + k] = s->C[k * N + i];
             }
             for (int k = 0; k < NDF_M2; ++k) {
-                sum += s->C[(MPOS + k) * N + i] * nu[NDF_M1 + k];
-                mag += fabs(s->C[(MPOS + k) * N + i] * nu[NDF_M1 + k]);
-                J[row * NW + NV + NDF_NI + NDF_M1 + k] = s->C[(MPOS + k) * N + i];
+                sum += s->Rm[k * N + i] * nu[NDF_M1 + k];
+                mag += fabs(s->Rm[k * N + i] * nu[NDF_M1 + k]);
+                J[row * NW + NV + NDF_NI + NDF_M1 + k] = s->Rm[k * N + i];
             }
             R[row] = -sum;
             sc[row] = mag;

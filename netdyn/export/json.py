@@ -5,7 +5,7 @@ symbols (``x``, ``x_dot``, ``x_ddot``, ``lambda_1``, ``mu_1``, parameters, ``t``
 an input ``v(t)`` is the symbol ``v``). ``symbols`` records each symbol's
 assumptions so that :func:`from_json` gives back *equal* expressions (it parses them with the
 restricted reader of :mod:`netdyn.lagrange.exprtext`, never ``eval``; every name must be one the file declares):
-``equations`` (the Lagrange rows ``M q̈ + h + Φ_qᵀλ + Aᵀμ``, then ``φ``, then
+``equations`` (the Lagrange rows ``M q̈ + h + Φ_qᵀλ + Rᵀμ``, ``R = A`` but for controlled sources, then ``φ``, then
 ``A f + a``, each ``= 0``) and the pieces ``M``, ``h``, ``phi``, ``Phi_q``, ...
 (matrices as ``[row, column, expression]`` triples).
 
@@ -30,14 +30,14 @@ from netdyn.export._program import parameter_defaults
 from netdyn.lagrange.exprtext import from_text, symbol_table, to_text
 
 FORMAT = "netdyn-equations"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: "R", where each multiplier acts (controlled sources); 1 is read as R = A
 _VECTORS = ("h", "phi", "Phi_t", "gamma_phi", "a", "gamma_psi")
-_MATRICES = ("M", "Phi_q", "A")
+_MATRICES = ("M", "Phi_q", "A", "R")  # R: where μ acts (A itself but for controlled sources' servo constraints)
 
 
 def _pieces(eq):
     return {"M": eq.M, "h": eq.h, "phi": eq.phi, "Phi_q": eq.Phi_q, "Phi_t": eq.Phi_t, "gamma_phi": eq.gamma_phi,
-            "A": eq.A, "a": eq.a0, "gamma_psi": eq.gamma_psi}
+            "A": eq.A, "a": eq.a0, "gamma_psi": eq.gamma_psi, "R": eq.reaction}
 
 
 def to_json(model, indent=2):
@@ -47,7 +47,7 @@ def to_json(model, indent=2):
     pieces = _pieces(eq)
     doc = {
         "format": FORMAT, "format_version": FORMAT_VERSION, "name": model.name,
-        "form": "M(q,t) q_ddot + h(q,f,t) + Phi_q^T lambda + A^T mu = 0; phi(q,t) = 0; A f + a = 0",
+        "form": "M(q,t) q_ddot + h(q,f,t) + Phi_q^T lambda + R^T mu = 0; phi(q,t) = 0; A f + a = 0",
         "coordinates": [str(s) for s in eq.q], "flows": [str(s) for s in eq.f],
         "accelerations": [str(s) for s in eq.a],
         "parameters": [{"name": k, "default": v} for k, v in parameter_defaults(model, eq).items()],
@@ -69,8 +69,8 @@ def to_json(model, indent=2):
 def from_json(text):
     """Parse :func:`to_json` output: a dict with the names and sympy objects.
 
-    ``equations`` and the vectors are lists of expressions; ``M``, ``Phi_q`` and ``A``
-    are ``{(row, column): expression}`` dicts as in :class:`netdyn.lagrange.equations.Equations`.
+    ``equations`` and the vectors are lists of expressions; ``M``, ``Phi_q``, ``A`` and ``R`` (where each
+    multiplier μ acts: ``A`` but for controlled sources) are ``{(row, column): expression}`` dicts as in :class:`netdyn.lagrange.equations.Equations`.
 
     >>> import netdyn
     >>> x, = netdyn.coordinates("x,")
@@ -120,6 +120,8 @@ def from_json(text):
             i, j, s = entry
             entries[(i, j)] = read(s, f"{key}[{i}, {j}]")
         out[key] = entries
+    if "R" not in doc:   # written before R was: μ acts along A
+        out["R"] = dict(out["A"])
     out["symbols"] = {name: read(name, "symbols") for name in table if isinstance(name, str) and not name.endswith("()")}
     return out
 

@@ -12,7 +12,9 @@ The module text defines, for ``y = [q, f]``:
 * ``parameters(values=None)`` — a ``(p, inputs)`` pair from a dict of parameter
   values (defaults ``DEFAULTS`` filled in) and input functions of t;
 * ``accelerations(t, q, f, p, u=None)`` — ``(qdd, lambda, mu)`` from the KKT system
-  ``[[M, Cᵀ], [C, 0]] [q̈; λ; μ] = [-h; -γ_φ; -γ_ψ]`` with ``C = [Φ_q; A]``;
+  ``[[M, Bᵀ], [C, 0]] [q̈; λ; μ] = [-h; -γ_φ; -γ_ψ]`` with ``C = [Φ_q; A]``, ``B = [Φ_q; R]``;
+* ``reaction`` — ``R``, where each ``μ`` acts in the Lagrange rows: ``A`` itself unless a controlled
+  source's servo constraint acts off its own row (then its own function);
 * ``rhs(t, y, params=None)`` — ``dy/dt`` of the index-1 ODE, for
   ``scipy.integrate.solve_ivp`` (``params``: a dict, or ``parameters(...)``'s result).
 
@@ -73,7 +75,7 @@ def _vector(values, size):
 
 
 def forcing(t, q, f, p, u=None):
-    """F = -h: M qdd = F - Phi_q^T lambda - A^T mu."""
+    """F = -h: M qdd = F - Phi_q^T lambda - R^T mu."""
     return -h(t, q, f, p, u)
 ''' + PARAMETERS_RUNTIME + '''
 
@@ -81,10 +83,11 @@ def accelerations(t, q, f, p, u=None):
     """(qdd, lambda, mu) from the KKT system of the index-1 form."""
     M, rhs_h = mass_matrix(t, q, f, p, u), -h(t, q, f, p, u)
     C = numpy.vstack([Phi_q(t, q, f, p, u), A(t, q, f, p, u)])
+    B = numpy.vstack([Phi_q(t, q, f, p, u), reaction(t, q, f, p, u)])
     m = C.shape[0]
     K = numpy.zeros((N + m, N + m))
     K[:N, :N] = M
-    K[:N, N:] = C.T
+    K[:N, N:] = B.T
     K[N:, :N] = C
     r = numpy.concatenate([rhs_h, -gamma_phi(t, q, f, p, u), -gamma_psi(t, q, f, p, u)])
     z = numpy.linalg.solve(K, r)
@@ -121,7 +124,8 @@ def to_python(model, name=None):
     lines = [
         f'"""Equations of motion of "{safe_text(name or model.name)}", exported by netdyn (needs only numpy).',
         "",
-        "M(q,t) qdd + h(q,f,t) + Phi_q^T lambda + A^T mu = 0,  phi(q,t) = 0,  A f + a = 0.",
+        "M(q,t) qdd + h(q,f,t) + Phi_q^T lambda + R^T mu = 0,  phi(q,t) = 0,  A f + a = 0 (R = A but for",
+        "controlled sources' servo constraints).",
         "y = [q, f]; rhs(t, y, params) gives dy/dt of the index-1 ODE.",
         '"""',
         "import numpy",
@@ -146,6 +150,10 @@ def to_python(model, name=None):
         for (idx, _), expr in zip(fn.entries, outs):
             lines.append(f"    out[{fn.flat_index(idx)}] = {printer.doprint(expr)}")
         lines.append(f"    return out.reshape({fn.shape!r})")
+    if not prog.servo:
+        lines += ["", "", "def reaction(t, q, f, p, u=None):",
+                  '    """reaction matrix R (m2 x n): M qdd + h + Phi_q^T lambda + R^T mu = 0; here R = A."""',
+                  "    return A(t, q, f, p, u)"]
     # modules the printed expressions name besides numpy (functools for Min/Max of three or more)
     others = sorted(m for m in printer.module_imports if m != "numpy")
     lines[lines.index("import numpy") + 1:lines.index("import numpy") + 1] = [f"import {m}" for m in others]

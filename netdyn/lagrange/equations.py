@@ -226,7 +226,7 @@ def derive(model, fast=True) -> Equations:
                 if v != 0:
                     R[(k, coord_index_of[c])] = v
 
-    exprs = list(M.values()) + h + phi + list(Phi_q.values()) + list(A.values()) + a0
+    exprs = list(M.values()) + h + phi + list(Phi_q.values()) + list(A.values()) + a0 + list((R or {}).values())
     input_syms = list(inputs.values())
     reserved = set(q) | set(f) | set(a) | {t} | set(input_syms)
     params = set()
