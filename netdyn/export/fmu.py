@@ -925,11 +925,13 @@ class _Build:
              f'  description={quoteattr(desc)}', f'  generationTool="netdyn {__version__} ({cc})"',
              f'  generationDateAndTime="{now}" variableNamingConvention="flat" numberOfEventIndicators="0">']
         if kind in ("me", "both"):
-            x += [f'  <ModelExchange modelIdentifier="{ident}" canNotUseMemoryManagementFunctions="false">',
+            x += [f'  <ModelExchange modelIdentifier="{ident}" canNotUseMemoryManagementFunctions="false"'
+                  ' canGetAndSetFMUstate="true" canSerializeFMUstate="true">',
                   "    <SourceFiles>", src_files, "    </SourceFiles>", "  </ModelExchange>"]
         if kind in ("cs", "both"):
             x += [f'  <CoSimulation modelIdentifier="{ident}" canHandleVariableCommunicationStepSize="true"'
-                  ' canNotUseMemoryManagementFunctions="false">',
+                  ' canNotUseMemoryManagementFunctions="false" canGetAndSetFMUstate="true"'
+                  ' canSerializeFMUstate="true">',
                   "    <SourceFiles>", src_files, "    </SourceFiles>", "  </CoSimulation>"]
         if used_units:
             x.append("  <UnitDefinitions>")

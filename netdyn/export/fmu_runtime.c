@@ -854,19 +854,97 @@ fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t
 fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2String value[])
 { (void)vr; (void)value; return nvr ? unsupported(c, "fmi2SetString") : fmi2OK; }
 
+/* FMU states: a copy of the instance (its arrays are fixed-size; no pointer inside but the callbacks, which
+ * stay those of the instance a state is set into). Serialized: a header (magic, the GUID, the size) and the
+ * copy's bytes, for this binary only. */
+#define STATE_MAGIC 0x6e64666dU   /* "ndfm" */
+typedef struct { unsigned magic; char guid[64]; size_t size; } StateHeader;
+
 fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *FMUstate)
-{ (void)FMUstate; return unsupported(c, "fmi2GetFMUstate"); }
+{
+    Inst *s = (Inst *)c, *copy;
+    GUARD(s);
+    if (!FMUstate) return fmi2Error;
+    copy = *FMUstate ? (Inst *)*FMUstate : (Inst *)s->cb.allocateMemory(1, sizeof(Inst));
+    if (!copy) { logmsg(s, fmi2Error, "fmi2GetFMUstate: out of memory"); return fmi2Error; }
+    memcpy(copy, s, sizeof(Inst));
+    *FMUstate = copy;
+    return fmi2OK;
+}
+
 fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate FMUstate)
-{ (void)FMUstate; return unsupported(c, "fmi2SetFMUstate"); }
+{
+    Inst *s = (Inst *)c;
+    fmi2CallbackFunctions cb;
+    char name[sizeof s->name];
+    if (!s || !FMUstate) return fmi2Error;
+    cb = s->cb;
+    memcpy(name, s->name, sizeof name);
+    memcpy(s, FMUstate, sizeof(Inst));
+    s->cb = cb;
+    memcpy(s->name, name, sizeof name);
+    return fmi2OK;
+}
+
 fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *FMUstate)
-{ (void)FMUstate; return unsupported(c, "fmi2FreeFMUstate"); }
+{
+    Inst *s = (Inst *)c;
+    if (!s || !FMUstate) return fmi2Error;
+    if (*FMUstate) s->cb.freeMemory(*FMUstate);
+    *FMUstate = NULL;
+    return fmi2OK;
+}
+
 fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate FMUstate, size_t *size)
-{ (void)FMUstate; (void)size; return unsupported(c, "fmi2SerializedFMUstateSize"); }
+{
+    (void)FMUstate;
+    if (!c || !size) return fmi2Error;
+    *size = sizeof(StateHeader) + sizeof(Inst);
+    return fmi2OK;
+}
+
 fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate FMUstate, fmi2Byte serializedState[], size_t size)
-{ (void)FMUstate; (void)serializedState; (void)size; return unsupported(c, "fmi2SerializeFMUstate"); }
+{
+    Inst *s = (Inst *)c;
+    StateHeader head;
+    if (!s || !FMUstate || !serializedState) return fmi2Error;
+    if (size < sizeof(StateHeader) + sizeof(Inst)) {
+        logmsg(s, fmi2Error, "fmi2SerializeFMUstate: %lu bytes given, %lu needed", (unsigned long)size,
+               (unsigned long)(sizeof(StateHeader) + sizeof(Inst)));
+        return fmi2Error;
+    }
+    memset(&head, 0, sizeof head);
+    head.magic = STATE_MAGIC;
+    snprintf(head.guid, sizeof head.guid, "%s", ndf_guid);
+    head.size = sizeof(Inst);
+    memcpy(serializedState, &head, sizeof head);
+    memcpy(serializedState + sizeof head, FMUstate, sizeof(Inst));
+    return fmi2OK;
+}
+
 fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte serializedState[], size_t size,
                                    fmi2FMUstate *FMUstate)
-{ (void)serializedState; (void)size; (void)FMUstate; return unsupported(c, "fmi2DeSerializeFMUstate"); }
+{
+    Inst *s = (Inst *)c, *copy;
+    StateHeader head;
+    if (!s || !serializedState || !FMUstate) return fmi2Error;
+    if (size != sizeof head + sizeof(Inst)) {
+        logmsg(s, fmi2Error, "fmi2DeSerializeFMUstate: %lu bytes is not a state of this FMU (%lu)",
+               (unsigned long)size, (unsigned long)(sizeof head + sizeof(Inst)));
+        return fmi2Error;
+    }
+    memcpy(&head, serializedState, sizeof head);
+    if (head.magic != STATE_MAGIC || head.size != sizeof(Inst) || strncmp(head.guid, ndf_guid, sizeof head.guid)) {
+        logmsg(s, fmi2Error, "fmi2DeSerializeFMUstate: not a state of this FMU (another model or build)");
+        return fmi2Error;
+    }
+    copy = *FMUstate ? (Inst *)*FMUstate : (Inst *)s->cb.allocateMemory(1, sizeof(Inst));
+    if (!copy) { logmsg(s, fmi2Error, "fmi2DeSerializeFMUstate: out of memory"); return fmi2Error; }
+    memcpy(copy, serializedState + sizeof head, sizeof(Inst));
+    *FMUstate = copy;
+    return fmi2OK;
+}
+
 fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference vUnknown_ref[], size_t nUnknown,
                                         const fmi2ValueReference vKnown_ref[], size_t nKnown,
                                         const fmi2Real dvKnown[], fmi2Real dvUnknown[])
