@@ -226,6 +226,18 @@ def test_a_degrading_partition_stops_model_exchange_and_co_simulation_re_selects
     cs = export(pendulum, tmp_path, "pcs", outputs=["x", "y"], states=["x"], kind="cs", **start)
     res = run(cs, 1.0, 201, ["x", "y"])
     assert np.max(np.abs(res["x"] - sol["x"])) < 1e-5 and np.max(np.abs(res["y"] - sol["y"])) < 1e-5
+    # Model Exchange with dynamic state selection: abstract states state_1, der(state_1), ..., re-selected at
+    # step events; over the top and round three times
+    dyn = export(pendulum, tmp_path, "pdyn", outputs=["x", "y"], states=["x"], dynamic_states=True, **start)
+    assert dyn.dynamic_states and dyn.states == ["x", "x_dot"]   # the partition at the start
+    from fmpy import read_model_description
+    md = read_model_description(dyn.path)
+    assert [d.variable.name for d in md.derivatives] == ["der(state_1)", "der(state_2)"]
+    res = simulate_fmu(dyn.path, stop_time=3.0, output_interval=0.005, output=["x", "y"], relative_tolerance=1e-9)
+    events = int(np.sum(np.diff(res["time"]) == 0))   # FMPy records a row before and after each event
+    ref = netdyn.simulate(pendulum, (0, 3.0), t_eval=res["time"], **start)
+    assert events >= 3, events
+    assert np.max(np.abs(res["x"] - ref["x"])) < 1e-5 and np.max(np.abs(res["y"] - ref["y"])) < 1e-5
     # released at 80° with y given: y is kept as the state, and degrades at the bottom; with the experiment's
     # stop time the partition is chosen along the first pass instead: x, regular all the way
     swing = dict(q0={"y": -np.cos(1.4)}, guess={"x": 1.0})

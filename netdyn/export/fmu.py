@@ -124,6 +124,7 @@ class FMU:
     warnings: str = ""
     seconds: float = 0.0
     refused: list = field(default_factory=list)
+    dynamic_states: bool = False
 
     def __fspath__(self):
         return self.path
@@ -131,7 +132,7 @@ class FMU:
 
 def save_fmu(system, path, outputs=None, inputs=None, parameters=None, q0=None, f0=None, guess=None, kind="me",
              formulation=None, states=None, name=None, t0=0.0, stop_time=None, tolerance=1e-8, compiler=None,
-             headers=None):
+             headers=None, dynamic_states=False):
     """Write an FMI 2.0 FMU of ``system`` to ``path``; returns an :class:`FMU` record.
 
     Parameters
@@ -153,6 +154,11 @@ def save_fmu(system, path, outputs=None, inputs=None, parameters=None, q0=None, 
     states : list of str — coordinates to keep as states where the constraints allow (``["theta_crank"]``);
         default: with ``stop_time`` the partition that stays best conditioned along a coarse first pass over the
         experiment, else the one pivoting chooses at the start
+    dynamic_states : bool — Model Exchange re-selects the partition when it degrades (FMI's dynamic state
+        selection): the states are then the abstract variables ``state_1``… with derivatives ``der(state_1)``…,
+        whose meaning changes at a step event (``valuesOfContinuousStatesChanged``); the coordinates stay
+        variables by name. Default ``False``: the states are coordinates by name, and a partition that degrades
+        stops Model Exchange with an error (Co-Simulation always re-selects)
     name : the model name (default the system's); the model identifier is its C identifier
     t0, stop_time, tolerance : the default experiment (start, stop, relative tolerance)
     compiler : the C compiler (default ``$CC``, else ``gcc``, ``clang`` or ``cc`` from ``PATH``)
@@ -180,6 +186,7 @@ def save_fmu(system, path, outputs=None, inputs=None, parameters=None, q0=None, 
     for form in _formulations(system, formulation):
         try:
             built = _Build(system, form, outputs, input_starts, parameters, q0, f0, guess, t0, states)
+            built.dynamic = bool(dynamic_states)
         except NetdynError as exc:
             refused.append((form, str(exc)))
             continue
@@ -419,6 +426,7 @@ class _Build:
         if unknown:
             raise ExportError(f"states {unknown} are not coordinates of the model ({', '.join(self.names)})")
         self.states_given = bool(states)
+        self.dynamic = False   # Model Exchange re-selects its states (save_fmu's dynamic_states)
         self._partition(set(q0 or {}) | {k[:-4] for k in (f0 or {}) if str(k).endswith("_dot")} | set(f0 or {}),
                         set(states or ()))
         self.outputs = [self._output(spec) for spec in outputs]
@@ -699,6 +707,7 @@ class _Build:
              f"#define NDF_ME {int(kind in ('me', 'both'))}",
              f"#define NDF_CS {int(kind in ('cs', 'both'))}", f"#define NDF_RTOL {float(tolerance)!r}",
              f"#define NDF_T0 {float(t0)!r}", f"#define NDF_AFFINE {int(self.affine)}",
+             f"#define NDF_DYNAMIC {int(self.dynamic)}",
              "extern const char ndf_guid[];",
              "extern const int ndf_inertial[], ndf_noninertial[], ndf_dynrow[], ndf_posdep0[], ndf_veldep0[];",
              "extern const double ndf_start[], ndf_ev_fixed[], ndf_ev_offset[], ndf_ev_period[];"]
@@ -805,7 +814,7 @@ class _Build:
                    [names[j] for j in self.posdep], [(k, self.params[k]) for k in self.prog.parameters
                                                       if k in self.exposed],
                    list(zip(self.input_names, self.input_starts)), [o[0] for o in self.outputs],
-                   os.path.basename(cc), "\n".join(w for w in warnings if w))
+                   os.path.basename(cc), "\n".join(w for w in warnings if w), dynamic_states=self.dynamic)
 
     @staticmethod
     def _compile(cc, source, objdir, srcdir, warnings):
@@ -879,24 +888,26 @@ class _Build:
             add(iname, L["U0"] + k, "input", start=self.input_starts[k])
         index = {}
         states_q, states_f = set(self.posstate), set(self.velstate)
+        named = not self.dynamic   # the states are these variables (not the abstract state_k)
         for j in range(n):
             nm = names[j]
             state = j in states_q
             index[("q", j)] = add(nm, L["Q0"] + j, "output" if nm in out_specs else "local",
                                   initial="exact" if state else "calculated",
                                   start=self.q[j] if state else None, unit=self._unit(nm),
-                                  description="state" if state else "dependent coordinate")
+                                  description=("state" if named else "state at the start") if state
+                                  else "dependent coordinate")
         for j in range(n):
             nm = names[j] + "_dot"
             state = j in states_f
             index[("f", j)] = add(nm, L["F0"] + j, "output" if nm in out_specs else "local",
                                   initial="exact" if state else "calculated", start=self.f[j] if state else None,
-                                  unit=self._unit(nm), derivative=index[("q", j)] if j in states_q else None,
-                                  description="state" if state else None)
+                                  unit=self._unit(nm), derivative=index[("q", j)] if named and j in states_q else None,
+                                  description=("state" if named else "state at the start") if state else None)
         for j in self.inertial:
             nm = names[j] + "_ddot"
             index[("a", j)] = add(nm, L["A0"] + j, "output" if nm in out_specs else "local", initial="calculated",
-                                  unit=self._unit(nm), derivative=index[("f", j)] if j in states_f else None)
+                                  unit=self._unit(nm), derivative=index[("f", j)] if named and j in states_f else None)
         mults = [s.func.__name__ for s in self.model.lambdas] + [s.func.__name__ for s in self.model.mus]
         for k, nm in enumerate(mults):
             index[("m", k)] = add(nm, L["L0"] + k, "output" if nm in out_specs else "local", initial="calculated")
@@ -905,10 +916,26 @@ class _Build:
             if what == "expr":
                 index[("o", spec)] = add(spec, L["O0"] + k, "output", initial="calculated", unit=self._unit(spec))
                 k += 1
+        if self.dynamic:   # abstract states after the r vector: state_k, then der(state_k)
+            nx = len(self.posstate) + len(self.velstate)
+            prefix = "state_"
+            while any(nm.startswith(prefix) for nm in names):
+                prefix = "_" + prefix
+            first = [names[j] for j in self.posstate] + [names[j] + "_dot" for j in self.velstate]
+            for k in range(nx):
+                index[("x", k)] = add(f"{prefix}{k + 1}", L["NR"] + k, "local", initial="calculated",
+                                      description=f"state {k + 1} of the partition in use (at the start: {first[k]}); "
+                                      "re-selected at step events")
+            for k in range(nx):
+                index[("dx", k)] = add(f"der({prefix}{k + 1})", L["NR"] + nx + k, "local", initial="calculated",
+                                       derivative=index[("x", k)])
+            derivs = [index[("dx", k)] for k in range(nx)]
+        else:
+            derivs = [index[("f", j)] for j in self.posstate] + [index[("a", j)] for j in self.velstate]
         outputs = sorted(i for i, (a, _) in enumerate(variables, 1) if a["causality"] == "output")
-        derivs = [index[("f", j)] for j in self.posstate] + [index[("a", j)] for j in self.velstate]
         initial = sorted({i for i in outputs if variables[i - 1][0].get("initial") == "calculated"}
-                         | {i for i in derivs if variables[i - 1][0].get("initial") == "calculated"})
+                         | {i for i in derivs if variables[i - 1][0].get("initial") == "calculated"}
+                         | {index[("x", k)] for k in range(len(derivs)) if self.dynamic})
         used_units = sorted({r["unit"] for _, r in variables if "unit" in r})
         states = [names[j] for j in self.posstate] + [names[j] + "_dot" for j in self.velstate]
         desc = (f"netdyn export of {title!s}; formulation {self.form or 'default'}; states: {', '.join(states) or 'none'}"

@@ -15,7 +15,8 @@
  *                                                    without inertia)
  * which is linear (one solve) when h is affine in f and gamma does not depend on f (linear circuits).
  * Model Exchange keeps the partition chosen at export (it names the states) and stops with an error when its
- * condition falls below 1e-6 of its start value; Co-Simulation integrates with Dormand-Prince 5(4) and re-selects the partition when it degrades.
+ * condition falls below 1e-6 of its start value, or, exported with dynamic_states (NDF_DYNAMIC), has abstract
+ * states state_k and re-selects the partition at a step event when the condition falls below 0.3; Co-Simulation integrates with Dormand-Prince 5(4) and re-selects the partition when it degrades.
  * Time events: the corners of PULSE/PWL sources (nextEventTime; Co-Simulation steps stop at them).
  */
 #include <math.h>
@@ -41,7 +42,7 @@ typedef struct {
     fmi2CallbackFunctions cb;
     char name[128];
     fmi2Type type;
-    int logging, mode, dirty, failed, warned;
+    int logging, mode, dirty, failed, warned, reselect;
     double time, rtol, tstop;
     int stop_defined;
     double r[P1(NDF_NR)], rgood[P1(NDF_NR)];   /* values; those of the last successful solve */
@@ -811,6 +812,14 @@ fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nv
     GUARD(s);
     if (s->mode != MODE_INSTANTIATED && s->mode != MODE_INIT && compute(s)) return fmi2Error;
     for (size_t i = 0; i < nvr; ++i) {
+        if (NDF_DYNAMIC && vr[i] >= NDF_NR && vr[i] < NDF_NR + 2 * NX) {   /* state_k, der(state_k) */
+            double v[P1(NX)];
+            size_t k = vr[i] - NDF_NR;
+            if (k < (size_t)NX) get_states(s, v);
+            else if (derivatives(s, v)) return fmi2Error;
+            value[i] = v[k < (size_t)NX ? k : k - NX];
+            continue;
+        }
         if (vr[i] >= NDF_NR) { logmsg(s, fmi2Error, "unknown value reference %u", vr[i]); return fmi2Error; }
         value[i] = s->r[vr[i]];
     }
@@ -973,6 +982,21 @@ fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *info)
     info->terminateSimulation = fmi2False;
     info->nominalsOfContinuousStatesChanged = fmi2False;
     info->valuesOfContinuousStatesChanged = fmi2False;
+    if (s->reselect) {   /* dynamic state selection: another partition, so other values behind state_k */
+        s->reselect = 0;
+        if (select_partition(s)) {
+            logmsg(s, fmi2Error, "t = %g: no regular coordinate partition", s->time);
+            s->mode = MODE_ERROR;
+            return fmi2Error;
+        }
+        s->dirty = 1;
+        if (compute(s)) return fmi2Error;
+        s->pos_ratio0 = s->pos_ratio;
+        s->vel_ratio0 = s->vel_ratio;
+        logmsg(s, fmi2OK, "t = %g: coordinate partition re-selected", s->time);
+        info->valuesOfContinuousStatesChanged = fmi2True;
+        info->nominalsOfContinuousStatesChanged = fmi2True;
+    }
     info->nextEventTimeDefined = te < HUGE_VAL ? fmi2True : fmi2False;
     info->nextEventTime = te < HUGE_VAL ? te : 0.0;
     return fmi2OK;
@@ -995,6 +1019,11 @@ fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean noSetFMUStat
     *enterEventMode = fmi2False;
     *terminateSimulation = fmi2False;
     if (compute(s)) return fmi2Error;
+    if (NDF_DYNAMIC && degraded(s, 0.3)) {   /* re-select in event mode, as Co-Simulation does in its step */
+        s->reselect = 1;
+        *enterEventMode = fmi2True;
+        return fmi2OK;
+    }
     if (degraded(s, 1e-6)) {
         logmsg(s, fmi2Error, "t = %g: the coordinate partition chosen at export has degraded (condition %.3g of its "
                "start value); these states cannot go on. Export with other states (save_fmu(..., states=[...]) or a "
