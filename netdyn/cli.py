@@ -793,8 +793,10 @@ def cmd_fmu(args):
     from netdyn.export.fmu import save_fmu
     fmu = save_fmu(load_network(args.file), args.output, outputs=[o for o in (args.outputs or "").split(";") if o],
                    inputs=[i for i in (args.inputs or "").split(",") if i], kind=args.kind,
-                   formulation=_formulation(args.formulation), stop_time=args.tstop)
-    print(f"{fmu.path}: FMI 2.0 {fmu.kind}, states {', '.join(fmu.states) or 'none'}")
+                   formulation=_formulation(args.formulation), stop_time=args.tstop,
+                   dynamic_states=args.dynamic_states)
+    print(f"{fmu.path}: FMI 2.0 {fmu.kind}, states {', '.join(fmu.states) or 'none'}"
+          + (" at the start (dynamic state selection)" if fmu.dynamic_states else ""))
     return 0
 
 
@@ -964,6 +966,8 @@ def build_parser():
     f.add_argument("--inputs", metavar="V1,I2", help="sources that become FMU inputs")
     f.add_argument("--tstop", type=spice_number, help="the default experiment's stop time (nominals, state choice)")
     f.add_argument("--formulation", metavar="F", help="loop, branch or node (default: the first that works)")
+    f.add_argument("--dynamic-states", action="store_true", help="Model Exchange re-selects its states when the "
+                   "coordinate partition degrades (abstract states state_k; docs/fmi.md)")
     add("warmup", cmd_warmup, "compile the numba kernels once (~10 s of CPU each: the projection path's stepping "
         "loop, the circuit path's BDF loop) into numba's on-disk cache; every later run loads them (docs/cli.md)")
     i = add("info", cmd_info, "what a file holds: elements by kind, nodes, structural warnings; with --derive the "
