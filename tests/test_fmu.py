@@ -332,3 +332,10 @@ def test_fmu_state_get_set_and_serialize(tmp_path):
         s.freeFMUstate(st)
         s.terminate()
         s.freeInstance()
+
+
+def test_a_linkage_exports_from_its_stored_assembly(tmp_path):
+    """A ready-made linkage knows how it assembles (net.assembly): save_fmu starts from it with no guess=."""
+    from netdyn.linkages import four_bar
+    fmu = export(four_bar(), tmp_path, "fourbar", outputs=["theta_crank"], stop_time=0.2)
+    assert fmu.states == ["theta_crank", "theta_crank_dot"]

@@ -67,6 +67,7 @@ import sympy as sp
 from netdyn.errors import ExportError, NetdynError
 from netdyn.export._program import Function, Program, c_identifier, parameter_defaults
 from netdyn.export.c import _CONSTANTS, _Printer, _function, _is_boolean, c_code
+from netdyn.graph.assembly import fill as stored_assembly
 from netdyn.lagrange.equations import internalize
 from netdyn.lagrange.fastdiff import Differentiator
 from netdyn.lagrange.sources import corner_schedule
@@ -181,6 +182,7 @@ def save_fmu(system, path, outputs=None, inputs=None, parameters=None, q0=None, 
     system = _load(system)
     input_starts = _inputs(inputs)
     system = _with_inputs(system, input_starts)
+    q0, f0, guess = stored_assembly(system, q0, f0, guess)   # what the caller left out: the network's assembly
     outputs = list(outputs or [])
     refused = []
     for form in _formulations(system, formulation):
