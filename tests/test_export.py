@@ -234,6 +234,11 @@ def test_matrix_form_reproduces_the_lagrange_equations():
     assert all(sp.simplify(d) == 0 for d in diff)
     assert form.M.shape == (7, 7) and form.Phi_q.shape == (6, 7)
     assert form.M == sp.diag(*sp.symbols("m1 m1 I1 m2 m2 I2 m3", positive=True))
+    model = controlled_circuit()   # a VCVS: its multiplier acts off its own row (R != A)
+    form = export(model, "sympy")
+    n = len(model.coordinates)
+    assert form.R != form.A
+    assert sp.simplify(form.residual() - sp.Matrix(model.equations()[:n])) == sp.zeros(n, 1)
 
 
 def test_latex_of_the_slider_crank_has_dots_multipliers_and_subscripts():

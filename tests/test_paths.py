@@ -68,8 +68,10 @@ def test_netdyn_info_and_simulate_walk_the_same_table():
 def test_a_named_path_that_cannot_run_says_so_in_its_own_words():
     with pytest.raises(netdyn.IntegrationError, match="params= overrides need the symbolic path"):
         netdyn.simulate(rc(), (0, 1), method="circuit", params={"R1": 2.0})
-    with pytest.raises(netdyn.IntegrationError, match="linear except for nonlinear"):
+    with pytest.raises(netdyn.IntegrationError, match="this one has none: method='linear'"):
         netdyn.simulate(rc(), (0, 1), method="circuit")
+    with pytest.raises(netdyn.IntegrationError, match="linear except for nonlinear"):
+        netdyn.simulate(oscillator(), (0, 1), method="circuit", q0={"x": 1.0})
     with pytest.raises(netdyn.NetdynError):
         netdyn.simulate(diode_circuit(), (0, 1e-3), method="linear")
 

@@ -72,6 +72,10 @@ def _circuit_refuse(problem, start, verdict):
     if problem.params:
         raise IntegrationError("method='circuit' runs the network's own numeric values; params= overrides need "
                                "the symbolic path: method='auto', 'projection' or 'ida'")
+    elements = getattr(problem.system, "elements", None)
+    if isinstance(elements, dict) and not any(getattr(el, "prefers_kind", None) for el in elements.values()):
+        raise IntegrationError("method='circuit' is the path of networks with nonlinear dissipators (diodes), and "
+                               "this one has none: method='linear' (or 'auto') runs a linear network")
     raise IntegrationError("method='circuit' needs a network that is linear except for nonlinear "
                            "dissipators (diodes), with numeric values")
 
