@@ -576,14 +576,13 @@ def _report(net, work, forms, kinds, lin, info, f, p, mu, vcols, held_v, trows, 
         for name, el in net.elements.items():
             for i, k in enumerate(info[name][4][:len(el.ports)]):
                 port_of[k] = (name, i)
-        for node, path in paths.items():
-            if node == "0":
-                continue
-            v = 0.0
-            for key, sign in path:
-                name, i = port_of[key]
-                v -= sign * across[name][i]
-            voltages[node] = float(v)
+        def down(value, key, sign):
+            name, i = port_of[key]
+            return value - sign * across[name][i]
+        memo = {}  # each node's voltage its parent's minus one branch: linear in the nodes
+        for node in paths:
+            if node != "0":
+                voltages[node] = float(paths.fold(node, memo, 0.0, down))
     currents = {}
     for name, el in net.elements.items():
         if el.ports:
