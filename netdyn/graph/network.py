@@ -199,9 +199,11 @@ class Network:
             * ``"node"`` (default for 1-D mechanical domains) — node fluxes / positions / angles, the dual;
             * planar bodies: ``"absolute"`` (default; x, y, θ of every body, joints as constraints) or
               ``"relative"`` (joint coordinates on a spanning tree, cut joints close the loops).
-        symbolic : bool
+        symbolic : bool or "params"
             Replace numeric element values by symbols (``R1``, ``<element>_<parameter>``), the numbers
-            becoming default parameter values (for sweeps and printed equations).
+            becoming default parameter values (for sweeps and printed equations). Values a netlist wrote
+            as ``{expressions}`` of ``.param`` names (``net.value_expressions``) become those expressions,
+            the ``.param`` values their defaults; ``"params"`` does only that (what exports use).
         check : bool
             Run the structural checks first (floating nodes, source loops, ...).
         cut : list of str, optional
@@ -246,5 +248,7 @@ def as_model(system, formulation=None):
     if hasattr(system, "derive"):
         return system
     if hasattr(system, "model"):
+        if getattr(system, "value_expressions", None):  # a netlist's .param names stay parameters
+            return system.model(formulation=formulation, symbolic="params")
         return system.model(formulation=formulation)
     raise ModelError(f"expected a LagrangianModel or a Network, got {type(system).__name__}")
