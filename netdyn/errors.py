@@ -192,7 +192,8 @@ class ParseError(NetdynError):
 
 
 class ExportError(NetdynError):
-    """Equations cannot be exported in the requested format (unknown format or option, unprintable term).
+    """Equations cannot be exported in the requested format (unknown format or option, unprintable term), or a
+    file cannot be written where asked (a path below a file, no permission: :mod:`netdyn.files`).
 
     >>> import netdyn
     >>> x, = netdyn.coordinates("x,")

@@ -66,6 +66,7 @@ import sympy as sp
 
 from netdyn.errors import ExportError, NetdynError
 from netdyn.export._program import Function, Program, c_identifier, parameter_defaults
+from netdyn.files import output_path
 from netdyn.export.c import _CONSTANTS, _Printer, _function, _is_boolean, c_code
 from netdyn.lagrange.equations import internalize
 from netdyn.lagrange.fastdiff import Differentiator
@@ -170,6 +171,7 @@ def save_fmu(system, path, outputs=None, inputs=None, parameters=None, q0=None, 
     started = time.perf_counter()
     if kind not in KINDS:
         raise ExportError(f"kind={kind!r}: use 'me' (Model Exchange), 'cs' (Co-Simulation) or 'both'")
+    path = str(output_path(path, "FMU"))  # str or PathLike; its folder made before the build, not after
     cc = _compiler(compiler)
     header_dir = _headers(headers)
     system = _load(system)
@@ -795,8 +797,11 @@ class _Build:
         xml = self.model_description(ident, title, guid, kind, t0, stop_time, tolerance, os.path.basename(cc))
         with open(os.path.join(tmp, "modelDescription.xml"), "w", encoding="utf-8") as fh:
             fh.write(xml)
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        try:
+            archive = zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED)
+        except OSError as exc:
+            raise ExportError(f"FMU {path!r}: cannot write it ({exc.strerror or exc})") from None
+        with archive as zf:
             zf.write(os.path.join(tmp, "modelDescription.xml"), "modelDescription.xml")
             for nm in sorted(os.listdir(srcdir)):
                 zf.write(os.path.join(srcdir, nm), f"sources/{nm}")

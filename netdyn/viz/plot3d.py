@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from netdyn.files import writing
 from netdyn.viz.plotting import attachment_points, body_metadata, coordinate_vector
 from netdyn.lagrange.equations import internalize
 from netdyn.numerics.functions.compiled import compile_model
@@ -141,7 +142,8 @@ def plot_spatial(model, q, ax=None, path=None, title=None, t=0.0):
     _draw(ax, model, poses, pts, items, 0.12 * half)
     _setup(ax, centre, half, title or model.name)
     if path:
-        ax.figure.savefig(path, dpi=110, bbox_inches="tight")
+        with writing(path, "mechanism picture") as target:  # str or PathLike, its folder made
+            ax.figure.savefig(target, dpi=110, bbox_inches="tight")
     return ax
 
 
@@ -178,6 +180,7 @@ def animate_spatial(solution, path, fps=20, frames=60, title=None):
         _setup(ax, centre, half, f"{title or model.name}   t = {solution.t[idx[i]]:.3f} s")
 
     anim = FuncAnimation(fig, frame, frames=len(idx))
-    anim.save(path, writer=PillowWriter(fps=fps))
+    with writing(path, "animation") as target:  # str or PathLike, its folder made
+        anim.save(target, writer=PillowWriter(fps=fps))
     plt.close(fig)
     return path

@@ -20,6 +20,7 @@ import numpy as np
 import sympy as sp
 
 from netdyn.errors import ModelError
+from netdyn.files import writing
 from netdyn.lagrange.equations import internalize
 from netdyn.numerics.functions.compiled import compile_model
 
@@ -170,7 +171,8 @@ def plot_mechanism(model, q, ax=None, path=None, title=None):
     draw(ax, model, poses_fn(qv), attachments, items, scale=float(np.max(hi - lo)) / 10)
     _frame(ax, lo, hi, title)
     if own and path is not None:
-        ax.figure.savefig(path, dpi=100, bbox_inches="tight")
+        with writing(path, "mechanism picture") as target:  # str or PathLike, its folder made
+            ax.figure.savefig(target, dpi=100, bbox_inches="tight")
         plt.close(ax.figure)
     return ax
 
@@ -200,7 +202,7 @@ def animate_mechanism(solution, path, fps=25, frames=100, dpi=80):
     lo, hi = _extent(model, Q, poses_fn, attachments)
     fig, ax = plt.subplots(figsize=_figure_size(lo, hi))
     writer = PillowWriter(fps=fps)
-    with writer.saving(fig, str(path), dpi):
+    with writing(path, "animation") as target, writer.saving(fig, target, dpi):  # str or PathLike, folder made
         for k, q in zip(idx, Q):
             ax.clear()
             draw(ax, model, poses_fn(q), attachments, items, scale=float(np.max(hi - lo)) / 10)
