@@ -35,6 +35,13 @@ from netdyn.graph.assemble import resolve_formulation
 from netdyn.numerics.circuit.operating_point import _stamped, operating_point
 from netdyn.graph import topology
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.graph.network import Network
+    from netdyn.hints import ArrayLike, Formulation
+    from collections.abc import Sequence
+
 __all__ = ["ac", "ACResult", "frequencies_of"]
 
 
@@ -117,7 +124,8 @@ class ACResult:
         return f"ACResult({len(self.frequencies)} frequencies, outputs {list(self.values)})"
 
 
-def ac(net, frequencies, input=None, outputs=None, formulation=None, t0=0.0):
+def ac(net: Network, frequencies: ArrayLike, input: str | None = None, outputs: Sequence[str] | None = None,
+       formulation: Formulation = None, t0: float = 0.0) -> ACResult:
     """Small-signal response of a network about its DC operating point.
 
     Parameters

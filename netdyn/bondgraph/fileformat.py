@@ -57,6 +57,11 @@ from netdyn.symbols import t
 from netdyn.files import as_path, write_text
 from netdyn.validate import format_version
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.hints import PathArg
+
 FORMAT, VERSION = "netdyn-bondgraph", 2   # 2: laws, co-energy forms, named parameters with units, port names
 FUNCTIONS = {name: getattr(sp, name) for name in (
     "sin", "cos", "tan", "exp", "log", "sqrt", "sinh", "cosh", "tanh", "asin", "acos", "atan", "atan2", "asinh",
@@ -326,7 +331,7 @@ def loads(text, fmt=None, where="bond graph file"):
     return from_dict(data, where)
 
 
-def save_bond_graph(bg, path):
+def save_bond_graph(bg: BondGraph, path: PathArg) -> Path:
     """Write ``bg`` to ``path`` (``.json``, or ``.yaml``/``.yml``); read it back with :func:`load_bond_graph`.
 
     >>> import netdyn
@@ -341,7 +346,7 @@ def save_bond_graph(bg, path):
     return write_text(path, dumps(bg, fmt), "bond-graph file")  # a missing folder made; OSError -> ExportError
 
 
-def load_bond_graph(path):
+def load_bond_graph(path: PathArg) -> BondGraph:
     """Read a bond graph written by :func:`save_bond_graph` (or by hand).
 
     >>> import netdyn

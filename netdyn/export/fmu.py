@@ -77,6 +77,15 @@ from netdyn.numerics.functions.energy import port_efforts
 from netdyn.numerics.results.quantities import quantity
 from netdyn.symbols import t as T
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.bondgraph.graph import BondGraph
+    from netdyn.graph.network import Network
+    from netdyn.lagrange.model import LagrangianModel
+    from netdyn.hints import Formulation, Initial, PathArg
+    from collections.abc import Mapping, Sequence
+
 KINDS = ("me", "cs", "both")
 #: the FMI 2.0 headers the FMU's sources include
 HEADERS = ("fmi2Functions.h", "fmi2FunctionTypes.h", "fmi2TypesPlatform.h")
@@ -130,9 +139,13 @@ class FMU:
         return self.path
 
 
-def save_fmu(system, path, outputs=None, inputs=None, parameters=None, q0=None, f0=None, guess=None, kind="me",
-             formulation=None, states=None, name=None, t0=0.0, stop_time=None, tolerance=1e-8, compiler=None,
-             headers=None):
+def save_fmu(system: Network | LagrangianModel | BondGraph | PathArg, path: PathArg,
+             outputs: Sequence[str] | None = None, inputs: Sequence[str] | None = None,
+             parameters: Sequence[str] | Mapping[str, float] | None = None, q0: Initial | None = None,
+             f0: Initial | None = None, guess: Initial | None = None, kind: str = "me",
+             formulation: Formulation = None, states: Sequence[str] | None = None, name: str | None = None,
+             t0: float = 0.0, stop_time: float | None = None, tolerance: float = 1e-8, compiler: str | None = None,
+             headers: PathArg | None = None) -> FMU:
     """Write an FMI 2.0 FMU of ``system`` to ``path``; returns an :class:`FMU` record.
 
     Parameters
@@ -200,7 +213,7 @@ def save_fmu(system, path, outputs=None, inputs=None, parameters=None, q0=None, 
     raise ExportError(f"no FMU could be exported: {reasons}")
 
 
-def can_export(compiler=None, headers=None):
+def can_export(compiler: str | None = None, headers: PathArg | None = None) -> bool:
     """Whether :func:`save_fmu` can run here: a C compiler on ``PATH`` (or ``compiler``) and the FMI 2.0 headers
     (FMPy's, or ``headers``) found.
 

@@ -89,6 +89,11 @@ from netdyn.io.cards import TranCard
 from netdyn.files import write_text
 from netdyn.validate import format_version
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.hints import PathArg
+
 FORMAT = "netdyn-model"
 _CLASS_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*$")
 #: the newest model-file version this netdyn reads and writes (2: the optional ``assembly``)
@@ -395,7 +400,7 @@ def _kind(path):
     raise ParseError(f"{path}: unknown model-file extension {ext!r}; use .json, .yaml or .yml")
 
 
-def save_model(net, path):
+def save_model(net: Network, path: PathArg) -> None:
     """Save a network to ``path`` (JSON for ``.json``, YAML for ``.yaml``/``.yml``); :func:`load_model` reads it.
 
     ``path`` is a ``str`` or ``os.PathLike``; a missing folder is made (:mod:`netdyn.files`), a path that
@@ -437,7 +442,7 @@ def _loader():
     return NoAliasSafeLoader
 
 
-def load_model(path):
+def load_model(path: PathArg) -> Network:
     """Load a network saved by :func:`save_model`; syntax errors name the line.
 
     >>> import netdyn

@@ -77,6 +77,12 @@ from netdyn.io.cards import TranCard
 from netdyn.components import controlled as ctl
 from netdyn.components.diode import Diode
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.hints import PathArg
+    from typing import IO
+
 __all__ = ["read_netlist", "parse_value"]
 
 GROUND_NAMES = frozenset({"0", "gnd", "ground"})
@@ -1194,7 +1200,7 @@ def _title_note(title):
     return None
 
 
-def read_netlist(source, max_elements=None, max_depth=None):
+def read_netlist(source: PathArg | IO[str], max_elements: int | None = None, max_depth: int | None = None) -> Network:
     """Read a SPICE netlist (a path, a file object or the text itself) into a :class:`~netdyn.Network`.
 
     See the module documentation for the supported language.  Errors are

@@ -24,6 +24,16 @@ from netdyn.lagrange.equations import internalize
 from netdyn.numerics.functions.compiled import compile_model
 from netdyn.symbols import t as T
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.lagrange.model import LagrangianModel
+    from netdyn.numerics.results.solution import Solution
+    from netdyn.hints import ArrayLike, PathArg
+    from collections.abc import Mapping
+    from typing import IO
+    from typing import Any
+
 
 def _spatial(model):
     return body_metadata(model, "spatial", "build it from netdyn.components.spatial")
@@ -119,7 +129,8 @@ def _setup(ax, centre, half, title):
     ax.set_title(title)
 
 
-def plot_spatial(model, q, ax=None, path=None, title=None, t=0.0):
+def plot_spatial(model: LagrangianModel, q: Mapping[str, float] | ArrayLike, ax: Any = None,
+                 path: PathArg | IO[bytes] | None = None, title: str | None = None, t: float = 0.0) -> Any:
     """Draw a spatial mechanism at coordinates ``q`` (dict name -> value or a vector); returns the axes.
 
     ``path`` saves the figure (PNG, SVG, ...).
@@ -147,7 +158,8 @@ def plot_spatial(model, q, ax=None, path=None, title=None, t=0.0):
     return ax
 
 
-def animate_spatial(solution, path, fps=20, frames=60, title=None):
+def animate_spatial(solution: Solution, path: PathArg, fps: int = 20, frames: int = 60,
+                    title: str | None = None) -> PathArg:
     """Write the motion of a simulated spatial mechanism as a GIF (``frames`` evenly spaced times).
 
     Returns the path.
