@@ -3,10 +3,16 @@
 Both domains have the same laws; only names differ. This module builds the
 classes of one domain from a table of names so the two libraries cannot drift.
 """
+from __future__ import annotations
 from netdyn.errors import ElementError
 
 from .base import (ACROSS, AcrossSource, DisplacementSource, EnergyLaw, LinearLaw, Port, ThroughSource, TwoPort,
                    node_name, require_positive)
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from typing import Any
 
 
 def make_domain(domain, names):
@@ -22,7 +28,8 @@ def make_domain(domain, names):
     class Inertia(LinearLaw):
         law = "through_storage"
 
-        def __init__(self, name, node, value=None, reference="0", **kw):
+        def __init__(self, name: str, node: str | int, value: Any = None, reference: str | int = "0",
+                     **kw: Any) -> None:
             value = _value(name, kw, inertia_param, value)
             super().__init__(name, node, reference, {inertia_param: value}, domain=domain)
 
@@ -33,26 +40,27 @@ def make_domain(domain, names):
     Damper = _across_law(domain, "dissipator", damper_param, "D", "dissipation", "a dissipation function")
 
     class EffortSource(ThroughSource):
-        def __init__(self, name, node, value, reference="0"):
+        def __init__(self, name: str, node: str | int, value: Any, reference: str | int = "0") -> None:
             super().__init__(name, reference, node, value, domain=domain)
             self.terminals = (node_name(node), node_name(reference))
             self.report_signs = (-1,)  # velocity(name): of node relative to reference
             self.through_report_signs = (1,)  # force(name): the applied force on node
 
     class FlowSource(AcrossSource):
-        def __init__(self, name, node, value, reference="0"):
+        def __init__(self, name: str, node: str | int, value: Any, reference: str | int = "0") -> None:
             super().__init__(name, reference, node, value, domain=domain)
             self.terminals = (node_name(node), node_name(reference))
             self.report_signs = (-1,)
 
     class PositionSource(DisplacementSource):
-        def __init__(self, name, node, value, reference="0"):
+        def __init__(self, name: str, node: str | int, value: Any, reference: str | int = "0") -> None:
             super().__init__(name, reference, node, value, domain=domain)
             self.terminals = (node_name(node), node_name(reference))
             self.report_signs = (-1,)
 
     class Transformer(TwoPort):
-        def __init__(self, name, a, b, ratio, reference_a="0", reference_b="0"):
+        def __init__(self, name: str, a: str | int, b: str | int, ratio: Any, reference_a: str | int = "0",
+                     reference_b: str | int = "0") -> None:
             super().__init__(name, Port(domain, node_name(a), node_name(reference_a)),
                              Port(domain, node_name(b), node_name(reference_b)), "transformer", ratio)
 
@@ -77,7 +85,8 @@ def _across_law(domain, law_name, param, kind, keyword, what):
                 return EnergyLaw(name, a, b, kind, function, ACROSS, domain=domain)
             return super().__new__(cls)
 
-        def __init__(self, name, a, b, value=None, function=None, **kw):
+        def __init__(self, name: str, a: str | int, b: str | int, value: Any = None, function: Any = None,
+                     **kw: Any) -> None:
             kw.pop(keyword, None)
             value = _value(name, kw, param, value, f" or {what}")
             super().__init__(name, a, b, {param: value}, domain=domain)

@@ -41,6 +41,11 @@ from netdyn.errors import ElementError
 from netdyn.symbols import as_expr, engineering, t
 from netdyn.validate import positive
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from typing import Any
+
 #: sign rules of symbolic values, collected while an element is constructed (see :func:`require_positive`)
 _REQUIREMENTS = contextvars.ContextVar("netdyn_requirements", default=None)
 
@@ -199,7 +204,8 @@ class Element(Recorded):
     is_source = False
     couples: tuple = ()
 
-    def __init__(self, name, ports, values=None, report_signs=None, terminals=None):
+    def __init__(self, name: str, ports: Any, values: Any = None, report_signs: Any = None,
+                 terminals: Any = None) -> None:
         if not isinstance(name, str) or not name:
             raise ElementError(f"element name must be a non-empty string, got {name!r}")
         self.name = name
@@ -390,7 +396,7 @@ class TwoPort(Element):
     {0: -2*f2, 1: 2*f1}
     """
 
-    def __init__(self, name, port1, port2, coupling, ratio, terminals=None):
+    def __init__(self, name: str, port1: Any, port2: Any, coupling: Any, ratio: Any, terminals: Any = None) -> None:
         if coupling not in ("transformer", "gyrator"):
             raise ElementError(f"{name}: coupling must be 'transformer' or 'gyrator'")
         super().__init__(name, [port1, port2], {"ratio": ratio}, terminals=terminals)

@@ -40,10 +40,16 @@ element   charge coordinates (branch, loop)      flux coordinates (node)
 >>> c.flow_constraints, c.reactions
 ([f1], {0: {1: 1, 0: 10}})
 """
+from __future__ import annotations
 from netdyn.errors import ElementError
 from netdyn.symbols import as_expr
 
 from .base import ACROSS, THROUGH, Contribution, Element, Port, node_name
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from typing import Any
 
 DOMAIN = "electrical"
 
@@ -79,7 +85,8 @@ class VCVS(_VoltageControlled):
 
     parameter = "gain"
 
-    def __init__(self, name, plus, minus, cplus, cminus, gain):
+    def __init__(self, name: str, plus: str | int, minus: str | int, cplus: str | int, cminus: str | int,
+                 gain: Any) -> None:
         super().__init__(name, plus, minus, cplus, cminus, gain)
 
     def contribute(self, ports, values):
@@ -100,7 +107,8 @@ class VCCS(_VoltageControlled):
 
     parameter = "gm"
 
-    def __init__(self, name, plus, minus, cplus, cminus, gm):
+    def __init__(self, name: str, plus: str | int, minus: str | int, cplus: str | int, cminus: str | int,
+                 gm: Any) -> None:
         _nonzero(name, "gm", gm)
         super().__init__(name, plus, minus, cplus, cminus, gm)
 
@@ -148,7 +156,7 @@ class CCCS(_CurrentControlled):
 
     parameter = "gain"
 
-    def __init__(self, name, plus, minus, sense, gain):
+    def __init__(self, name: str, plus: str | int, minus: str | int, sense: str, gain: Any) -> None:
         super().__init__(name, plus, minus, sense, gain)
 
     def contribute(self, ports, values):
@@ -175,7 +183,7 @@ class CCVS(_CurrentControlled):
 
     parameter = "r"
 
-    def __init__(self, name, plus, minus, sense, r):
+    def __init__(self, name: str, plus: str | int, minus: str | int, sense: str, r: Any) -> None:
         _nonzero(name, "r", r)
         super().__init__(name, plus, minus, sense, r, internal="r")
 

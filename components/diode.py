@@ -29,6 +29,7 @@ has no closed form with ``GMIN`` and is numerically useless in reverse bias
 >>> round(float(sp.diff(J, v).subs(v, 0.6)), 9)    # IS (exp(0.6/Vt) - 1) + GMIN 0.6, Vt at 27 °C
 0.00011872
 """
+from __future__ import annotations
 import math
 
 import numpy as np
@@ -37,6 +38,11 @@ import sympy as sp
 from netdyn.errors import ElementError
 
 from .base import ACROSS, Contribution, Element, Port, node_name, require_positive
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from typing import Any
 
 DOMAIN = "electrical"
 
@@ -73,8 +79,9 @@ class DiodeModel:
                   "CJO": 0.0, "VJ": 1.0, "M": 0.5, "FC": 0.5, "TT": 0.0, "EG": 1.11, "XTI": 3.0, "TNOM": None,
                   **TEMPERATURE_COEFFICIENTS}
 
-    def __init__(self, IS=1e-14, N=1.0, RS=0.0, BV=None, IBV=1e-3, NBV=None, CJO=0.0, VJ=1.0, M=0.5, FC=0.5,
-                 TT=0.0, EG=1.11, XTI=3.0, TNOM=None, **coefficients):
+    def __init__(self, IS: Any = 1e-14, N: Any = 1.0, RS: Any = 0.0, BV: Any = None, IBV: Any = 1e-3, NBV: Any = None,
+                 CJO: Any = 0.0, VJ: Any = 1.0, M: Any = 0.5, FC: Any = 0.5, TT: Any = 0.0, EG: Any = 1.11,
+                 XTI: Any = 3.0, TNOM: Any = None, **coefficients: Any) -> None:
         self.IS, self.N, self.RS = float(IS), float(N), float(RS)
         self.BV, self.IBV, self.NBV = BV, float(IBV), NBV
         self.CJO, self.VJ, self.M, self.FC, self.TT = float(CJO), float(VJ), float(M), float(FC), float(TT)
@@ -89,7 +96,8 @@ class DiodeModel:
         return {k: getattr(self, k) for k in self.PARAMETERS}
 
 
-def breakdown_voltage(BV, IBV, IS, NBV, vt=VT, reltol=1e-3):
+def breakdown_voltage(BV: float, IBV: float, IS: float, NBV: float | None, vt: float = VT,
+                      reltol: float = 1e-3) -> float:
     """The knee voltage ``xbv`` of the breakdown law ``−IS exp(−(xbv + v)/(NBV Vt))`` that passes ``−IBV``
     at ``v = −BV`` (ngspice's ``DIOtemp``: the same fixed-point iteration; an ``IBV`` below
     ``IS·BV/Vt`` is raised to it and then ``xbv = BV``).
@@ -110,7 +118,8 @@ def breakdown_voltage(BV, IBV, IS, NBV, vt=VT, reltol=1e-3):
     return float(xbv)
 
 
-def junction_current(v, IS=1e-14, N=1.0, gmin=1e-12, vt=VT, BV=None, NBV=None):
+def junction_current(v: Any, IS: float = 1e-14, N: float = 1.0, gmin: float = 1e-12, vt: float = VT,
+                     BV: float | None = None, NBV: float | None = None) -> Any:
     """The junction law ``g(v)`` with its linear continuation above ``XMAX·N·Vt`` (numbers or numpy arrays);
     with a breakdown knee ``BV`` (the ``xbv`` of :func:`breakdown_voltage`) the reverse current
     ``−IS exp(−(BV + v)/(NBV Vt))`` is added, continued the same way.
@@ -144,7 +153,7 @@ def _gap_terms(T):
     return -2 * vt * (1.5 * math.log(fact) + CHARGE * arg), fact
 
 
-def temperature_adjusted(m, temp=27.0, tnom=None):
+def temperature_adjusted(m: DiodeModel, temp: float = 27.0, tnom: float | None = None) -> DiodeModel:
     """The model parameters ``m`` (a dict of :attr:`DiodeModel.PARAMETERS`) at ``temp`` °C, measured at
     ``tnom`` °C (default the model's ``TNOM``, else 27 °C), by ngspice's laws (``DIOtemp``), with
     ``dT = T − Tnom``:
@@ -229,9 +238,10 @@ class Diode(Element):
 
     prefers_kind = ACROSS  # the assembler picks the node formulation for a network that contains one
 
-    def __init__(self, name, anode, cathode, IS=None, N=None, RS=None, model=None, gmin=1e-12, vt=VT,
-                 BV=None, IBV=None, NBV=None, CJO=None, VJ=None, M=None, FC=None, TT=None, EG=None, XTI=None,
-                 TNOM=None, temp=None, tnom=None, **coefficients):
+    def __init__(self, name: str, anode: str | int, cathode: str | int, IS: Any = None, N: Any = None, RS: Any = None,
+                 model: Any = None, gmin: Any = 1e-12, vt: Any = VT, BV: Any = None, IBV: Any = None, NBV: Any = None,
+                 CJO: Any = None, VJ: Any = None, M: Any = None, FC: Any = None, TT: Any = None, EG: Any = None,
+                 XTI: Any = None, TNOM: Any = None, temp: Any = None, tnom: Any = None, **coefficients: Any) -> None:
         m = model.as_dict() if model is not None else dict(DiodeModel.PARAMETERS)
         unknown = sorted(set(coefficients) - set(TEMPERATURE_COEFFICIENTS))
         if unknown:

@@ -16,6 +16,7 @@ Sign conventions (stated once, tested in ``tests/test_conventions.py``):
 >>> Resistor("R1", "a", "gnd", R=100).terminals
 ('a', '0')
 """
+from __future__ import annotations
 import sympy as sp
 
 from netdyn.errors import ElementError
@@ -23,6 +24,12 @@ from netdyn.symbols import as_expr
 
 from .base import (THROUGH, AcrossSource, Contribution, Element, EnergyLaw, LinearLaw, Port, ThroughSource,
                    TwoPort, node_name, require_positive)
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from collections.abc import Callable
+    from typing import Any
 
 DOMAIN = "electrical"
 
@@ -41,7 +48,8 @@ class Resistor(LinearLaw):
             return EnergyLaw(name, a, b, "D", dissipation, THROUGH, domain=DOMAIN)
         return super().__new__(cls)
 
-    def __init__(self, name, a, b, R=None, dissipation=None):
+    def __init__(self, name: str, a: str | int, b: str | int, R: Any = None,
+                 dissipation: Callable[..., Any] | None = None) -> None:
         if R is None:
             raise ElementError(f"{name}: give R (ohms) or a dissipation function")
         require_positive(name, "R", R)
@@ -69,7 +77,8 @@ class Inductor(LinearLaw):
             return EnergyLaw(name, a, b, "T", coenergy, THROUGH, domain=DOMAIN)
         return super().__new__(cls)
 
-    def __init__(self, name, a, b, L=None, coenergy=None):
+    def __init__(self, name: str, a: str | int, b: str | int, L: Any = None,
+                 coenergy: Callable[..., Any] | None = None) -> None:
         if L is None:
             raise ElementError(f"{name}: give L (henries) or a coenergy function")
         require_positive(name, "L", L)
@@ -99,7 +108,8 @@ class Capacitor(LinearLaw):
             return EnergyLaw(name, a, b, "V", energy, THROUGH, domain=DOMAIN)
         return super().__new__(cls)
 
-    def __init__(self, name, a, b, C=None, energy=None):
+    def __init__(self, name: str, a: str | int, b: str | int, C: Any = None,
+                 energy: Callable[..., Any] | None = None) -> None:
         if C is None:
             raise ElementError(f"{name}: give C (farads) or an energy function")
         require_positive(name, "C", C)
@@ -119,7 +129,7 @@ class VoltageSource(AcrossSource):
     {'value': 5*sin(100*t)}
     """
 
-    def __init__(self, name, plus, minus, v):
+    def __init__(self, name: str, plus: str | int, minus: str | int, v: Any) -> None:
         super().__init__(name, minus, plus, v, domain=DOMAIN, swap=False)
         # the port runs minus -> plus (delivered charge); report in the user's order plus, minus
         self.terminals = (node_name(plus), node_name(minus))
@@ -137,7 +147,7 @@ class CurrentSource(ThroughSource):
     [C1*Derivative(phi_a(t), (t, 2)) - I1 + Derivative(phi_a(t), t)/R1]
     """
 
-    def __init__(self, name, a, b, i):
+    def __init__(self, name: str, a: str | int, b: str | int, i: Any) -> None:
         super().__init__(name, a, b, i, domain=DOMAIN)
 
 
@@ -152,7 +162,8 @@ class CoupledInductors(Element):
     {'L1': 1.00000000000000, 'L2': 4.00000000000000, 'M': 1.00000000000000}
     """
 
-    def __init__(self, name, a1, b1, a2, b2, L1, L2, M=None, k=None):
+    def __init__(self, name: str, a1: str | int, b1: str | int, a2: str | int, b2: str | int, L1: Any, L2: Any,
+                 M: Any = None, k: Any = None) -> None:
         require_positive(name, "L1", L1)
         require_positive(name, "L2", L2)
         M = _mutual(name, L1, L2, M, k)
@@ -185,7 +196,7 @@ class MutualInductance(Element):
     ['q_L1', 'q_L2']
     """
 
-    def __init__(self, name, inductor1, inductor2, k=None, M=None):
+    def __init__(self, name: str, inductor1: str, inductor2: str, k: Any = None, M: Any = None) -> None:
         if (k is None) == (M is None):
             raise ElementError(f"{name}: give exactly one of k (coupling coefficient) or M (henries)")
         if k is not None:
@@ -217,7 +228,7 @@ class IdealTransformer(TwoPort):
     [-T1*Derivative(q_R2(t), t) + Derivative(q_T1_0(t), t)]
     """
 
-    def __init__(self, name, a1, b1, a2, b2, n):
+    def __init__(self, name: str, a1: str | int, b1: str | int, a2: str | int, b2: str | int, n: Any) -> None:
         ports = (Port(DOMAIN, node_name(a1), node_name(b1)), Port(DOMAIN, node_name(a2), node_name(b2)))
         super().__init__(name, ports[0], ports[1], "transformer", n)
 

@@ -25,6 +25,11 @@ from netdyn.symbols import as_expr, t
 
 from .planar import PlanarContribution, PlanarElement, _vector, point
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from typing import Any
+
 
 def _coordinate(value, what):
     if not (isinstance(value, sp.core.function.AppliedUndef) and value.args == (t,)):
@@ -56,7 +61,8 @@ class KnifeEdge:
     [-sin(theta(t))*Derivative(x(t), t) + cos(theta(t))*Derivative(y(t), t)]
     """
 
-    def __init__(self, x, y, theta, point=(0, 0), angle=0, name="knife edge"):
+    def __init__(self, x: Any, y: Any, theta: Any, point: Any = (0, 0), angle: Any = 0,
+                 name: str = "knife edge") -> None:
         self.x, self.y, self.theta = (_coordinate(c, n) for c, n in ((x, "x"), (y, "y"), (theta, "theta")))
         self.point = tuple(as_expr(p) for p in point)
         self.angle = as_expr(angle)
@@ -87,7 +93,7 @@ class Blade(PlanarElement):
 
     contacts_ground = True  # holds its body without a joint (netdyn.planar.check_structure)
 
-    def __init__(self, name, body, point=(0, 0), angle=0):
+    def __init__(self, name: str, body: str, point: Any = (0, 0), angle: Any = 0) -> None:
         super().__init__(name, (body,), {"angle": angle}, edge=False)
         self.point = _vector(name, "point", point)
 
@@ -108,7 +114,7 @@ class RollingDisk:
     2
     """
 
-    def __init__(self, x, y, theta, phi, R, name="rolling disk"):
+    def __init__(self, x: Any, y: Any, theta: Any, phi: Any, R: Any, name: str = "rolling disk") -> None:
         self.x, self.y, self.theta, self.phi = (
             _coordinate(c, n) for c, n in ((x, "x"), (y, "y"), (theta, "theta"), (phi, "phi")))
         self.R = as_expr(R)

@@ -44,6 +44,11 @@ from netdyn.symbols import as_expr, t
 
 from .base import Element, Port, Recorded, node_name, require_positive
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from typing import Any
+
 GROUND_POSE = (sp.S.Zero, sp.S.Zero, sp.S.Zero)
 
 
@@ -115,7 +120,7 @@ class RigidBody(Recorded):
     is_body = True
     couples = ()  # like an element: it acts on no other element's ports
 
-    def __init__(self, name, mass, inertia, com=(0, 0)):
+    def __init__(self, name: str, mass: Any, inertia: Any, com: Any = (0, 0)) -> None:
         if not isinstance(name, str) or not name:
             raise ElementError(f"body name must be a non-empty string, got {name!r}")
         if node_name(name) == "0":
@@ -178,7 +183,7 @@ class Joint(PlanarElement):
     is_joint = True
     relative = ()
 
-    def __init__(self, name, body_a, point_a, body_b, point_b, values=None):
+    def __init__(self, name: str, body_a: str, point_a: Any, body_b: str, point_b: Any, values: Any = None) -> None:
         super().__init__(name, (body_a, body_b), values)
         self.point_a = _vector(name, "point_a", point_a)
         self.point_b = _vector(name, "point_b", point_b)
@@ -275,7 +280,8 @@ class Prismatic(_Sliding):
     components = ("normal", "angle")
     relative = ("s",)
 
-    def __init__(self, name, body_a, point_a, body_b, point_b, axis=(1, 0), angle=0):
+    def __init__(self, name: str, body_a: str, point_a: Any, body_b: str, point_b: Any, axis: Any = (1, 0),
+                 angle: Any = 0) -> None:
         super().__init__(name, body_a, point_a, body_b, point_b, axis, {"angle": angle})
 
     def constraint_equations(self, pa, pb, values):
@@ -301,7 +307,7 @@ class Slider(_Sliding):
     components = ("normal",)
     relative = ("s", "theta")
 
-    def __init__(self, name, body_a, point_a, body_b, point_b, axis=(1, 0)):
+    def __init__(self, name: str, body_a: str, point_a: Any, body_b: str, point_b: Any, axis: Any = (1, 0)) -> None:
         super().__init__(name, body_a, point_a, body_b, point_b, axis)
 
     def constraint_equations(self, pa, pb, values):
@@ -325,7 +331,7 @@ class Weld(Joint):
 
     components = ("x", "y", "angle")
 
-    def __init__(self, name, body_a, point_a, body_b, point_b, angle=0):
+    def __init__(self, name: str, body_a: str, point_a: Any, body_b: str, point_b: Any, angle: Any = 0) -> None:
         super().__init__(name, body_a, point_a, body_b, point_b, {"angle": angle})
 
     def constraint_equations(self, pa, pb, values):
@@ -365,7 +371,7 @@ class Driver(_OnJoint):
 
     is_driver = True
 
-    def __init__(self, name, joint, motion, coordinate=0):
+    def __init__(self, name: str, joint: str, motion: Any, coordinate: Any = 0) -> None:
         super().__init__(name, joint, {"motion": motion}, coordinate)
 
     def planar_contribution(self, ctx, values):
@@ -380,7 +386,7 @@ class Actuator(_OnJoint):
     1.50000000000000
     """
 
-    def __init__(self, name, joint, effort, coordinate=0):
+    def __init__(self, name: str, joint: str, effort: Any, coordinate: Any = 0) -> None:
         super().__init__(name, joint, {"effort": effort}, coordinate)
 
     def planar_contribution(self, ctx, values):
@@ -410,7 +416,8 @@ class Spring(_PointPair):
     100
     """
 
-    def __init__(self, name, body_a, point_a, body_b, point_b, k, length=0):
+    def __init__(self, name: str, body_a: str, point_a: Any, body_b: str, point_b: Any, k: Any,
+                 length: Any = 0) -> None:
         require_positive(name, "k", k)
         require_positive(name, "length", length, allow_zero=True)
         super().__init__(name, body_a, point_a, body_b, point_b, {"k": k, "length": length})
@@ -430,7 +437,7 @@ class Damper(_PointPair):
     2
     """
 
-    def __init__(self, name, body_a, point_a, body_b, point_b, c):
+    def __init__(self, name: str, body_a: str, point_a: Any, body_b: str, point_b: Any, c: Any) -> None:
         require_positive(name, "c", c)
         super().__init__(name, body_a, point_a, body_b, point_b, {"c": c})
 
@@ -447,7 +454,7 @@ class Force(PlanarElement):
     10
     """
 
-    def __init__(self, name, body, point, fx, fy, frame="global"):
+    def __init__(self, name: str, body: str, point: Any, fx: Any, fy: Any, frame: str = "global") -> None:
         if frame not in ("global", "body"):
             raise ElementError(f"{name}: frame must be 'global' or 'body', got {frame!r}")
         super().__init__(name, (body,), {"fx": fx, "fy": fy}, edge=False)
@@ -470,7 +477,7 @@ class Torque(PlanarElement):
     2.00000000000000
     """
 
-    def __init__(self, name, body, tau, reaction=None):
+    def __init__(self, name: str, body: str, tau: Any, reaction: Any = None) -> None:
         bodies = (body,) if reaction is None else (body, reaction)
         super().__init__(name, bodies, {"tau": tau}, edge=False)
 
@@ -488,7 +495,7 @@ class Gravity(PlanarElement):
     9.81000000000000
     """
 
-    def __init__(self, name="gravity", g=9.81):
+    def __init__(self, name: str = "gravity", g: Any = 9.81) -> None:
         require_positive(name, "g", g, allow_zero=True)
         super().__init__(name, (), {"g": g}, edge=False)
 

@@ -63,6 +63,11 @@ from netdyn.symbols import as_expr, t
 
 from .base import Element, Port, Recorded, node_name, require_positive
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from typing import Any
+
 AXES = ("x", "y", "z")
 COMPONENTS = ("x", "y", "z", "rx", "ry", "rz")
 IDENTITY_QUAT = (sp.S.One, sp.S.Zero, sp.S.Zero, sp.S.Zero)
@@ -70,7 +75,7 @@ IDENTITY_QUAT = (sp.S.One, sp.S.Zero, sp.S.Zero, sp.S.Zero)
 
 # ------------------------------------------------------------------------------------------ rotations
 
-def quat_matrix(e):
+def quat_matrix(e: Any) -> Any:
     """Rotation matrix of Euler parameters ``(e0, e1, e2, e3)`` (homogeneous quadratic form).
 
     >>> quat_matrix((1, 0, 0, 0))
@@ -153,7 +158,7 @@ def _clean(v):
     return sp.Integer(r) if abs(v - r) < 1e-14 else sp.Float(v)
 
 
-def rotation_vector(R, previous=None):
+def rotation_vector(R: Any, previous: Any = None) -> Any:
     """Euler (rotation) vector of a numeric rotation matrix; with ``previous`` (the vector at the last
     step) it is unwrapped past π: the representative ``(φ + 2πk) n`` closest to ``previous``.
 
@@ -295,7 +300,7 @@ class RigidBody(Recorded):
     domain = "spatial"
     couples = ()
 
-    def __init__(self, name, mass, inertia, com=(0, 0, 0), frame=None):
+    def __init__(self, name: str, mass: Any, inertia: Any, com: Any = (0, 0, 0), frame: str | None = None) -> None:
         if not isinstance(name, str) or not name:
             raise ElementError(f"body name must be a non-empty string, got {name!r}")
         if node_name(name) == "0":
@@ -432,7 +437,8 @@ class Joint(SpatialElement):
 
     is_joint = True
 
-    def __init__(self, name, body_a, frame_a, body_b, frame_b, position="xyz", rotation="xyz"):
+    def __init__(self, name: str, body_a: str, frame_a: Any, body_b: str, frame_b: Any, position: str = "xyz",
+                 rotation: str = "xyz") -> None:
         super().__init__(name, (body_a, body_b))
         if self.bodies[0] == self.bodies[1]:
             raise ElementError(f"joint {name}: body_a and body_b are both {self.bodies[0]!r}; join two different bodies")
@@ -603,7 +609,8 @@ class _Named(Joint):
     rotation_mask = "xyz"
     drives = None  # the free component a ``motion=`` prescribes
 
-    def __init__(self, name, body_a, point_a, body_b, point_b, axis=(0, 0, 1), axis_b=None, motion=None):
+    def __init__(self, name: str, body_a: str, point_a: Any, body_b: str, point_b: Any, axis: Any = (0, 0, 1),
+                 axis_b: Any = None, motion: Any = None) -> None:
         Fa, Fb = _axis_frames(name, axis, axis_b)
         pos, rot = self.position_mask, self.rotation_mask
         if motion is not None:
@@ -707,7 +714,8 @@ class Universal(Joint):
     ('x', 'y', 'z', 'rz')
     """
 
-    def __init__(self, name, body_a, point_a, body_b, point_b, axis_a=(1, 0, 0), axis_b=(0, 1, 0)):
+    def __init__(self, name: str, body_a: str, point_a: Any, body_b: str, point_b: Any, axis_a: Any = (1, 0, 0),
+                 axis_b: Any = (0, 1, 0)) -> None:
         xa = np.array([float(v) for v in _vector3(name, "axis_a", axis_a)])
         yb = np.array([float(v) for v in _vector3(name, "axis_b", axis_b)])
         if np.linalg.norm(xa) == 0 or np.linalg.norm(yb) == 0 or abs(xa @ yb) > 1e-9 * np.linalg.norm(xa) * np.linalg.norm(yb):
@@ -747,7 +755,7 @@ class Driver(SpatialElement):
 
     is_driver = True
 
-    def __init__(self, name, joint, component="rz", motion=None, speed=None):
+    def __init__(self, name: str, joint: str, component: Any = "rz", motion: Any = None, speed: Any = None) -> None:
         if (motion is None) == (speed is None):
             raise ElementError(f"{name}: give exactly one of motion= (a function of t) or speed=")
         if component not in COMPONENTS:
@@ -770,7 +778,7 @@ class Gravity(SpatialElement):
     -9.81000000000000
     """
 
-    def __init__(self, name="gravity", vector=(0, 0, -9.81)):
+    def __init__(self, name: str = "gravity", vector: Any = (0, 0, -9.81)) -> None:
         g = _vector3(name, "vector", vector)
         super().__init__(name, (), {f"g{a}": v for a, v in zip(AXES, g)}, edge=False)
 
@@ -793,7 +801,7 @@ class Force(SpatialElement):
     10
     """
 
-    def __init__(self, name, body, point, F, frame="global"):
+    def __init__(self, name: str, body: str, point: Any, F: Any, frame: str = "global") -> None:
         if frame not in ("global", "body"):
             raise ElementError(f"{name}: frame must be 'global' or 'body', got {frame!r}")
         F = _vector3(name, "F", F)
@@ -817,7 +825,7 @@ class Torque(SpatialElement):
     1
     """
 
-    def __init__(self, name, body, tau, frame="global", reaction=None):
+    def __init__(self, name: str, body: str, tau: Any, frame: str = "global", reaction: Any = None) -> None:
         if frame not in ("global", "body"):
             raise ElementError(f"{name}: frame must be 'global' or 'body', got {frame!r}")
         bodies = (body,) if reaction is None else (body, reaction)
@@ -854,7 +862,8 @@ class Spring(_PointPair):
     100
     """
 
-    def __init__(self, name, body_a, point_a, body_b, point_b, k, length=0):
+    def __init__(self, name: str, body_a: str, point_a: Any, body_b: str, point_b: Any, k: Any,
+                 length: Any = 0) -> None:
         require_positive(name, "k", k)
         require_positive(name, "length", length, allow_zero=True)
         super().__init__(name, body_a, point_a, body_b, point_b, {"k": k, "length": length})
@@ -874,7 +883,7 @@ class Damper(_PointPair):
     2
     """
 
-    def __init__(self, name, body_a, point_a, body_b, point_b, c):
+    def __init__(self, name: str, body_a: str, point_a: Any, body_b: str, point_b: Any, c: Any) -> None:
         require_positive(name, "c", c)
         super().__init__(name, body_a, point_a, body_b, point_b, {"c": c})
 
@@ -902,7 +911,7 @@ class JointActuator(_OnJoint):
     1.50000000000000
     """
 
-    def __init__(self, name, joint, effort, component=None):
+    def __init__(self, name: str, joint: str, effort: Any, component: Any = None) -> None:
         super().__init__(name, joint, {"effort": effort}, component)
 
     def spatial_contribution(self, ctx, values):
@@ -917,7 +926,7 @@ class JointSpring(_OnJoint):
     2.00000000000000
     """
 
-    def __init__(self, name, joint, k, rest=0, component=None):
+    def __init__(self, name: str, joint: str, k: Any, rest: Any = 0, component: Any = None) -> None:
         require_positive(name, "k", k)
         super().__init__(name, joint, {"k": k, "rest": rest}, component)
 
@@ -933,7 +942,7 @@ class JointDamper(_OnJoint):
     0.100000000000000
     """
 
-    def __init__(self, name, joint, c, component=None):
+    def __init__(self, name: str, joint: str, c: Any, component: Any = None) -> None:
         require_positive(name, "c", c)
         super().__init__(name, joint, {"c": c}, component)
 

@@ -38,6 +38,11 @@ from .base import ACROSS, THROUGH, Contribution, Element, Port, TwoPort, linear_
 from .electrical import Inductor, Resistor
 from .rotational import Inertia, RotationalDamper
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from typing import Any
+
 ELECTRICAL = "electrical"
 
 
@@ -82,7 +87,8 @@ class MovingCoil(TwoPort):
 
     is_transducer = True
 
-    def __init__(self, name, a, b, node, Bl, reference="0", domain="translational"):
+    def __init__(self, name: str, a: str | int, b: str | int, node: str | int, Bl: Any, reference: str | int = "0",
+                 domain: str = "translational") -> None:
         require_positive(name, "Bl", Bl)
         super().__init__(name, Port(ELECTRICAL, node_name(a), node_name(b)),
                          Port(domain, node_name(node), node_name(reference)), "transformer", Bl)
@@ -111,7 +117,8 @@ class DCMotor(Element):
 
     is_transducer = True
 
-    def __init__(self, name, a, b, shaft, R, L, K, J=None, B=None, reference="0"):
+    def __init__(self, name: str, a: str | int, b: str | int, shaft: str | int, R: Any, L: Any, K: Any, J: Any = None,
+                 B: Any = None, reference: str | int = "0") -> None:
         a, b, shaft, reference = map(node_name, (a, b, shaft, reference))
         ports = [Port(ELECTRICAL, a, b), Port("rotational", shaft, reference)]
         parts = [("R", Resistor(f"{name}.R", a, b, R=R), (0,)), ("L", Inductor(f"{name}.L", a, b, L=L), (0,)),
@@ -179,7 +186,8 @@ class ElectrostaticTransducer(_ModulatedStorage):
 
     law, parameter = "through_storage", "C"
 
-    def __init__(self, name, a, b, node, C, reference="0", domain="translational"):
+    def __init__(self, name: str, a: str | int, b: str | int, node: str | int, C: Any, reference: str | int = "0",
+                 domain: str = "translational") -> None:
         super().__init__(name, a, b, node, C, reference, domain)
 
 
@@ -203,7 +211,8 @@ class Solenoid(_ModulatedStorage):
 
     law, parameter = "across_storage", "L"
 
-    def __init__(self, name, a, b, node, L, reference="0", domain="translational"):
+    def __init__(self, name: str, a: str | int, b: str | int, node: str | int, L: Any, reference: str | int = "0",
+                 domain: str = "translational") -> None:
         super().__init__(name, a, b, node, L, reference, domain)
 
 

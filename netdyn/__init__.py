@@ -42,6 +42,62 @@ from netdyn.lagrange import slots as _slots
 
 __version__ = "0.3.0"
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what type checkers see of the lazy names below (nothing is imported at run time)
+    from netdyn.symbols import t as t
+    from netdyn.symbols import coordinates as coordinates
+    from netdyn.symbols import symbols as symbols
+    from netdyn.graph.network import Network as Network
+    from netdyn.graph.assembly import Assembly as Assembly
+    from netdyn.lagrange.model import LagrangianModel as LagrangianModel
+    from netdyn.numerics.simulate import simulate as simulate
+    from netdyn.numerics.results.solution import Solution as Solution
+    from netdyn.analysis.sweep import sweep as sweep
+    from netdyn.analysis.linear import StateSpace as StateSpace
+    from netdyn.analysis.linear import Descriptor as Descriptor
+    from netdyn.analysis.linearize import OperatingPoint as OperatingPoint
+    from netdyn.analysis.linearize import equilibrium as equilibrium
+    from netdyn.analysis.linearize import linearize as linearize
+    from netdyn.analysis.linearize import transfer_function as transfer_function
+    from netdyn.analysis.integrability import is_integrable as is_integrable
+    from netdyn.analysis.analog import analog as analog
+    from netdyn.analysis.compare import analogy as analogy
+    from netdyn.analysis.compare import compare as compare
+    from netdyn.numerics.dae.structure import mobility as mobility
+    from netdyn.analysis.kinematics import assemble_configuration as assemble_configuration
+    from netdyn.analysis.kinematics import kinematics as kinematics
+    from netdyn.analysis.inverse import inverse_dynamics as inverse_dynamics
+    from netdyn.viz.plotting import plot_mechanism as plot_mechanism
+    from netdyn.viz.plotting import animate_mechanism as animate_mechanism
+    from netdyn.viz.plot3d import plot_spatial as plot_spatial
+    from netdyn.viz.plot3d import animate_spatial as animate_spatial
+    from netdyn.io.netlist import read_netlist as read_netlist
+    from netdyn.io.spice import write_netlist as write_netlist
+    from netdyn.io.modelfile import load_model as load_model
+    from netdyn.io.modelfile import save_model as save_model
+    from netdyn.numerics.circuit.operating_point import operating_point as operating_point
+    from netdyn.analysis.ac import ac as ac
+    from netdyn.bondgraph.graph import BondGraph as BondGraph
+    from netdyn.bondgraph.network import to_bond_graph as to_bond_graph
+    from netdyn.bondgraph.network import to_network as to_network
+    from netdyn.bondgraph.fileformat import load_bond_graph as load_bond_graph
+    from netdyn.bondgraph.fileformat import save_bond_graph as save_bond_graph
+    from netdyn.export import export_equations as export_equations
+    from netdyn.export.fmu import save_fmu as save_fmu
+    from netdyn import (analysis as analysis, bondgraph as bondgraph, components as components, export as export,
+                        graph as graph, io as io, lagrange as lagrange, linkages as linkages, models as models,
+                        numerics as numerics, viz as viz)
+    _SEEN_BY_TYPE_CHECKERS = (t, coordinates, symbols, Network, Assembly, LagrangianModel, simulate, Solution, sweep, StateSpace,
+                              Descriptor, OperatingPoint, equilibrium, linearize, transfer_function,
+                              is_integrable, analog, analogy, compare, mobility, assemble_configuration,
+                              kinematics, inverse_dynamics, plot_mechanism, animate_mechanism, plot_spatial,
+                              animate_spatial, read_netlist, write_netlist, load_model, save_model,
+                              ac, BondGraph, to_bond_graph, to_network, load_bond_graph,
+                              save_bond_graph, export_equations, save_fmu, analysis, bondgraph, components,
+                              export, graph, io, lagrange, linkages, models, numerics, viz)  # the names are used
+    _SEEN_TOO = operating_point  # type: ignore[has-type]  # (a module of the same name on the way)
+
 #: public name -> module that defines it (imported on first access)
 _LAZY = {
     "t": "netdyn.symbols",  # (sympy loads with the first of these: `netdyn --help` does without it)

@@ -239,30 +239,6 @@ def _select(headers, specs, later=()):
     return [h for h in headers if h in picked], unmatched
 
 
-def _node_tree(graph, root="0"):
-    """``{node: (parent, port key, sign)}`` of a breadth-first tree from ``root`` over the first branch between
-    each two nodes (the tree :func:`netdyn.graph.topology.tree_paths` walks; sign +1 along the branch)."""
-    first = {}
-    for u, v, k in graph.edges(keys=True):
-        first.setdefault(frozenset((u, v)), (u, v, k))
-    adj = {}
-    for u, v, k in first.values():
-        adj.setdefault(u, []).append((v, k, 1.0))
-        adj.setdefault(v, []).append((u, k, -1.0))
-    if root not in adj:
-        return {}
-    tree, level = {root: None}, [root]
-    while level:
-        nxt = []
-        for x in level:
-            for y, k, sign in adj[x]:
-                if y not in tree:
-                    tree[y] = (x, k, sign)
-                    nxt.append(y)
-        level = nxt
-    return tree
-
-
 class _PortAcross:
     """Across variables of element ports, read in bulk where the solution allows: on the linear path one
     set of sparse products for all ports asked for (:func:`netdyn.numerics.circuit.stamp.port_efforts`), else
@@ -318,7 +294,8 @@ def _node_values(net, sol, nodes):
     """``{node: across variable against ground}`` of the nodes asked for: ports read once, in bulk, and each
     node's value its parent's minus the branch between them (a ladder's 10^4 nodes in one pass)."""
     from netdyn.components.base import DOMAINS
-    trees = [_node_tree(net.domain_graph(d)) for d in net.domains if d in DOMAINS]
+    from netdyn.graph.topology import tree_paths
+    trees = [tree_paths(net.domain_graph(d)) for d in net.domains if d in DOMAINS]
     where, keys, seen = {}, set(), set()
     for node in nodes:
         tree = next((tr for tr in trees if node in tr), None)
@@ -326,33 +303,22 @@ def _node_values(net, sol, nodes):
             continue
         where[node] = tree
         x = node
-        while tree[x] is not None and x not in seen:  # the branches up to ground (or to a path already taken)
+        while tree.up[x] is not None and x not in seen:  # the branches up to ground (or to a path already taken)
             seen.add(x)
-            parent, key, _ = tree[x]
+            parent, key, _ = tree.up[x]
             keys.add(key)
             x = parent
     reader = _PortAcross(net, sol)
     across = reader.values([k for k in keys if k in reader.port_of])
     memo = {}
 
-    def value(node, tree):
-        chain = []
-        x = node
-        while x not in memo and tree[x] is not None:
-            chain.append(x)
-            x = tree[x][0]
-        base = memo.get(x)
-        if base is None:
-            base = memo[x] = 0.0  # the root: ground
-        for y in reversed(chain):
-            _, key, sign = tree[y]
-            base = memo[y] = base - sign * across[key]
-        return base
+    def down(value, key, sign):
+        return value - sign * across[key]
 
     import numpy as np
     out = {}
     for node, tree in where.items():
-        v = value(node, tree)
+        v = tree.fold(node, memo, 0.0, down)
         out[node] = v if isinstance(v, np.ndarray) else np.zeros_like(sol.t, dtype=float)
     return out
 
@@ -709,7 +675,8 @@ def cmd_equations(args):
             raise UsageError(f"{args.file}: --format state is for bond-graph files; this is a network")
         text = "\n".join(f"{eq.lhs} = {eq.rhs}" for eq in net.state_equations().equations()) + "\n"
         return _emit(text, args.output)
-    model = net.model(formulation=_formulation(args.formulation))
+    from netdyn.graph.network import as_model
+    model = as_model(net, _formulation(args.formulation))  # a netlist's .param names stay parameters
     options = {}
     if args.format == "latex":
         options = {"standalone": args.standalone, "efforts": args.efforts}
@@ -834,9 +801,11 @@ def _model_info(args, net, warnings, p):
         from netdyn.numerics.dae.initial import consistent_initial_conditions
         from netdyn.numerics.functions.compiled import compile_model
         from netdyn.numerics.paths import method_for
+        from netdyn.graph.assembly import fill
         cm = compile_model(model)
         pv = cm.parameter_vector()
-        q, f = consistent_initial_conditions(cm, 0.0, None, None, pv)
+        q0, f0, guess = fill(model)  # the file's stored assembly, as `netdyn simulate FILE` starts from it
+        q, f = consistent_initial_conditions(cm, 0.0, q0, f0, pv, guess=guess)
         c = cm.constraints(0.0, q, f, pv)
         C = c.jacobian
         rank = int(np.linalg.matrix_rank(C)) if C.size else 0

@@ -7,6 +7,7 @@ what to do about it.
 >>> issubclass(TopologyError, NetdynError)
 True
 """
+from __future__ import annotations
 
 
 class NetdynError(Exception):
@@ -59,7 +60,7 @@ class TopologyError(NetdynError):
     ['V1, V2 close a loop', 'I1 is in a cut-set']
     """
 
-    def __init__(self, message, faults=None):
+    def __init__(self, message: str, faults: list[str] | None = None) -> None:
         super().__init__(message)
         self.faults = list(faults) if faults else [message]
 
@@ -186,13 +187,14 @@ class ParseError(NetdynError):
     netdyn.errors.ParseError: line 4: Q1: bipolar transistor elements are not supported (netdyn reads R, L, C, V, I, E, F, G, H, D, K and X)
     """
 
-    def __init__(self, message, line=None):
+    def __init__(self, message: str, line: int | None = None) -> None:
         self.line = line
         super().__init__(f"line {line}: {message}" if line is not None else message)
 
 
 class ExportError(NetdynError):
-    """Equations cannot be exported in the requested format (unknown format or option, unprintable term).
+    """Equations cannot be exported in the requested format (unknown format or option, unprintable term), or a
+    file cannot be written where asked (a path below a file, no permission: :mod:`netdyn.files`).
 
     >>> import netdyn
     >>> x, = netdyn.coordinates("x,")

@@ -16,13 +16,19 @@ from netdyn.components.nonholonomic import KnifeEdge, RollingDisk
 from netdyn.lagrange.model import LagrangianModel
 from netdyn.symbols import coordinates, t
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from typing import Any
+
 
 def _params(**values):
     syms = {k: sp.Symbol(k, positive=True) for k in values}
     return syms, {syms[k]: v for k, v in values.items()}
 
 
-def chaplygin_sleigh(m=1.0, I=0.1, a=0.5, name="Chaplygin sleigh"):
+def chaplygin_sleigh(m: float = 1.0, I: float = 0.1, a: float = 0.5,
+                     name: str = "Chaplygin sleigh") -> LagrangianModel:
     """A body on a knife edge at ``(x, y)``, heading ``theta``; centre of mass a distance ``a`` ahead.
 
     ``I`` is the moment of inertia about the centre of mass. With ``v`` the
@@ -44,7 +50,7 @@ def chaplygin_sleigh(m=1.0, I=0.1, a=0.5, name="Chaplygin sleigh"):
                            flow_constraint_labels=edge.labels)
 
 
-def rolling_disk(m=1.0, R=0.3, name="rolling disk"):
+def rolling_disk(m: float = 1.0, R: float = 0.3, name: str = "rolling disk") -> LagrangianModel:
     """A thin vertical disk (mass ``m``, radius ``R``) rolling without slipping on a plane.
 
     Coordinates: contact point ``(x, y)``, heading ``theta``, spin ``phi``.
@@ -64,7 +70,9 @@ def rolling_disk(m=1.0, R=0.3, name="rolling disk"):
                            name=name, flow_constraint_labels=disk.labels)
 
 
-def slider_crank(m1=1.0, m2=2.0, m3=0.5, l1=0.1, l2=0.3, I1=None, I2=None, torque=0, name="slider-crank"):
+def slider_crank(m1: float = 1.0, m2: float = 2.0, m3: float = 0.5, l1: float = 0.1, l2: float = 0.3,
+                 I1: float | None = None, I2: float | None = None, torque: Any = 0,
+                 name: str = "slider-crank") -> LagrangianModel:
     """The book's Example 4.2 in 7 absolute coordinates and 6 displacement constraints.
 
     Crank (1) and rod (2) are slender rods (``I = m l²/12`` unless given),
@@ -90,7 +98,8 @@ def slider_crank(m1=1.0, m2=2.0, m3=0.5, l1=0.1, l2=0.3, I1=None, I2=None, torqu
                            constraints=phi, parameters=defaults, name=name, constraint_labels=labels)
 
 
-def with_motor(model, shaft, motor, voltage, charge="q_motor", load=None):
+def with_motor(model: LagrangianModel, shaft: str, motor: Any, voltage: Any, charge: str = "q_motor",
+               load: Any = None) -> LagrangianModel:
     """A model with a :class:`~netdyn.components.transducers.DCMotor` added on coordinate ``shaft``.
 
     The motor's own contribution (its armature R and L, the coupling and its

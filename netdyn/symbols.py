@@ -8,16 +8,23 @@ models typed with either library mix freely.
 >>> x.diff(t)
 Derivative(x(t), t)
 """
+from __future__ import annotations
+
 import re
 
 import sympy as sp
 from sympy.physics.mechanics import dynamicsymbols
 from netdyn.validate import value as checked
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from typing import Any
+
 t = dynamicsymbols._t
 
 
-def coordinates(names):
+def coordinates(names: str) -> Any:
     """Coordinates as sympy functions of time, like ``dynamicsymbols``.
 
     >>> coordinates("q1")
@@ -28,7 +35,7 @@ def coordinates(names):
     return dynamicsymbols(names)
 
 
-def symbols(names, **assumptions):
+def symbols(names: str, **assumptions: Any) -> Any:
     """Parameter symbols (positive real by default): ``m, k = symbols("m k")``.
 
     >>> symbols("m").is_positive

@@ -18,7 +18,7 @@ UNIT_WORDS = frozenset({
 NUMBER = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)([A-Za-zµμ]*)$")
 
 
-def parse_value(token, line=None):
+def parse_value(token: str, line: int | None = None) -> float:
     """A SPICE number with optional scale factor and unit name, as a float.
 
     >>> parse_value("10uF"), parse_value("1kOhm"), parse_value("2.2meg"), parse_value("1e-3")

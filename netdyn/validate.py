@@ -31,7 +31,7 @@ import sympy as sp
 from netdyn.errors import InvalidValueError, ParseError
 from netdyn.units import NUMBER, SCALE, UNIT_WORDS, parse_value  # noqa: F401 - re-exported
 
-__all__ = ["parse_value", "value", "real", "positive", "parameter_values", "requirements", "SCALE", "UNIT_WORDS"]
+__all__ = ["format_version", "parse_value", "value", "real", "positive", "parameter_values", "requirements", "SCALE", "UNIT_WORDS"]
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
@@ -236,3 +236,30 @@ def conditioning_hint(model):
     return (f"; the problem is badly conditioned by {listed} (values beyond 1e±15 in SI units make time "
             "constants no integrator can resolve); check the units or replace the element by an ideal one "
             "(a short, an open circuit, a rigid link)")
+
+
+#: the key every netdyn file gives its format version under; bond-graph files before 0.3 said ``version``
+VERSION_KEY, OLD_VERSION_KEY = "format_version", "version"
+
+
+def format_version(doc, where, newest):
+    """The format version of a file's content: ``format_version`` (every netdyn file writes it), or ``version``
+    as bond-graph files written before 0.3 named it (a file giving both must give one number). A missing,
+    non-integer or newer version is a :class:`~netdyn.errors.ParseError`.
+
+    >>> format_version({"format_version": 2}, "f.yaml", 2), format_version({"version": 1}, "f.yaml", 2)
+    (2, 1)
+    >>> format_version({"format_version": 3}, "f.yaml", 2)
+    Traceback (most recent call last):
+    ...
+    netdyn.errors.ParseError: f.yaml: format_version 3 is newer than this netdyn reads (2); upgrade netdyn
+    """
+    given = {key: doc[key] for key in (VERSION_KEY, OLD_VERSION_KEY) if key in doc}
+    if not given or len(set(map(repr, given.values()))) > 1 or any(type(v) is not int for v in given.values()):
+        shown = ", ".join(f"{k}: {v!r:.40}" for k, v in given.items()) or "none"
+        raise ParseError(f"{where}: needs one integer {VERSION_KEY} (found {shown})")
+    version = next(iter(given.values()))
+    if version > newest:
+        raise ParseError(f"{where}: {VERSION_KEY} {version} is newer than this netdyn reads ({newest}); upgrade netdyn")
+    return version
+

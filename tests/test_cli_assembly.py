@@ -71,3 +71,14 @@ def test_flags_on_a_circuit_name_its_coordinates(files, capsys):
     assert code == 0 and np.isfinite(list(start.values())).all()
     code, err = simulate(files / "rlc.json", "--q0", "q_C9=1", capsys=capsys)
     assert code == 2 and "'q_C9' is not a coordinate" in err
+
+
+def test_info_checks_t0_from_the_stored_assembly(files, capsys):
+    """``netdyn info`` checks the configuration at t = 0 as ``simulate`` starts it: from the file's stored
+    assembly (the README's four-bar closes; the same file without its assembly does not)."""
+    assert main(["info", str(files / "four_bar.yaml"), "--derive"]) == 0
+    out = capsys.readouterr().out
+    assert "warnings (0): none" in out and "degrees of freedom: 1 (9 coordinates - 8 independent constraints)" in out
+    assert main(["info", str(files / "bare.json"), "--derive"]) == 0
+    out = capsys.readouterr().out
+    assert "does not close" in out and "warnings (1):" in out

@@ -35,6 +35,13 @@ from netdyn.graph.assemble import resolve_formulation
 from netdyn.numerics.circuit.operating_point import _stamped, operating_point
 from netdyn.graph import topology
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.graph.network import Network
+    from netdyn.hints import ArrayLike, Formulation
+    from collections.abc import Sequence
+
 __all__ = ["ac", "ACResult", "frequencies_of"]
 
 
@@ -117,7 +124,8 @@ class ACResult:
         return f"ACResult({len(self.frequencies)} frequencies, outputs {list(self.values)})"
 
 
-def ac(net, frequencies, input=None, outputs=None, formulation=None, t0=0.0):
+def ac(net: Network, frequencies: ArrayLike, input: str | None = None, outputs: Sequence[str] | None = None,
+       formulation: Formulation = None, t0: float = 0.0) -> ACResult:
     """Small-signal response of a network about its DC operating point.
 
     Parameters
@@ -236,8 +244,9 @@ def ac(net, frequencies, input=None, outputs=None, formulation=None, t0=0.0):
         port = _port_values(net, info, local, lin, Q, mu, s, input, drive, iv)
         if outputs is None:
             outputs = [f"v({node})" for node in _node_names(net)]
+        memo = {}  # node voltages at this frequency, each its parent's minus one branch
         for out in outputs:
-            values.setdefault(out, np.zeros(frequencies.size, complex))[k] = _output(net, port, out, nodes)
+            values.setdefault(out, np.zeros(frequencies.size, complex))[k] = _output(net, port, out, nodes, memo)
     return ACResult(frequencies, values, input, drive)
 
 
@@ -275,7 +284,7 @@ def _port_values(net, info, local, lin, Q, mu, s, input, drive, iv):
     return out
 
 
-def _output(net, port, spec, nodes):
+def _output(net, port, spec, nodes, memo):
     m = re.fullmatch(r"\s*([vVIi])\(\s*([^,()]+?)\s*(?:,\s*([^,()]+?)\s*)?\)\s*", spec)
     if not m:
         raise ModelError(f"ac output {spec!r}: use v(node), v(a,b) or i(element)")
@@ -290,23 +299,23 @@ def _output(net, port, spec, nodes):
     def node_voltage(node):
         if node in ("0", "gnd", "ground"):
             return 0.0
-        if node not in nodes:
-            raise ModelError(f"ac output {spec!r}: no node named {node!r}")
-        value = 0.0
-        for name, k, sign in nodes[node]:
-            value -= sign * port[name][k][1]
-        return value
+        for i, (paths, owner) in enumerate(nodes):  # the first domain that has the node answers for it
+            if node in paths:
+                def down(value, key, sign):
+                    name, k = owner[key]
+                    return value - sign * port[name][k][1]
+                return paths.fold(node, memo.setdefault(i, {}), 0.0, down)
+        raise ModelError(f"ac output {spec!r}: no node named {node!r}")
     return node_voltage(a) - (node_voltage(b) if b is not None else 0.0)
 
 
 def _node_paths(net):
-    """Node -> ``[(element, port, sign), ...]`` from ground (the first domain that has the node): its voltage is
-    ``−Σ sign · across``. One tree walk per domain for the whole analysis, so an output costs its path."""
-    out = {}
+    """The tree from ground of each domain and the port each of its branches is: ``[(paths, owner)]`` with
+    ``owner[key] = (element, port)``. A node's voltage is ``−Σ sign · across`` down its path; folded with a
+    memo (:meth:`~netdyn.graph.topology.TreePaths.fold`), every node costs one step more than its parent."""
+    out = []
     for domain in [d for d in net.domains if d in DOMAINS]:
         g = net.domain_graph(domain)
         owner = {d_key: (d["element"].name, d["port"]) for *_, d_key, d in g.edges(keys=True, data=True)}
-        for node, path in topology.tree_paths(g, "0").items():
-            if node not in out:
-                out[node] = [(*owner[key], sign) for key, sign in path]
+        out.append((topology.tree_paths(g, "0"), owner))
     return out

@@ -38,7 +38,7 @@ _MECH_NAMES = {"translational": ("Mass", "m", "Spring", "Damper", "Force", "Velo
                               "AngularVelocitySource", "Gear")}
 
 
-def analog(network, kind="force-current", domain="translational"):
+def analog(network: Network, kind: str = "force-current", domain: str = "translational") -> Network:
     """The analogous ``Network``: mechanical → electrical, or electrical → mechanical (``domain`` of the result).
 
     >>> from netdyn import Network

@@ -32,6 +32,15 @@ from netdyn.graph.assemble import role
 from netdyn.components.base import THROUGH
 from netdyn.analysis.linearize import linearize
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.bondgraph.graph import BondGraph
+    from netdyn.graph.network import Network
+    from netdyn.lagrange.model import LagrangianModel
+    from netdyn.hints import Formulation
+    from collections.abc import Sequence
+
 MAX_SEARCH = 6  # coordinates; beyond this the permutation search is not attempted
 
 
@@ -128,7 +137,7 @@ def _match(pairs, max_passes=4):
     return None
 
 
-def analogy(a, b):
+def analogy(a: Network | LagrangianModel | BondGraph, b: Network | LagrangianModel | BondGraph) -> Analogy:
     """Whether two systems have the same normal form under a mapping of coordinates and parameters.
 
     >>> from netdyn import Network
@@ -273,7 +282,9 @@ class Comparison:
         return fig
 
 
-def compare(a, b, inputs=None, outputs=None, t_end=None, formulation=None):
+def compare(a: Network | LagrangianModel | BondGraph, b: Network | LagrangianModel | BondGraph,
+            inputs: Sequence[str] | None = None, outputs: Sequence[str] | None = None, t_end: float | None = None,
+            formulation: Formulation = None) -> Comparison:
     """Compare two systems (networks or models) side by side; returns a :class:`Comparison`.
 
     ``inputs``/``outputs`` are pairs (one name for each system); by default the

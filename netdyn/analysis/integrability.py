@@ -33,6 +33,13 @@ import sympy as sp
 from netdyn.errors import ModelError
 from netdyn.symbols import t
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.lagrange.model import LagrangianModel
+    from collections.abc import Sequence
+    import sympy
+
 
 @dataclass
 class Integrability:
@@ -90,7 +97,8 @@ def _is_zero(expr, variables):
     return None
 
 
-def is_integrable(constraints, coordinates):
+def is_integrable(constraints: sympy.Expr | Sequence[sympy.Expr] | LagrangianModel,
+                  coordinates: Sequence[sympy.Expr] | None) -> Integrability:
     """Decide whether flow constraints (expressions, a list, or a model) are integrable; see the module docstring.
 
     >>> import sympy as sp

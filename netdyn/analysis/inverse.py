@@ -30,8 +30,20 @@ from netdyn.analysis.kinematics import with_drivers
 from netdyn.graph.network import as_model
 from netdyn.graph.assembly import fill as stored_assembly
 
+from typing import TYPE_CHECKING
 
-def inverse_dynamics(system, drivers, t, guess=None, params=None, method="auto"):
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.graph.network import Network
+    from netdyn.lagrange.model import LagrangianModel
+    from netdyn.hints import ArrayLike, Initial, Params
+    from collections.abc import Mapping
+    from netdyn.recursive.inverse import RecursiveInverse
+    from typing import Any
+
+
+def inverse_dynamics(system: Network | LagrangianModel, drivers: Mapping[str, Any], t: ArrayLike,
+                     guess: Initial | None = None, params: Params | None = None,
+                     method: str = "auto") -> Solution | RecursiveInverse:
     """Actuator efforts and joint reactions for the prescribed driver motions at times ``t``.
 
     ``method="least-squares"`` returns a :class:`~netdyn.numerics.results.solution.Solution`

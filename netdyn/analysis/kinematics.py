@@ -29,6 +29,15 @@ from netdyn.numerics.results.solution import Solution
 from netdyn.numerics.results.trajectory import Trajectory
 from netdyn.graph.spatial import driver_constraint
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.graph.network import Network
+    from netdyn.lagrange.model import LagrangianModel
+    from netdyn.hints import ArrayLike, Initial, Params
+    from collections.abc import Mapping
+    from typing import Any
+
 
 def driver_motions(system, drivers, params=None):
     """``drivers`` with every motion given as text parsed into an expression of ``t`` and the parameters.
@@ -94,7 +103,8 @@ def with_drivers(model, drivers):
     return with_constraints(model, list(model.constraints) + exprs, list(model.constraint_labels) + labels)
 
 
-def assemble_configuration(system, guess=None, q0=None, t=0.0, params=None):
+def assemble_configuration(system: Network | LagrangianModel, guess: Initial | None = None, q0: Initial | None = None,
+                           t: float = 0.0, params: Params | None = None) -> dict[str, float]:
     """Coordinates satisfying the constraints, by damped Newton from a rough ``guess``; ``q0`` values are held.
 
     Returns a dict name -> value; an :class:`~netdyn.errors.InitialConditionError` names the constraint
@@ -116,7 +126,8 @@ def assemble_configuration(system, guess=None, q0=None, t=0.0, params=None):
     return dict(zip(model.coordinate_names, q))
 
 
-def kinematics(system, drivers, t, guess=None, params=None, tol=1e-12):
+def kinematics(system: Network | LagrangianModel, drivers: Mapping[str, Any], t: ArrayLike,
+               guess: Initial | None = None, params: Params | None = None, tol: float = 1e-12) -> Solution:
     """Position, velocity and acceleration analysis for the given driver motions at the times ``t``.
 
     Returns a :class:`~netdyn.solution.Solution` (``method="kinematics"``, multipliers zero). Positions are solved by Newton from the previous time (the first

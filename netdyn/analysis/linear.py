@@ -21,6 +21,13 @@ from scipy import signal
 
 from netdyn.errors import ModelError, SingularSystemError
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from collections.abc import Sequence
+    from typing import Any
+    from netdyn.hints import ArrayLike, PathArg
+
 
 def _matrix(m, rows, cols):
     m = np.asarray(m, dtype=float)
@@ -67,7 +74,8 @@ class StateSpace:
     (array([-0.2-1.99j, -0.2+1.99j]), 0.25)
     """
 
-    def __init__(self, A, B, C, D, states=None, inputs=None, outputs=None):
+    def __init__(self, A: ArrayLike, B: ArrayLike, C: ArrayLike, D: ArrayLike, states: Sequence[str] | None = None,
+                 inputs: Sequence[str] | None = None, outputs: Sequence[str] | None = None) -> None:
         A = np.atleast_2d(np.asarray(A, dtype=float))
         n = A.shape[0]
         B = np.asarray(B, dtype=float)
@@ -82,22 +90,22 @@ class StateSpace:
         self.outputs = list(outputs or [f"y{i}" for i in range(p)])
 
     @property
-    def n(self):
+    def n(self) -> int:
         return self.A.shape[0]
 
-    def poles(self):
+    def poles(self) -> np.ndarray:
         """Eigenvalues of A, sorted by real part then imaginary part."""
         return sort_poles(np.linalg.eigvals(self.A) if self.n else np.zeros(0, complex))
 
-    def natural_frequencies(self):
+    def natural_frequencies(self) -> np.ndarray:
         """Natural frequency of each mode (rad per unit time), ascending."""
         return modes(self.poles())[0]
 
-    def damping_ratios(self):
+    def damping_ratios(self) -> np.ndarray:
         """Damping ratio of each mode, in the order of :meth:`natural_frequencies`."""
         return modes(self.poles())[1]
 
-    def static_gain(self):
+    def static_gain(self) -> np.ndarray:
         """``D − C A⁻¹ B``: the steady response to unit constant inputs (A must be regular)."""
         try:
             return self.D - self.C @ np.linalg.solve(self.A, self.B)
@@ -112,14 +120,14 @@ class StateSpace:
             raise ModelError(f"unknown {which} {item!r}; the {which}s are {names}")
         return names.index(item)
 
-    def transfer_function(self, output=0, input=0):
+    def transfer_function(self, output: int | str = 0, input: int | str = 0) -> signal.TransferFunction:
         """``scipy.signal.TransferFunction`` from one input to one output (names or indices)."""
         i = self._index(self.outputs, "output", output)
         j = self._index(self.inputs, "input", input)
         num, den = signal.ss2tf(self.A, self.B[:, [j]], self.C[[i], :], self.D[[i], [j]].reshape(1, 1))
         return signal.TransferFunction(np.trim_zeros(num[0], "f") if np.any(num[0]) else [0.0], den)
 
-    def frequency_response(self, w, output=0, input=0):
+    def frequency_response(self, w: ArrayLike, output: int | str = 0, input: int | str = 0) -> np.ndarray:
         """Complex ``G(jω)`` at the frequencies ``w`` (computed from (A, B, C, D) directly)."""
         i = self._index(self.outputs, "output", output)
         j = self._index(self.inputs, "input", input)
@@ -128,7 +136,8 @@ class StateSpace:
         return np.array([self.C[i] @ np.linalg.solve(1j * wk * eye - self.A, self.B[:, j]) + self.D[i, j]
                          for wk in w])
 
-    def bode(self, w=None, output=0, input=0):
+    def bode(self, w: ArrayLike | None = None, output: int | str = 0,
+             input: int | str = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(w, magnitude in dB, phase in degrees)``; ``w`` spans the modes by default."""
         if w is None:
             wn = self.natural_frequencies()
@@ -138,7 +147,8 @@ class StateSpace:
         G = self.frequency_response(w, output, input)
         return w, 20 * np.log10(np.maximum(np.abs(G), 1e-300)), np.degrees(np.unwrap(np.angle(G)))
 
-    def plot_bode(self, path=None, w=None, output=0, input=0, label=None, axes=None):
+    def plot_bode(self, path: PathArg | None = None, w: ArrayLike | None = None, output: int | str = 0,
+                  input: int | str = 0, label: str | None = None, axes: Any = None) -> Any:
         """Bode plot (magnitude and phase); saves to ``path`` when given. Returns the two axes."""
         import matplotlib
         if path is not None:
@@ -162,14 +172,15 @@ class StateSpace:
             plt.close(axes[0].figure)
         return axes
 
-    def step(self, t, input=0, x0=None):
+    def step(self, t: ArrayLike, input: int | str = 0, x0: ArrayLike | None = None) -> np.ndarray:
         """Outputs (one row each) for a unit step on one input, from ``x0`` (default zero)."""
         j = self._index(self.inputs, "input", input)
+        t = np.asarray(t, dtype=float)
         u = np.zeros((len(t), self.B.shape[1]))
         u[:, j] = 1.0
         return self.simulate(t, u, x0)
 
-    def simulate(self, t, u, x0=None):
+    def simulate(self, t: ArrayLike, u: ArrayLike, x0: ArrayLike | None = None) -> np.ndarray:
         """Outputs (rows) for inputs ``u`` (one row per time, one column per input) by exact discretization."""
         t = np.asarray(t, dtype=float)
         u = np.asarray(u, dtype=float).reshape(len(t), -1)
@@ -202,7 +213,9 @@ class Descriptor:
     array([-1.+0.j])
     """
 
-    def __init__(self, E, A, B, C, D, variables=None, inputs=None, outputs=None):
+    def __init__(self, E: ArrayLike, A: ArrayLike, B: ArrayLike, C: ArrayLike, D: ArrayLike,
+                 variables: Sequence[str] | None = None, inputs: Sequence[str] | None = None,
+                 outputs: Sequence[str] | None = None) -> None:
         self.E, self.A = np.asarray(E, dtype=float), np.asarray(A, dtype=float)
         self.B, self.C, self.D = np.asarray(B, dtype=float), np.asarray(C, dtype=float), np.asarray(D, dtype=float)
         self.variables = list(variables or [])
@@ -211,7 +224,7 @@ class Descriptor:
 
     n_finite = None  #: number of finite poles (the minimal state dimension), when known
 
-    def poles(self):
+    def poles(self) -> np.ndarray:
         """Finite generalized eigenvalues of the pencil ``(A, E)``, sorted as :meth:`StateSpace.poles`.
 
         The infinite eigenvalues of the algebraic part come out of QZ as huge

@@ -45,6 +45,15 @@ from netdyn.graph.assembly import fill as stored_assembly
 from netdyn.numerics.dae.initial import consistent_initial_conditions
 from netdyn.numerics.functions.energy import port_efforts
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.bondgraph.graph import BondGraph
+    from netdyn.lagrange.model import LagrangianModel
+    from netdyn.hints import ArrayLike, Formulation, Initial, Params
+    from collections.abc import Mapping, Sequence
+    import sympy
+
 
 class OperatingPoint:
     """Displacements ``q``, flows ``f``, input values ``u`` and multipliers ``ν = [λ; μ]`` of a steady state;
@@ -61,10 +70,11 @@ class OperatingPoint:
     array([2.])
     """
 
-    def __init__(self, model, q, f, u, nu):
+    def __init__(self, model: LagrangianModel, q: ArrayLike, f: ArrayLike, u: Mapping[str, float],
+                 nu: ArrayLike) -> None:
         self.model, self.q, self.f, self.u, self.nu = model, np.asarray(q), np.asarray(f), dict(u), np.asarray(nu)
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, float]:
         """``{name: value}`` for the displacements and (``name_dot``) the flows."""
         names = self.model.coordinate_names
         out = {n: float(v) for n, v in zip(names, self.q)}
@@ -223,7 +233,9 @@ def _prepare(system, inputs, u, params, formulation=None):
 
 # ------------------------------------------------------------------------------------------ equilibrium
 
-def equilibrium(system, guess=None, f=None, u=None, inputs=(), steady=(), params=None, tol=1e-9, formulation=None):
+def equilibrium(system: Network | LagrangianModel | BondGraph, guess: Initial | None = None, f: Initial | None = None,
+                u: Mapping[str, float] | None = None, inputs: Sequence[str] = (), steady: Sequence[str] = (),
+                params: Params | None = None, tol: float = 1e-9, formulation: Formulation = None) -> OperatingPoint:
     """A steady state near ``guess``: all displacements (and the flows of the ``steady`` coordinates) solved.
 
     ``f`` fixes flows (default 0); ``steady`` names coordinates whose flow is
@@ -308,7 +320,9 @@ class LinearModel(StateSpace):
 
     #: ``[D1, D2, …]``: outputs that follow the inputs' derivatives, ``y = C x + D u + D1 u̇ + …`` (a capacitor's
     #: current across a supply); empty for a proper system
-    D_derivatives = ()
+    D_derivatives: tuple | list = ()
+    #: the model linearized (set by :func:`linearize`)
+    model: LagrangianModel
 
     def _derivative_terms(self, i, j):
         return [float(Dk[i, j]) for Dk in self.D_derivatives]
@@ -373,8 +387,11 @@ def _partition(J, what, labels, tol=1e-9):
     return dep, ind, N
 
 
-def linearize(system, q_op=None, f_op=None, inputs=(), outputs=(), u=None, params=None, tol=1e-7,
-              formulation=None, guess=None):
+def linearize(system: Network | LagrangianModel | BondGraph | OperatingPoint,
+              q_op: OperatingPoint | Initial | None = None, f_op: Initial | None = None,
+              inputs: Sequence[str] = (), outputs: Sequence[str] = (), u: Mapping[str, float] | None = None,
+              params: Params | None = None, tol: float = 1e-7,
+              formulation: Formulation = None, guess: Initial | None = None) -> LinearModel:
     """Linearize at an operating point; returns a :class:`LinearModel` (with ``.descriptor``).
 
     ``q_op``/``f_op`` map coordinate names to values (an :class:`OperatingPoint`
@@ -782,7 +799,9 @@ def _descriptor(model, J, Ym, out_names, in_names):
     return Descriptor(E, A, B, Cd, Ym["u"], variables=variables, inputs=in_names, outputs=out_names)
 
 
-def transfer_function(system, inputs=(), outputs=(), q_op=None, s=None):
+def transfer_function(system: Network | LagrangianModel | BondGraph, inputs: Sequence[str] = (),
+                      outputs: Sequence[str] = (), q_op: OperatingPoint | Initial | None = None,
+                      s: sympy.Symbol | None = None) -> sympy.Matrix:
     """Symbolic transfer matrix ``G(s)`` (outputs × inputs) of a small model without constraints.
 
     Linearizes ``M q̈ + h = 0`` symbolically at ``q_op`` (default all zero, zero

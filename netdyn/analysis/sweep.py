@@ -30,6 +30,16 @@ from netdyn.numerics.functions.compiled import compile_model
 from netdyn.numerics.simulate import simulate
 from netdyn.numerics.results.solution import Solution
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.lagrange.model import LagrangianModel
+    from netdyn.graph.network import Network
+    from netdyn.hints import ArrayLike, Initial, Params, TimeSpan
+    from collections.abc import Sequence
+    from concurrent.futures import Executor
+    from typing import Any
+
 __all__ = ["sweep", "parameter_grid"]
 
 
@@ -51,7 +61,9 @@ def parameter_grid(grid):
     return out
 
 
-def sweep(model, params_grid, t_span, q0=None, f0=None, t_eval=None, executor=None, chunks=None, **options):
+def sweep(model: Network | LagrangianModel, params_grid: Sequence[Params], t_span: TimeSpan,
+          q0: Initial | None = None, f0: Initial | None = None, t_eval: ArrayLike | None = None,
+          executor: Executor | Any | None = None, chunks: int | None = None, **options: Any) -> list[Solution]:
     """Simulate ``model`` for every parameter set of ``params_grid``; returns the solutions in grid order.
 
     ``model`` is a ``LagrangianModel`` or a ``Network`` (assembled with
@@ -82,10 +94,10 @@ def sweep(model, params_grid, t_span, q0=None, f0=None, t_eval=None, executor=No
     parts = [list(range(len(grid)))[i::n] for i in range(n)]
     futures = [executor.submit(_run_chunk, token, payload, [grid[i] for i in part], t_span, q0, f0, t_eval, options)
                for part in parts if part]
-    results = [None] * len(grid)
+    results: list[Any] = [None] * len(grid)
     for part, fut in zip([p for p in parts if p], futures):
         for i, (res, method) in zip(part, fut.result()):
-            results[i] = Solution(model, cm, vectors[i], res, method=method)
+            results[i] = Solution(cm.model, cm, vectors[i], res, method=method)  # (the model compiled)
     return results
 
 

@@ -38,6 +38,11 @@ import networkx as nx
 
 from netdyn.errors import TopologyError
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.bondgraph.graph import BondGraph
+
 
 class CausalConflict(TopologyError):
     """Two elements impose the same variable (two effort sources on one 0-junction, ...).
@@ -178,7 +183,7 @@ class Causality:
         return self.report()
 
 
-def assign_causality(bg):
+def assign_causality(bg: BondGraph) -> Causality:
     """SCAP on a :class:`~netdyn.bondgraph.graph.BondGraph`; returns a :class:`Causality`.
 
     Raises :class:`CausalConflict` when sources conflict (two ``Se`` on one

@@ -73,6 +73,11 @@ from netdyn.errors import ModelError
 from netdyn.lagrange.model import LagrangianModel
 from netdyn.symbols import t
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.bondgraph.graph import BondGraph
+
 
 def _port_displacement(bg, q, by):
     """The displacement a modulated two-port reads: of an element's one bond (its sign), or of a bond."""
@@ -83,7 +88,7 @@ def _port_displacement(bg, q, by):
 
 
 # ----------------------------------------------------------------------------------- the model
-def to_model(bg, formulation=None, symbolic=False):
+def to_model(bg: BondGraph, formulation: str | None = None, symbolic: bool = False) -> LagrangianModel:
     """The :class:`~netdyn.model.LagrangianModel` of a bond graph.
 
     ``formulation``: ``"bond"`` (default: one displacement per bond, junctions as

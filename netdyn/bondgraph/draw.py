@@ -23,6 +23,8 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
+from netdyn.files import writing
+
 
 def label(bg, n):
     """The text drawn for element ``n``."""
@@ -134,7 +136,8 @@ def draw(bg, path=None, ax=None, causality=True, layout=None, figsize=None, bond
                     ha="center", va="center", zorder=2)
     ax.set_title(title, fontsize=9)
     if path is not None:
-        ax.figure.savefig(path, dpi=130, bbox_inches="tight")
+        with writing(path, "bond-graph picture") as target:  # str or PathLike, its folder made
+            ax.figure.savefig(target, dpi=130, bbox_inches="tight")
         if own:
             plt.close(ax.figure)
     return ax

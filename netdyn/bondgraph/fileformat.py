@@ -4,7 +4,7 @@ The file lists the elements (kind, name, parameters), the bonds (name, from,
 to) and the symbols the expressions use::
 
     format: netdyn-bondgraph
-    version: 1
+    format_version: 2                # the key model files use too ("version" in files of netdyn before 0.3 reads)
     name: RC
     symbols: {R: {positive: true}}   # parameters with assumptions (plain names need no entry)
     inputs: [u]                      # undefined functions of t
@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 from pathlib import Path
 
 import sympy as sp
@@ -53,6 +54,13 @@ from netdyn.bondgraph.laws import VARIABLES
 from netdyn.errors import ModelError, ParseError
 from netdyn.lagrange.exprtext import symbol_table, to_text
 from netdyn.symbols import t
+from netdyn.files import as_path, write_text
+from netdyn.validate import format_version
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.hints import PathArg
 
 FORMAT, VERSION = "netdyn-bondgraph", 2   # 2: laws, co-energy forms, named parameters with units, port names
 FUNCTIONS = {name: getattr(sp, name) for name in (
@@ -163,7 +171,7 @@ def to_dict(bg):
     symbols = {k: v for k, v in table.items() if not k.endswith("()")}
     inputs = sorted({u.func.__name__ for e in exprs for u in sp.sympify(e).atoms(sp.core.function.AppliedUndef)})
     bonds = [{"name": b, "from": bg.ends(b)[0], "to": bg.ends(b)[1]} for b in bg.bond_names]
-    out = {"format": FORMAT, "version": VERSION, "name": bg.name, "effort": bg.effort_name, "flow": bg.flow_name}
+    out = {"format": FORMAT, "format_version": VERSION, "name": bg.name, "effort": bg.effort_name, "flow": bg.flow_name}
     if bg.units:
         out["units"] = dict(bg.units)
     if bg.parameters:
@@ -205,9 +213,8 @@ def from_dict(data, where="bond graph file"):
     """Build a :class:`~netdyn.bondgraph.graph.BondGraph` from :func:`to_dict` data."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ParseError(f"{where}: not a netdyn bond graph (expected format: {FORMAT})")
-    if not isinstance(data.get("version"), int) or data["version"] > VERSION:   # (1: read as well)
-        raise ParseError(f"{where}: format version {data.get('version')!r} is newer than this netdyn reads ({VERSION})")
-    unknown = set(data) - {"format", "version", "name", "effort", "flow", "units", "parameters", "symbols", "inputs",
+    format_version(data, where, VERSION)   # (1: read as well)
+    unknown = set(data) - {"format", "format_version", "version", "name", "effort", "flow", "units", "parameters", "symbols", "inputs",
                            "elements", "bonds"}
     if unknown:
         raise ParseError(f"{where}: unknown key {sorted(unknown)[0]!r}")
@@ -324,7 +331,7 @@ def loads(text, fmt=None, where="bond graph file"):
     return from_dict(data, where)
 
 
-def save_bond_graph(bg, path):
+def save_bond_graph(bg: BondGraph, path: PathArg) -> Path:
     """Write ``bg`` to ``path`` (``.json``, or ``.yaml``/``.yml``); read it back with :func:`load_bond_graph`.
 
     >>> import netdyn
@@ -334,13 +341,12 @@ def save_bond_graph(bg, path):
     >>> netdyn.save_bond_graph(bg, os.path.join(tempfile.mkdtemp(), "mass.bg.yaml")).name
     'mass.bg.yaml'
     """
-    path = Path(path)
+    path = as_path(path, "bond-graph file")
     fmt = "yaml" if path.suffix in (".yaml", ".yml") else "json"
-    path.write_text(dumps(bg, fmt))
-    return path
+    return write_text(path, dumps(bg, fmt), "bond-graph file")  # a missing folder made; OSError -> ExportError
 
 
-def load_bond_graph(path):
+def load_bond_graph(path: PathArg) -> BondGraph:
     """Read a bond graph written by :func:`save_bond_graph` (or by hand).
 
     >>> import netdyn
@@ -352,6 +358,8 @@ def load_bond_graph(path):
     >>> netdyn.load_bond_graph(path)
     BondGraph('mass': 2 elements, 1 bonds)
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise ParseError(f"load_bond_graph needs a path (str or os.PathLike), not {type(path).__name__}")
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")

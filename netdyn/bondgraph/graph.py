@@ -69,6 +69,16 @@ from netdyn.bondgraph.draw import draw
 from netdyn.bondgraph.linear import linear_form
 from netdyn.bondgraph.system import storage_names, with_inputs
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.hints import PathArg, Value
+    from collections.abc import Mapping, Sequence
+    from typing import IO, Any
+    from netdyn.bondgraph.causality import Causality
+    from netdyn.bondgraph.laws.equations import StateEquations
+    from netdyn.lagrange.model import LagrangianModel
+
 
 def _function_expr(name, pname, value, var):
     """A function-valued parameter as an expression in ``var`` (callables are called on it; a list of
@@ -139,7 +149,8 @@ class BondGraph:
     ('I', ['m'])
     """
 
-    def __init__(self, name="bond graph", effort="effort", flow="flow", units=None):
+    def __init__(self, name: str = "bond graph", effort: str = "effort", flow: str = "flow",
+                 units: Mapping[str, str] | None = None) -> None:
         self.name = name
         #: what the efforts and flows are called in this graph's domain (labels and reports only)
         self.effort_name, self.flow_name = effort, flow
@@ -153,7 +164,8 @@ class BondGraph:
         self.graph = nx.MultiDiGraph(name=name)
         self._bond_ends = {}  # bond name -> (tail, head)
 
-    def parameter(self, name, value, unit=None, description=None):
+    def parameter(self, name: str, value: Value, unit: str | None = None,
+                  description: str | None = None) -> sp.Symbol:
         """A named parameter: a symbol that element values may use (``C="A/(rho*g)"``), with its default
         value, unit and description — kept by files and given to every model as its default.
 
@@ -174,12 +186,12 @@ class BondGraph:
                                  "description": None if description is None else str(description)}
         return sp.Symbol(name)
 
-    def parameter_values(self):
+    def parameter_values(self) -> dict[sp.Symbol, Any]:
         """``{Symbol: value}`` of the named parameters (the models' defaults)."""
         return {sp.Symbol(k): v["value"] for k, v in self.parameters.items()}
 
     # ----------------------------------------------------------------- building
-    def add(self, kind, name, **params):
+    def add(self, kind: str, name: str, **params: Any) -> None:
         """Add an element of ``kind`` (see the module table) called ``name``; unknown parameters are errors.
 
         ``value=`` (BondGraphTools' spelling) stands for the kind's main parameter:
@@ -271,7 +283,7 @@ class BondGraph:
                 self.graph.remove_node(name)
                 raise
 
-    def ports(self, name):
+    def ports(self, name: str) -> int | None:
         """How many bonds element ``name`` takes (``None``: any number from its kind's minimum)."""
         n = self.graph.nodes[name].get("ports")
         if n is not None:
@@ -279,15 +291,15 @@ class BondGraph:
         need = KINDS[self.kind(name)][0]
         return need if isinstance(need, int) else None
 
-    def is_field(self, name):
+    def is_field(self, name: str) -> bool:
         """Whether ``name`` is a multiport C, I or R field (``ports`` > 1)."""
         return self.graph.nodes[name].get("ports", 1) > 1
 
-    def add_port(self, name):
+    def add_port(self, name: str) -> None:
         """A connection point for using this graph as a sub-model (one bond inside, one outside)."""
         self.add("port", name)
 
-    def modulating(self, name):
+    def modulating(self, name: str) -> dict[sp.Symbol, tuple[str, str]]:
         """What the modulus of an ``MTF``/``MGY`` reads: ``{symbol: (which, target)}`` with ``("x", by)`` for
         ``x`` (the displacement of the element or bond ``by=``), ``("q", X)`` for a symbol ``q_<X>`` (the
         displacement of element or bond X: a C's charge, an I's position) and ``("p", I)`` for ``p_<I>`` (the
@@ -320,7 +332,7 @@ class BondGraph:
                 out[sym] = names[sym.name]
         return out
 
-    def port_names(self, name):
+    def port_names(self, name: str) -> list[str] | None:
         """The names of the ports of a two-port or field (``None`` where they are numbered only)."""
         names = self.graph.nodes[name].get("port_names")
         return list(names) if names else None
@@ -338,7 +350,8 @@ class BondGraph:
         raise TopologyError(f"{element} has no port {port!r}; its ports are "
                             f"{names or list(range(1, k + 1))} (a name or a number from 1)")
 
-    def bond(self, tail, head, name=None):
+    def bond(self, tail: str | tuple[str, str | int], head: str | tuple[str, str | int],
+             name: str | None = None) -> str:
         """A bond from ``tail`` to ``head`` (power positive tail -> head); returns the bond's name.
 
         An end may name a port of a two-port or field: ``(element, port)`` with
@@ -407,11 +420,12 @@ class BondGraph:
         rest = iter(b for b in node["bonds"] if b not in slots)
         node["bonds"] = [b for b in (b if b is not None else next(rest, None) for b in order) if b is not None]
 
-    def connect(self, tail, head, name=None):
+    def connect(self, tail: str | tuple[str, str | int], head: str | tuple[str, str | int],
+                name: str | None = None) -> str:
         """:meth:`bond` under BondGraphTools' name: ``connect(a, b)`` bonds ``a`` to ``b`` (power a -> b)."""
         return self.bond(tail, head, name=name)
 
-    def chain(self, *names):
+    def chain(self, *names: str) -> list[str]:
         """Bonds along a path: ``chain("u", "J", "C1")`` is ``bond("u", "J"); bond("J", "C1")``."""
         return [self.bond(a, b) for a, b in zip(names[:-1], names[1:])]
 
@@ -424,7 +438,7 @@ class BondGraph:
             name, k = f"{base}_{k}", k + 1
         return name
 
-    def add_submodel(self, sub, prefix):
+    def add_submodel(self, sub: BondGraph, prefix: str) -> dict[str, str]:
         """Copy the bond graph ``sub`` into this one, every name prefixed ``"<prefix>."``.
 
         Its ``port`` elements become connection points: bond them to this graph's
@@ -464,23 +478,23 @@ class BondGraph:
         return ren
 
     # ----------------------------------------------------------------- queries
-    def kind(self, name):
+    def kind(self, name: str) -> str:
         """The kind of element ``name``."""
         if name not in self.graph:
             raise ElementError(f"no element {name!r} in bond graph {self.name!r}")
         return self.graph.nodes[name]["kind"]
 
-    def params(self, name):
+    def params(self, name: str) -> dict[str, Any]:
         """The parameter values of element ``name``."""
         self.kind(name)
         return self.graph.nodes[name]["params"]
 
-    def bonds_of(self, name):
+    def bonds_of(self, name: str) -> list[str]:
         """The bonds of element ``name`` in port order."""
         self.kind(name)
         return list(self.graph.nodes[name]["bonds"])
 
-    def ends(self, bond):
+    def ends(self, bond: str) -> tuple[str, str]:
         """``(tail, head)`` of a bond."""
         try:
             return self._bond_ends[bond]
@@ -488,14 +502,14 @@ class BondGraph:
             raise TopologyError(f"no bond {bond!r}; bonds are {sorted(self._bond_ends)}") from None
 
     @property
-    def bond_names(self):
+    def bond_names(self) -> list[str]:
         return list(self._bond_ends)
 
     @property
-    def elements(self):
+    def elements(self) -> list[str]:
         return list(self.graph.nodes)
 
-    def sign(self, element, bond):
+    def sign(self, element: str, bond: str) -> int:
         """+1 when ``bond`` points into ``element``, -1 when out of it."""
         tail, head = self.ends(bond)
         if element == head:
@@ -504,14 +518,14 @@ class BondGraph:
             return -1
         raise TopologyError(f"bond {bond!r} does not touch {element!r}")
 
-    def other_end(self, element, bond):
+    def other_end(self, element: str, bond: str) -> str:
         tail, head = self.ends(bond)
         return head if element == tail else tail
 
-    def of_kind(self, *kinds):
+    def of_kind(self, *kinds: str) -> list[str]:
         return [n for n in self.graph.nodes if self.graph.nodes[n]["kind"] in kinds]
 
-    def coordinate_name(self, bond):
+    def coordinate_name(self, bond: str) -> str:
         """The model coordinate of a bond (or of the one bond of an element): see :meth:`coordinate_names`.
 
         >>> bg = BondGraph()
@@ -523,7 +537,7 @@ class BondGraph:
             bond = self.bond_of(bond)
         return self.coordinate_names()[bond]
 
-    def coordinate_names(self):
+    def coordinate_names(self) -> dict[str, str]:
         """``{bond: coordinate name}``: a bond into a one-port ``C`` or ``I`` is named after that element
         (``q_<element>``, its displacement: the storage element's energy variable or the integral of its
         flow), every other bond ``q_<bond>``; non-identifier characters become ``_``."""
@@ -537,7 +551,7 @@ class BondGraph:
                 names[b] = "q_" + re.sub(r"\W", "_", b)
         return names
 
-    def bond_of(self, element):
+    def bond_of(self, element: str) -> str:
         """The one bond of a 1-port element (or a bond named ``element``)."""
         if element in self._bond_ends and element not in self.graph:
             return element
@@ -547,7 +561,7 @@ class BondGraph:
         return bonds[0]
 
     # ----------------------------------------------------------------- checks
-    def check(self, allow_open_ports=False):
+    def check(self, allow_open_ports: bool = False) -> bool:
         """Structural checks: bond counts per element kind, modulating elements exist.
 
         Raises :class:`~netdyn.errors.TopologyError` naming the element.
@@ -578,19 +592,19 @@ class BondGraph:
         return True
 
     # ----------------------------------------------------------------- downstream
-    def causality(self):
+    def causality(self) -> Causality:
         """Sequential causality assignment (:func:`netdyn.bondgraph.causality.assign_causality`)."""
         return assign_causality(self)
 
-    def model(self, formulation=None, symbolic=False, check=True):
+    def model(self, formulation: str | None = None, symbolic: bool = False, check: bool = True) -> LagrangianModel:
         """The :class:`~netdyn.model.LagrangianModel` (:func:`netdyn.bondgraph.convert.to_model`)."""
         return to_model(self, formulation=formulation, symbolic=symbolic)
 
-    def state_equations(self, symbolic=False):
+    def state_equations(self, symbolic: bool = False) -> StateEquations:
         """Explicit ẋ = f(x, u) in the energy variables (:func:`netdyn.bondgraph.convert.state_equations`)."""
         return state_equations(self, symbolic=symbolic)
 
-    def copy(self):
+    def copy(self) -> BondGraph:
         """An independent copy (elements, parameters and bonds; parameter values are shared, they are immutable)."""
         out = BondGraph(self.name, effort=self.effort_name, flow=self.flow_name, units=self.units)
         out.parameters = {k: dict(v) for k, v in self.parameters.items()}
@@ -607,23 +621,25 @@ class BondGraph:
     #: the formulation netdyn.compare reads (the analogy's coordinates: junctions eliminated, as a network's loops)
     compare_formulation = "reduced"
 
-    def with_inputs(self, inputs, formulation=None):
+    def with_inputs(self, inputs: Sequence[str] | None,
+                    formulation: str | None = None) -> tuple[LagrangianModel, dict[str, Any]]:
         """``(model, nominal)`` with the named sources as input functions (:func:`netdyn.bondgraph.system.with_inputs`)."""
         return with_inputs(self, inputs, formulation)
 
-    def source_names(self):
+    def source_names(self) -> list[str]:
         """The ``Se`` and ``Sf`` elements."""
         return self.of_kind("Se", "Sf")
 
-    def storage_names(self):
+    def storage_names(self) -> list[str]:
         """The energy-storing elements (``C``, ``I``, storage fields)."""
         return storage_names(self)
 
-    def linear_form(self, formulation=None):
+    def linear_form(self, formulation: str | None = None) -> tuple[Any, str | None]:
         """``(matrices, None)`` of the linear fast path, or ``(None, why)`` (:func:`netdyn.bondgraph.linear.linear_form`)."""
         return linear_form(self, formulation)
 
-    def draw(self, path=None, ax=None, causality=True, layout=None):
+    def draw(self, path: PathArg | IO[bytes] | None = None, ax: Any = None, causality: bool = True,
+             layout: Mapping[str, Sequence[float]] | None = None) -> Any:
         """Draw the bond graph (:func:`netdyn.bondgraph.draw.draw`)."""
         return draw(self, path=path, ax=ax, causality=causality, layout=layout)
 

@@ -5,6 +5,8 @@
 >>> function_variable("I", "energy"), function_variable("R", "cocontent"), function_variable("MTF", "ratio")
 (p, e, x)
 """
+from typing import Any
+
 import sympy as sp
 
 #: the variable each function-valued parameter is written in
@@ -26,7 +28,7 @@ def function_variable(kind, param):
     return None
 
 #: kind -> (number of bonds: int or (min, None)), parameter alternatives (exactly one of each group), optional
-KINDS = {
+KINDS: dict[str, Any] = {
     "Se": (1, [("effort",)], ()),
     "Sf": (1, [("flow",)], ()),
     "C": (1, [("C", "energy", "coenergy", "law")], ("ports",)),

@@ -55,7 +55,7 @@ def _flow_kind(domain):
 
 
 # ----------------------------------------------------------------------------------- network -> bond graph
-def to_bond_graph(net, simplify=True):
+def to_bond_graph(net: Network, simplify: bool = True) -> BondGraph:
     """The bond graph of an electrical, 1-D mechanical or mixed network.
 
     Element names are kept (``C1``, ``m1``, ...); node junctions are called
@@ -253,7 +253,7 @@ def _add_field(bg, group, port_junction):
 
 
 # ----------------------------------------------------------------------------------- simplification
-def simplify_junctions(bg):
+def simplify_junctions(bg: BondGraph) -> BondGraph:
     """Replace two-bond junctions (one bond in, one out) by one bond; merge bonded junctions of one kind.
 
     Exact: both steps leave every element's effort and flow unchanged.
@@ -338,7 +338,7 @@ def _merge(bg, j, other, b):
 
 
 # ----------------------------------------------------------------------------------- bond graph -> network
-def to_network(bg, domain=None):
+def to_network(bg: BondGraph, domain: str | None = None) -> Network:
     """The network of a bond graph, when one exists.
 
     Node junctions (0-junctions for electrical, 1-junctions for mechanical

@@ -40,11 +40,37 @@ from netdyn.graph.network import as_model
 
 from . import c, json, latex, matrices, python, state
 
+from typing import TYPE_CHECKING, Any, Literal, Union, overload
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from typing import TypeAlias
+
+    from netdyn.bondgraph.graph import BondGraph
+    from netdyn.export.c import CCode
+    from netdyn.export.matrices import MatrixForm
+    from netdyn.graph.network import Network
+    from netdyn.hints import Formulation
+    from netdyn.lagrange.model import LagrangianModel
+
+    System: TypeAlias = Union[LagrangianModel, Network, BondGraph]
+
 FORMATS = {"latex": latex.to_latex, "python": python.to_python, "c": c.to_c, "json": json.to_json,
            "sympy": matrices.mass_matrix_form, "matrices": matrices.mass_matrix_form}
 
 
-def export(model, format="latex", formulation=None, **options):
+@overload
+def export(model: System, format: Literal["latex", "python", "json"] = ..., formulation: Formulation = ...,
+           **options: Any) -> str: ...
+@overload
+def export(model: System, format: Literal["c"], formulation: Formulation = ..., **options: Any) -> CCode: ...
+@overload
+def export(model: System, format: Literal["sympy", "matrices"], formulation: Formulation = ...,
+           **options: Any) -> MatrixForm: ...
+@overload
+def export(model: System, format: str, formulation: Formulation = ..., **options: Any) -> Any: ...
+
+
+def export(model: System, format: str = "latex", formulation: Formulation = None, **options: Any) -> Any:
     """Export a model's (or a network's) derived equations in ``format``; see the module docstring.
 
     ``netdyn.export_equations`` is the short name of the same call.
@@ -86,7 +112,20 @@ def _refuse_numeric_laws(model, format):
                                   "its Newton iteration) or give the law in a form with a closed-form inverse")
 
 
-def export_equations(model, format="latex", formulation=None, **options):
+@overload
+def export_equations(model: System, format: Literal["latex", "python", "json"] = ...,
+                     formulation: Formulation = ..., **options: Any) -> str: ...
+@overload
+def export_equations(model: System, format: Literal["c"], formulation: Formulation = ...,
+                     **options: Any) -> CCode: ...
+@overload
+def export_equations(model: System, format: Literal["sympy", "matrices"], formulation: Formulation = ...,
+                     **options: Any) -> MatrixForm: ...
+@overload
+def export_equations(model: System, format: str, formulation: Formulation = ..., **options: Any) -> Any: ...
+
+
+def export_equations(model: System, format: str = "latex", formulation: Formulation = None, **options: Any) -> Any:
     """The derived equations of a model, a ``Network`` or a ``BondGraph`` in ``format``: ``"latex"``,
     ``"python"``, ``"c"``, ``"json"`` or ``"sympy"`` (see :mod:`netdyn.export` for each format's options).
 

@@ -180,11 +180,15 @@ volatile while _Bool _Complex _Imaginary main""".split())
 def c_identifier(name):
     """An ASCII C identifier made from a name, predictably: every other character becomes ``_``, a leading
     digit or underscore gets ``m_`` (C reserves names that begin with an underscore), a C keyword gets a
-    trailing ``_``.
+    trailing ``_``; a name with no ASCII letter or digit (empty, ``"Ω"``) gives the fixed ``model``.
 
     >>> c_identifier("RLC network-1"), c_identifier("Ω-filter"), c_identifier("int"), c_identifier("_x")
     ('RLC_network_1', 'm___filter', 'int_', 'm__x')
+    >>> c_identifier(""), c_identifier("Ω")
+    ('model', 'model')
     """
-    out = re.sub(r"[^A-Za-z0-9_]", "_", str(name)) or "model"
+    if not re.search(r"[A-Za-z0-9]", str(name)):
+        return "model"
+    out = re.sub(r"[^A-Za-z0-9_]", "_", str(name))
     out = out if not (out[0].isdigit() or out[0] == "_") else "m_" + out
     return out + "_" if out in C_KEYWORDS else out

@@ -61,6 +61,7 @@ from sympy.printing.c import C99CodePrinter
 
 from netdyn.errors import ExportError
 from netdyn.export._program import ARGUMENTS, Program, c_identifier, safe_text
+from netdyn.files import output_folder, write_text
 from netdyn.symbols import t as _t
 
 #: warning flags the generated C compiles clean with, under gcc
@@ -144,12 +145,12 @@ class CCode:
     source: str
 
     def write(self, directory):
-        """Write ``<name>.h`` and ``<name>.c`` into ``directory``; returns their paths."""
-        os.makedirs(directory, exist_ok=True)
-        paths = (os.path.join(directory, self.name + ".h"), os.path.join(directory, self.name + ".c"))
+        """Write ``<name>.h`` and ``<name>.c`` into ``directory`` (``str`` or ``PathLike``, made when missing);
+        returns their paths."""
+        folder = output_folder(directory, "C export folder")
+        paths = (os.path.join(folder, self.name + ".h"), os.path.join(folder, self.name + ".c"))
         for path, text in zip(paths, (self.header, self.source)):
-            with open(path, "w") as fh:
-                fh.write(text)
+            write_text(path, text, "C export")
         return paths
 
     def __str__(self):

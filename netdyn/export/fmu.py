@@ -67,6 +67,7 @@ import sympy as sp
 from netdyn.errors import ExportError, NetdynError
 from netdyn.export._program import Function, Program, c_identifier, parameter_defaults
 from netdyn.export.c import _CONSTANTS, _Printer, _function, _is_boolean, c_code
+from netdyn.files import output_path
 from netdyn.graph.assembly import fill as stored_assembly
 from netdyn.lagrange.equations import internalize
 from netdyn.lagrange.fastdiff import Differentiator
@@ -76,6 +77,15 @@ from netdyn.numerics.dae.start import SymbolicStart
 from netdyn.numerics.functions.energy import port_efforts
 from netdyn.numerics.results.quantities import quantity
 from netdyn.symbols import t as T
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.bondgraph.graph import BondGraph
+    from netdyn.graph.network import Network
+    from netdyn.lagrange.model import LagrangianModel
+    from netdyn.hints import Formulation, Initial, PathArg
+    from collections.abc import Mapping, Sequence
 
 KINDS = ("me", "cs", "both")
 #: the FMI 2.0 headers the FMU's sources include
@@ -131,9 +141,13 @@ class FMU:
         return self.path
 
 
-def save_fmu(system, path, outputs=None, inputs=None, parameters=None, q0=None, f0=None, guess=None, kind="me",
-             formulation=None, states=None, name=None, t0=0.0, stop_time=None, tolerance=1e-8, compiler=None,
-             headers=None, dynamic_states=False):
+def save_fmu(system: Network | LagrangianModel | BondGraph | PathArg, path: PathArg,
+             outputs: Sequence[str] | None = None, inputs: Sequence[str] | None = None,
+             parameters: Sequence[str] | Mapping[str, float] | None = None, q0: Initial | None = None,
+             f0: Initial | None = None, guess: Initial | None = None, kind: str = "me",
+             formulation: Formulation = None, states: Sequence[str] | None = None, name: str | None = None,
+             t0: float = 0.0, stop_time: float | None = None, tolerance: float = 1e-8, compiler: str | None = None,
+             headers: PathArg | None = None, dynamic_states: bool = False) -> FMU:
     """Write an FMI 2.0 FMU of ``system`` to ``path``; returns an :class:`FMU` record.
 
     Parameters
@@ -177,6 +191,7 @@ def save_fmu(system, path, outputs=None, inputs=None, parameters=None, q0=None, 
     started = time.perf_counter()
     if kind not in KINDS:
         raise ExportError(f"kind={kind!r}: use 'me' (Model Exchange), 'cs' (Co-Simulation) or 'both'")
+    path = str(output_path(path, "FMU"))  # str or PathLike; its folder made before the build, not after
     cc = _compiler(compiler)
     header_dir = _headers(headers)
     system = _load(system)
@@ -207,7 +222,7 @@ def save_fmu(system, path, outputs=None, inputs=None, parameters=None, q0=None, 
     raise ExportError(f"no FMU could be exported: {reasons}")
 
 
-def can_export(compiler=None, headers=None):
+def can_export(compiler: str | None = None, headers: PathArg | None = None) -> bool:
     """Whether :func:`save_fmu` can run here: a C compiler on ``PATH`` (or ``compiler``) and the FMI 2.0 headers
     (FMPy's, or ``headers``) found.
 
@@ -804,8 +819,11 @@ class _Build:
         xml = self.model_description(ident, title, guid, kind, t0, stop_time, tolerance, os.path.basename(cc))
         with open(os.path.join(tmp, "modelDescription.xml"), "w", encoding="utf-8") as fh:
             fh.write(xml)
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        try:
+            archive = zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED)
+        except OSError as exc:
+            raise ExportError(f"FMU {path!r}: cannot write it ({exc.strerror or exc})") from None
+        with archive as zf:
             zf.write(os.path.join(tmp, "modelDescription.xml"), "modelDescription.xml")
             for nm in sorted(os.listdir(srcdir)):
                 zf.write(os.path.join(srcdir, nm), f"sources/{nm}")

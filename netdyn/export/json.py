@@ -29,6 +29,11 @@ from netdyn.errors import ParseError
 from netdyn.export._program import parameter_defaults
 from netdyn.lagrange.exprtext import from_text, symbol_table, to_text
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from typing import Any
+
 FORMAT = "netdyn-equations"
 FORMAT_VERSION = 2  # 2: "R", where each multiplier acts (controlled sources); 1 is read as R = A
 _VECTORS = ("h", "phi", "Phi_t", "gamma_phi", "a", "gamma_psi")
@@ -66,7 +71,7 @@ def to_json(model, indent=2):
     return json.dumps(doc, indent=indent)
 
 
-def from_json(text):
+def from_json(text: str) -> dict[str, Any]:
     """Parse :func:`to_json` output: a dict with the names and sympy objects.
 
     ``equations`` and the vectors are lists of expressions; ``M``, ``Phi_q``, ``A`` and ``R`` (where each
@@ -94,7 +99,7 @@ def from_json(text):
     table = doc.get("symbols", {})
     if not isinstance(table, dict):
         raise ParseError("equations file: 'symbols' must be a mapping of names to assumptions")
-    names = {"t"}
+    names: set[Any] = {"t"}
     for key in ("coordinates", "flows", "accelerations", "inputs"):
         names.update(_strings(doc, key))
     for entry in _list(doc, "parameters"):

@@ -115,10 +115,13 @@ def to_latex(model, standalone=False, efforts="left", environment="align"):
                        for n in model.coordinate_names)
     mults = ", ".join(f"${sp.latex(s)}$ ({_escape(lab)})" for s, lab in
                       list(zip(eq.lam, model.constraint_labels)) + list(zip(eq.mu, model.flow_constraint_labels)))
+    defaults = ", ".join(f"${tex(s)} = {tex(v)}$" for s, v in sorted(model.parameters.items(), key=lambda x: str(x[0]))
+                         if v is not None)
     return "\n".join([
         r"\documentclass{article}", r"\usepackage{amsmath}", r"\allowdisplaybreaks", r"\begin{document}",
         rf"\section*{{Equations of motion of {_escape(model.name)}}}",
         rf"Coordinates: {coords}.", "",
+        *([f"Parameters (default values): {defaults}.", ""] if defaults else []),
         (rf"Multipliers: {mults}." if mults else "No constraints."), "",
         r"Lagrange's equations $\frac{d}{dt}\frac{\partial T^*}{\partial \dot q_i} - \frac{\partial T^*}{\partial q_i}"
         r" + \frac{\partial D}{\partial \dot q_i} + \frac{\partial V}{\partial q_i} + \sum_j \lambda_j "

@@ -385,21 +385,39 @@ def _combination(combo):
 
 
 def _resolve_values(el, symbolic, parameters, net):
+    """An element's values for its contribution: as given, or (``symbolic``) as parameters. A value the
+    network knows as an expression of named parameters (``net.value_expressions``: a netlist's ``.param``
+    names, whose values ``net.params`` holds) is that expression under ``symbolic=True`` and
+    ``symbolic="params"``; other numbers become symbols named after the element under ``symbolic=True`` only."""
     values = {}
     multi = len(el.values) > 1
     for pname, v in el.values.items():
-        if symbolic and v.is_number:
-            sym = sp.Symbol(el.name if not multi else f"{el.name}_{pname}")
-            parameters[sym] = v
-            v = sym
-        values[pname] = v
+        values[pname] = _parameter(net, el.name, pname, v, el.name if not multi else f"{el.name}_{pname}",
+                                   symbolic, parameters)
     for i, cname in enumerate(el.couples if getattr(el, "couples_need_inductance", True) else ()):
         other = _coupled(net, el, cname)
         L = other.values.get("L")
         if L is None:
             raise ModelError(f"{el.name} couples {cname!r}, which has no inductance L")
-        values[f"L_{i + 1}"] = sp.Symbol(cname) if (symbolic and L.is_number) else L
+        values[f"L_{i + 1}"] = _parameter(net, cname, "L", L, cname, symbolic, parameters)
     return values
+
+
+def _parameter(net, element, pname, v, name, symbolic, parameters):
+    """One element value under ``symbolic`` (see :func:`_resolve_values`), its parameters entered with their
+    default values."""
+    if not symbolic:
+        return v
+    expr = (getattr(net, "value_expressions", None) or {}).get(element, {}).get(pname)
+    if expr is not None:
+        for sym in expr.free_symbols:
+            parameters[sym] = sp.Float(net.params[sym.name if sym.name in net.params else "t"])
+        return expr
+    if symbolic is True and v.is_number:
+        sym = sp.Symbol(name)
+        parameters[sym] = v
+        return sym
+    return v
 
 
 def _check_coordinates_used(coords, T, V, D, efforts, constraints, flow_constraints):

@@ -40,6 +40,12 @@ from netdyn.errors import InvalidValueError, ModelError
 from netdyn.symbols import identifier
 from netdyn.validate import real
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.hints import Initial
+    from typing import Any
+
 #: the three parts of an assembly, in the order files and messages list them
 PARTS = ("guess", "q0", "f0")
 #: coordinate prefixes of a planar and a spatial body (absolute formulation)
@@ -84,22 +90,22 @@ class Assembly:
     False
     """
 
-    guess: object = None
-    q0: object = None
-    f0: object = None
+    guess: Initial | None = None
+    q0: Initial | None = None
+    f0: Initial | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for part in PARTS:
             object.__setattr__(self, part, _frozen(getattr(self, part)))
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return any(getattr(self, part) for part in PARTS)
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, dict[str, Any]]:
         """The parts that are set, as plain dicts (what a model file stores under ``assembly:``)."""
         return {part: _plain(getattr(self, part)) for part in PARTS if getattr(self, part) is not None}
 
-    def replace(self, **parts):
+    def replace(self, **parts: Initial | None) -> Assembly:
         """A new assembly with ``parts`` replaced (``None`` keeps a part, ``{}`` clears it)."""
         given = {k: v for k, v in parts.items() if v is not None}
         return Assembly(**{part: given.get(part, getattr(self, part)) for part in PARTS})

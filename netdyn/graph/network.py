@@ -23,6 +23,17 @@ from netdyn.graph.assembly import Assembly, checked, checked_assembly
 from netdyn.graph.gcpause import paused_gc
 from netdyn.errors import ElementError, ModelError, TopologyError
 
+from typing import TYPE_CHECKING, Any, TypeVar, overload
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.hints import Formulation, Initial
+    from collections.abc import Sequence
+    from netdyn.lagrange.model import LagrangianModel
+
+
+#: an element or body given to :meth:`Network.add` (the one returned)
+E = TypeVar("E")
+
 
 class Network:
     """A thin owner of a ``networkx.MultiDiGraph`` of elements; ``model()`` assembles its
@@ -37,7 +48,7 @@ class Network:
     (['q_R1'], ['phi_in', 'phi_out'])
     """
 
-    def __init__(self, name="network"):
+    def __init__(self, name: str = "network") -> None:
         self.name = name
         self.graph = nx.MultiDiGraph(name=name)
         self.elements = {}
@@ -48,7 +59,12 @@ class Network:
         self._ports_per_domain = {}  # domain -> number of ports in it (see `domains`)
         self._assembly = Assembly()  # how it assembles: guess, q0, f0 (netdyn.graph.assembly)
 
-    def add(self, *elements):
+    @overload
+    def add(self) -> None: ...
+    @overload
+    def add(self, *elements: E) -> E: ...
+
+    def add(self, *elements: Any) -> Any:
         """Add elements; returns the last one added (so ``r = net.add(Resistor(...))`` works)."""
         last = None
         self._version += 1
@@ -102,7 +118,7 @@ class Network:
     def __contains__(self, name):
         return name in self.elements or name in self.bodies
 
-    def remove(self, name):
+    def remove(self, name: str) -> None:
         """Remove an element by name."""
         el = self.elements.pop(name)
         self._version += 1
@@ -114,7 +130,7 @@ class Network:
             self._node_domains.pop(n, None)
 
     @property
-    def assembly(self):
+    def assembly(self) -> Assembly:
         """How the network assembles: an :class:`~netdyn.graph.assembly.Assembly` with ``guess`` (starting
         values of the position solve: which branch a linkage starts on), ``q0`` and ``f0`` (initial values),
         each ``None`` unless set. ``simulate`` and the analyses use them where the caller gives none;
@@ -130,7 +146,8 @@ class Network:
     def assembly(self, value):
         self._assembly = checked_assembly(self, Assembly() if value is None else value)
 
-    def set_assembly(self, guess=None, q0=None, f0=None):
+    def set_assembly(self, guess: Initial | None = None, q0: Initial | None = None,
+                     f0: Initial | None = None) -> Assembly:
         """Store how the network assembles; returns the :class:`~netdyn.graph.assembly.Assembly`.
 
         Each part given replaces the stored one (``{}`` clears it); a part not given (``None``) is kept, so
@@ -153,10 +170,10 @@ class Network:
         return self._assembly
 
     @property
-    def nodes(self):
+    def nodes(self) -> list[Any]:
         return list(self.graph.nodes)
 
-    def domain_graph(self, domain):
+    def domain_graph(self, domain: str) -> nx.MultiDiGraph:
         """The sub-multigraph of one domain's ports (edges keyed by port key).
 
         Built once per state of the network (in bulk) and shared: ``add``/``remove`` invalidate it,
@@ -179,11 +196,12 @@ class Network:
         return g
 
     @property
-    def domains(self):
+    def domains(self) -> list[str]:
         """The domains that have ports, sorted (counted as elements are added and removed)."""
         return sorted(d for d, count in self._ports_per_domain.items() if count)
 
-    def model(self, formulation=None, symbolic=False, check=True, cut=None):
+    def model(self, formulation: Formulation = None, symbolic: bool | str = False, check: bool = True,
+              cut: Sequence[str] | None = None) -> LagrangianModel:
         """Assemble the network's :class:`~netdyn.lagrange.model.LagrangianModel`.
 
         Parameters
@@ -199,9 +217,11 @@ class Network:
             * ``"node"`` (default for 1-D mechanical domains) — node fluxes / positions / angles, the dual;
             * planar bodies: ``"absolute"`` (default; x, y, θ of every body, joints as constraints) or
               ``"relative"`` (joint coordinates on a spanning tree, cut joints close the loops).
-        symbolic : bool
+        symbolic : bool or "params"
             Replace numeric element values by symbols (``R1``, ``<element>_<parameter>``), the numbers
-            becoming default parameter values (for sweeps and printed equations).
+            becoming default parameter values (for sweeps and printed equations). Values a netlist wrote
+            as ``{expressions}`` of ``.param`` names (``net.value_expressions``) become those expressions,
+            the ``.param`` values their defaults; ``"params"`` does only that (what exports use).
         check : bool
             Run the structural checks first (floating nodes, source loops, ...).
         cut : list of str, optional
@@ -223,7 +243,7 @@ class Network:
                 return assemble(self, formulation=formulation, symbolic=symbolic, check=check)
             return assemble(self, formulation=formulation, symbolic=symbolic, check=check, cut=cut)
 
-    def check(self):
+    def check(self) -> None:
         """Run the structural checks; raises a :class:`~netdyn.errors.TopologyError` on the first problem."""
         structural_check(self)
 
@@ -246,5 +266,7 @@ def as_model(system, formulation=None):
     if hasattr(system, "derive"):
         return system
     if hasattr(system, "model"):
+        if getattr(system, "value_expressions", None):  # a netlist's .param names stay parameters
+            return system.model(formulation=formulation, symbolic="params")
         return system.model(formulation=formulation)
     raise ModelError(f"expected a LagrangianModel or a Network, got {type(system).__name__}")

@@ -86,6 +86,13 @@ from netdyn.lagrange.exprtext import from_text, symbol_table, to_text
 from netdyn.graph.network import Network
 from netdyn.graph.assembly import PARTS as ASSEMBLY_PARTS, Assembly
 from netdyn.io.cards import TranCard
+from netdyn.files import write_text
+from netdyn.validate import format_version
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.hints import PathArg
 
 FORMAT = "netdyn-model"
 _CLASS_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*$")
@@ -304,12 +311,7 @@ def model_from_dict(doc):
     """A ``Network`` from model-file content (see :func:`model_to_dict`)."""
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ParseError(f"not a netdyn model file: expected 'format: {FORMAT}' at the top")
-    version = doc.get("format_version")
-    if not isinstance(version, int):
-        raise ParseError("the model file has no integer 'format_version'")
-    if version > FORMAT_VERSION:
-        raise ParseError(f"model file format_version {version} is newer than this netdyn reads "
-                         f"({FORMAT_VERSION}); upgrade netdyn")
+    version = format_version(doc, "model file", FORMAT_VERSION)
     name = doc.get("name") or "network"
     if not isinstance(name, str):
         raise ParseError(f"the model file's 'name' must be a string, got {name!r:.80}")
@@ -389,7 +391,8 @@ def _attribute(key, value):
 
 
 def _kind(path):
-    ext = os.path.splitext(str(path))[1].lower()
+    path = os.fspath(path) if isinstance(path, os.PathLike) else str(path)
+    ext = os.path.splitext(path)[1].lower()
     if ext == ".json":
         return "json"
     if ext in (".yaml", ".yml"):
@@ -397,8 +400,11 @@ def _kind(path):
     raise ParseError(f"{path}: unknown model-file extension {ext!r}; use .json, .yaml or .yml")
 
 
-def save_model(net, path):
+def save_model(net: Network, path: PathArg) -> None:
     """Save a network to ``path`` (JSON for ``.json``, YAML for ``.yaml``/``.yml``); :func:`load_model` reads it.
+
+    ``path`` is a ``str`` or ``os.PathLike``; a missing folder is made (:mod:`netdyn.files`), a path that
+    cannot be written is an :class:`~netdyn.errors.ExportError`.
 
     >>> import netdyn
     >>> from netdyn.components.electrical import Resistor, Capacitor
@@ -412,13 +418,12 @@ def save_model(net, path):
     """
     kind = _kind(path)
     doc = model_to_dict(net)
-    with open(path, "w") as fh:
-        if kind == "json":
-            json.dump(doc, fh, indent=2)
-            fh.write("\n")
-        else:
-            import yaml
-            yaml.safe_dump(doc, fh, sort_keys=False, default_flow_style=None, width=110)
+    if kind == "json":
+        text = json.dumps(doc, indent=2) + "\n"
+    else:
+        import yaml
+        text = yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=110)
+    write_text(path, text, "model file")
 
 
 def _loader():
@@ -437,7 +442,7 @@ def _loader():
     return NoAliasSafeLoader
 
 
-def load_model(path):
+def load_model(path: PathArg) -> Network:
     """Load a network saved by :func:`save_model`; syntax errors name the line.
 
     >>> import netdyn
@@ -448,6 +453,9 @@ def load_model(path):
     >>> same.name, sorted(same.bodies)
     ('four-bar', ['crank', 'rocker', 'rod'])
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise ParseError(f"load_model needs a path (str or os.PathLike), not {type(path).__name__}")
+    path = os.fspath(path)
     kind = _kind(path)
     try:
         with open(path) as fh:

@@ -28,11 +28,14 @@ Controlled sources ``E``/``G`` (``n+ n- nc+ nc- value``) and ``F``/``H``
 types or diode parameters, ``.include``, unknown dot-cards) raises
 :class:`~netdyn.errors.ParseError` with the line number: nothing is dropped silently.
 
-What the netlist says beyond its elements is kept on the returned network:
-``net.title``, ``net.tran`` (a :class:`~netdyn.io.cards.TranCard`: ``tstep``, ``tstop``, ``tstart``,
+The network is named after the file (its stem: ``rc_filter.cir`` gives ``rc_filter``; text or a file
+object without a name gives ``netlist``), which exports make identifiers of; the title line is kept as
+``net.title``. What the netlist says beyond its elements is kept on the returned network: ``net.title``, ``net.tran`` (a :class:`~netdyn.io.cards.TranCard`: ``tstep``, ``tstop``, ``tstart``,
 ``tmax``, ``uic``; or None), ``net.initial_voltages`` (``.ic``: node -> volts),
 ``net.element_ic`` (``ic=`` of capacitors, volts, and inductors, amperes),
-``net.params`` (the evaluated top-level ``.param`` values), ``net.temp`` and ``net.tnom`` (°C, ``.temp``
+``net.params`` (the evaluated top-level ``.param`` values; R, L and C values written as ``{expressions}`` of
+them are also kept as sympy expressions of those names in ``net.value_expressions``, so exports write
+``rload`` with its default rather than ``1000``), ``net.temp`` and ``net.tnom`` (°C, ``.temp``
 and ``.options temp= tnom=``; None where not given) and
 ``net.netlist_notes`` (what was skipped or defaulted, one string a note).
 
@@ -63,6 +66,8 @@ import pathlib
 import re
 from dataclasses import dataclass, field
 
+import sympy as sp
+
 from netdyn.errors import NetdynError, ParseError
 from netdyn.validate import NUMBER, SCALE, UNIT_WORDS, parse_value  # noqa: F401 - re-exported
 from netdyn.lagrange import sources
@@ -71,6 +76,12 @@ from netdyn.graph.network import Network
 from netdyn.io.cards import TranCard
 from netdyn.components import controlled as ctl
 from netdyn.components.diode import Diode
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.hints import PathArg
+    from typing import IO
 
 __all__ = ["read_netlist", "parse_value"]
 
@@ -156,15 +167,36 @@ _CONSTANTS = {"pi": math.pi, "e": math.e}
 _EXPR_NUMBER = re.compile(r"(?<![\w.])((?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)([A-Za-zµμ]+)?")
 
 
-def evaluate(expr, params, line=None):
+#: the functions of ``{expressions}`` as sympy writes them (``symbolic=True``; ``%`` and ``int`` have none)
+_SYMPY_FUNCTIONS = {
+    "sqrt": sp.sqrt, "exp": sp.exp, "ln": sp.log, "log": sp.log, "log10": lambda x: sp.log(x, 10),
+    "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "asin": sp.asin, "acos": sp.acos, "atan": sp.atan,
+    "atan2": sp.atan2, "sinh": sp.sinh, "cosh": sp.cosh, "tanh": sp.tanh, "abs": sp.Abs, "min": sp.Min,
+    "max": sp.Max, "pow": lambda a, b: a ** b, "pwr": lambda a, b: a ** b, "floor": sp.floor, "ceil": sp.ceiling,
+    "sgn": sp.sign,
+}
+
+
+class _NoSymbolicForm(Exception):
+    """An expression part with no sympy form here (``%``, ``int``): the caller keeps the number."""
+
+
+def _sympy_number(x):
+    return sp.Integer(int(x)) if float(x).is_integer() and abs(x) < 1e15 else sp.Float(x)
+
+
+def evaluate(expr, params, line=None, symbolic=False):
     """Evaluate a SPICE ``{expression}`` with the given parameters (lower-case names).
 
-    Numbers may carry scale factors; ``^`` and ``**`` are powers.
+    Numbers may carry scale factors; ``^`` and ``**`` are powers. ``symbolic=True`` builds the sympy
+    expression instead (``params`` then maps names to symbols): how exports keep a ``.param`` a parameter.
 
     >>> evaluate("2*rval + 1k", {"rval": 500.0})
     2000.0
     >>> evaluate("pow(2, 10) + 2^3 - sqrt(l/c)", {"l": 4.0, "c": 1.0})
     1030.0
+    >>> evaluate("2*rval + 1k", {"rval": sp.Symbol("rval")}, symbolic=True)
+    2*rval + 1000
     """
     text = expr.strip()
 
@@ -187,13 +219,13 @@ def evaluate(expr, params, line=None):
             return ev(node.body)
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(
                 node.value, bool):
-            return float(node.value)
+            return _sympy_number(node.value) if symbolic else float(node.value)
         if isinstance(node, ast.Name):
             name = node.id.lower()
             if name in params:
                 return params[name]
             if name in _CONSTANTS:
-                return _CONSTANTS[name]
+                return {"pi": sp.pi, "e": sp.E}[name] if symbolic else _CONSTANTS[name]
             raise ParseError(f"unknown parameter {node.id!r} in {{{expr}}}; define it with .param", line)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
             v = ev(node.operand)
@@ -204,12 +236,20 @@ def evaluate(expr, params, line=None):
                    ast.Div: lambda: a / b, ast.Pow: lambda: a ** b, ast.Mod: lambda: math.fmod(a, b)}
             for op, fn in ops.items():
                 if isinstance(node.op, op):
+                    if symbolic:
+                        if op is ast.Mod:
+                            raise _NoSymbolicForm
+                        return fn()
                     try:
                         return float(fn())
                     except (ZeroDivisionError, OverflowError, ValueError) as exc:
                         raise ParseError(f"{{{expr}}}: {exc}", line) from None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
             fname = node.func.id.lower()
+            if symbolic and fname in _FUNCTIONS:
+                if fname not in _SYMPY_FUNCTIONS:
+                    raise _NoSymbolicForm
+                return _SYMPY_FUNCTIONS[fname](*[ev(a) for a in node.args])
             if fname in _FUNCTIONS:
                 args = [ev(a) for a in node.args]
                 try:
@@ -223,6 +263,8 @@ def evaluate(expr, params, line=None):
         result = ev(tree)
     except RecursionError:
         raise ParseError(f"the expression {{{expr[:40]}...}} is nested too deeply", line) from None
+    if symbolic:
+        return result
     if isinstance(result, complex) or math.isnan(result):
         raise ParseError(f"{{{expr}}} is not a real number", line)
     return result
@@ -482,7 +524,8 @@ def _read_source(source):
 
 
 class _Reader:
-    def __init__(self, text, max_elements=None, max_depth=None):
+    def __init__(self, text, max_elements=None, max_depth=None, name="netlist"):
+        self.name = name
         self.max_elements = LIMITS.max_elements if max_elements is None else max_elements
         self.max_depth = LIMITS.max_depth if max_depth is None else max_depth
         self.title, self.cards, self.notes = split_cards(text)
@@ -492,6 +535,7 @@ class _Reader:
         self.nodes = {}             # lower-case node name -> spelling
         self.couplings = []         # (card, name, L1, L2, value)
         self.element_ic = {}
+        self.value_expressions = {}  # element -> {value name: sympy expression of .param symbols}
         self.initial_voltages = {}
         self.models = {}            # lower-case .model name -> (type, {parameter: value}, line)
         self.temp = self.tnom = None  # °C: the circuit's temperature (.temp, .options temp=) and nominal one
@@ -522,6 +566,26 @@ class _Reader:
         if token.startswith("{"):
             return evaluate(token[1:-1], params, line)
         return parse_value(token, line)
+
+    def keep_expression(self, element, value_name, token, prefix, line):
+        """Record a top-level R, L or C value written as a ``{expression}`` of ``.param`` names, as a sympy
+        expression of those names (``net.value_expressions``): exports write it instead of its number.
+        Values inside subcircuits (their own parameters), expressions without a sympy form and the gains of
+        controlled sources (whose reaction rows the exports do not list parameters of) keep numbers."""
+        if prefix or not token.startswith("{"):
+            return
+        names = {n: self.param_symbol(n) for n in self.params}
+        try:
+            expr = evaluate(token[1:-1], names, line, symbolic=True)
+        except (_NoSymbolicForm, ParseError, TypeError, ValueError):
+            return
+        if isinstance(expr, sp.Basic) and expr.free_symbols:
+            self.value_expressions.setdefault(element, {})[value_name] = expr
+
+    def param_symbol(self, name):
+        """The sympy symbol of a ``.param`` (positive when its value is; never the time symbol's name)."""
+        value = self.params[name]
+        return sp.Symbol(name if name != "t" else "t_param", **({"positive": True} if value > 0 else {"real": True}))
 
     # top level
     def read(self):
@@ -730,6 +794,7 @@ class _Reader:
         value = self.value(pos[2], params, card.line)
         if value <= 0:
             raise ParseError(f"{name}: {letter.upper()} = {value:g} is not physical; give a positive value", card.line)
+        self.keep_expression(name, letter.upper(), pos[2], prefix, card.line)
         for k, v in pairs:
             if k.lower() == "ic" and letter in "lc":
                 self.element_ic[name] = self.value(v, params, card.line)
@@ -1042,7 +1107,7 @@ class _Reader:
     # build the network
     def _build(self):
 
-        net = Network(self.title or "netlist")
+        net = Network(self.name)  # the file's name (its stem), or "netlist": the title line is net.title
         made = {}
         if not self.element_specs:
             raise ParseError("the netlist has no elements (the first line is the title; cards follow it)")
@@ -1102,6 +1167,7 @@ class _Reader:
         net.initial_voltages = dict(self.initial_voltages)
         net.element_ic = dict(self.element_ic)
         net.params = dict(self.params)
+        net.value_expressions = {n: dict(v) for n, v in self.value_expressions.items()}
         net.netlist_notes = list(self.notes)
         net.analyses = list(self.analyses)
         net.ac = self.ac
@@ -1134,7 +1200,7 @@ def _title_note(title):
     return None
 
 
-def read_netlist(source, max_elements=None, max_depth=None):
+def read_netlist(source: PathArg | IO[str], max_elements: int | None = None, max_depth: int | None = None) -> Network:
     """Read a SPICE netlist (a path, a file object or the text itself) into a :class:`~netdyn.Network`.
 
     See the module documentation for the supported language.  Errors are
@@ -1148,13 +1214,14 @@ def read_netlist(source, max_elements=None, max_depth=None):
     ...
     netdyn.errors.ParseError: line 3: Q1: bipolar transistor elements are not supported (netdyn reads R, L, C, V, I, E, F, G, H, D, K and X)
     """
-    text, _origin = _read_source(source)
+    text, origin = _read_source(source)
+    name = pathlib.Path(str(origin)).stem if origin else ""
     # the reader allocates many small objects that all stay alive: the cyclic garbage collector's
     # full passes make reading superlinear (100,000 elements: 3.7 s with them, 2.0 s without, here)
     paused = gc.isenabled()
     gc.disable()
     try:
-        reader = _Reader(text, max_elements, max_depth)
+        reader = _Reader(text, max_elements, max_depth, name=name if name and not name.startswith("<") else "netlist")
         note = _title_note(reader.title)
         if note:
             reader.notes.insert(0, note)

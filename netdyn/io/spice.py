@@ -45,6 +45,13 @@ from netdyn.components import electrical as el
 from netdyn.components.diode import Diode
 from netdyn.lagrange.sources import spice_form
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.graph.network import Network
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
 __all__ = ["write_netlist", "spice_names", "run_ngspice", "ngspice_expression"]
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.:\-+]")
@@ -280,7 +287,8 @@ def _as_tran(tran):
     return card
 
 
-def write_netlist(net, tran=None, params=None, title=None):
+def write_netlist(net: Network, tran: TranCard | None = None, params: Mapping[Any, float] | None = None,
+                  title: str | None = None) -> str:
     """The network as an ngspice deck (text).
 
     ``tran`` (a :class:`~netdyn.io.cards.TranCard` like ``net.tran`` from :func:`~netdyn.io.read_netlist`,
@@ -503,8 +511,9 @@ def _run_batch(exe, deck_text, analysis, columns, options=None, timeout=600):
     return data
 
 
-def run_ngspice(deck_text, probes, tstop, tstep, tmax=None, uic=True, options=None, timeout=600,
-                executable=None):
+def run_ngspice(deck_text: str, probes: Sequence[str], tstop: float, tstep: float, tmax: float | None = None,
+                uic: bool = True, options: Mapping[str, Any] | None = None, timeout: float = 600,
+                executable: str | None = None) -> dict[str, np.ndarray]:
     """Run a transient analysis of ``deck_text`` with ``ngspice -b`` and return the probes.
 
     ``probes`` are ngspice vectors such as ``"v(2)"``, ``"v(a,b)"``, ``"i(V1)"``.

@@ -48,6 +48,11 @@ from sympy.printing.str import StrPrinter
 from netdyn.errors import ParseError
 from netdyn.lagrange.sources import Sawtooth
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from typing import Any
+
 __all__ = ["to_text", "symbol_table", "from_text", "parse_expression", "LIMITS", "FUNCTIONS", "CONSTANTS"]
 
 
@@ -176,7 +181,8 @@ def _token(node):
         return type(node).__name__
 
 
-def parse_expression(text, symbols=None, where=None, names=None, strict=False):
+def parse_expression(text: str, symbols: Any = None, where: str | None = None, names: Any = None,
+                     strict: bool = False) -> Any:
     """A sympy expression from ``text``, built node by node from a whitelist; never ``eval``.
 
     ``symbols`` is a symbol table (see :func:`symbol_table`); ``names`` extra

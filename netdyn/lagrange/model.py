@@ -26,6 +26,13 @@ from netdyn.symbols import as_expr, t
 from netdyn.lagrange import slots
 from netdyn.lagrange.equations import derive
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from collections.abc import Iterable, Mapping, Sequence
+    from typing import Any
+    from netdyn.lagrange.equations import Equations
+
 
 class LagrangianModel:
     """Coordinates q(t), kinetic coenergy T*, potential V, dissipation D,
@@ -48,8 +55,12 @@ class LagrangianModel:
     [c*Derivative(x(t), t) + k*x(t) + m*Derivative(x(t), (t, 2))]
     """
 
-    def __init__(self, coordinates, T=0, V=0, D=0, efforts=None, constraints=(), flow_constraints=(),
-                 parameters=None, name=None, metadata=None, constraint_labels=None, flow_constraint_labels=None):
+    def __init__(self, coordinates: Iterable[sp.Expr], T: Any = 0, V: Any = 0, D: Any = 0,
+                 efforts: Mapping[Any, Any] | None = None, constraints: Iterable[Any] = (),
+                 flow_constraints: Iterable[Any] = (), parameters: Mapping[Any, Any] | None = None,
+                 name: str | None = None, metadata: Mapping[str, Any] | None = None,
+                 constraint_labels: Sequence[str] | None = None,
+                 flow_constraint_labels: Sequence[str] | None = None) -> None:
         self.coordinates = list(coordinates)
         if not self.coordinates:
             raise ModelError("a model needs at least one coordinate")
@@ -80,36 +91,36 @@ class LagrangianModel:
         for k, v in (parameters or {}).items():
             sym = k if isinstance(k, sp.Symbol) else sp.Symbol(str(k))
             self.parameters[self._parameter_symbol(sym)] = v
-        self._derived = None
+        self._derived: Equations | None = None
         self._compiled = {}
 
     # ----------------------------------------------------------------- accessors
     @property
-    def T(self):
+    def T(self) -> sp.Expr:
         """Kinetic coenergy T*(q, f, t)."""
         return sp.Add(*self.T_terms)
 
     @property
-    def V(self):
+    def V(self) -> sp.Expr:
         """Potential energy V(q, t)."""
         return sp.Add(*self.V_terms)
 
     @property
-    def D(self):
+    def D(self) -> sp.Expr:
         """Dissipation function D(q, f, t)."""
         return sp.Add(*self.D_terms)
 
     @property
-    def multipliers(self):
+    def multipliers(self) -> list[sp.Expr]:
         """Lagrange multipliers: λ for displacement constraints, then μ for flow constraints."""
         return self.lambdas + self.mus
 
     @property
-    def flows(self):
+    def flows(self) -> list[sp.Expr]:
         """The flows f = dq/dt."""
         return [c.diff(t) for c in self.coordinates]
 
-    def coordinate(self, name):
+    def coordinate(self, name: str | sp.Expr) -> sp.Expr:
         """The coordinate called ``name`` (or the coordinate itself).
 
         >>> from netdyn import coordinates
@@ -134,22 +145,22 @@ class LagrangianModel:
         return sym
 
     @property
-    def coordinate_names(self):
+    def coordinate_names(self) -> list[str]:
         return [q.func.__name__ for q in self.coordinates]
 
     @property
-    def free_parameters(self):
+    def free_parameters(self) -> list[sp.Symbol]:
         """Symbols other than t, the coordinates and the multipliers that the model's expressions contain."""
         return self.derive().parameters
 
     # ----------------------------------------------------------------- derivation
-    def derive(self):
+    def derive(self) -> Equations:
         """The structured equations (:class:`netdyn.equations.Equations`), computed once."""
         if self._derived is None:
             self._derived = derive(self)
         return self._derived
 
-    def equations(self):
+    def equations(self) -> list[sp.Expr]:
         """The DAE as a list of sympy expressions, each ``== 0``.
 
         First the N Lagrange equations of eq. (4.5)/(4.6)
@@ -158,7 +169,7 @@ class LagrangianModel:
         """
         return self.derive().as_time_functions()
 
-    def export(self, format="latex", **options):
+    def export(self, format: str = "latex", **options: Any) -> Any:
         """Deprecated: use ``netdyn.export_equations(model, format, **options)``.
 
         0.1's API, removed in 0.2 and back as an alias so that code written for 0.1 runs; goes in 0.4. The energy model does not import the

@@ -25,12 +25,19 @@ whose derivative with respect to ``x`` is 1, so ``diff`` of a periodic pulse
 is a clean piecewise constant that lambdifies (sympy's own ``Mod`` and ``floor``
 leave unevaluated derivatives behind).
 """
+from __future__ import annotations
 import numbers
 
 import sympy as sp
 
 from netdyn.errors import ElementError
 from netdyn.symbols import t
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from collections.abc import Iterable, Sequence
+    from typing import Any
 
 __all__ = ["step", "sine", "pulse", "pwl", "spice_form", "breakpoints", "corners", "corner_schedule", "Sawtooth"]
 
@@ -262,7 +269,7 @@ def breakpoints(expr, t_end, t_start=0.0):
 
 
 
-def corners(expressions, t_start, t_end):
+def corners(expressions: Iterable[Any], t_start: float, t_end: float) -> list[float]:
     """The union of the :func:`breakpoints` of ``expressions`` (numbers allowed) strictly inside
     ``(t_start, t_end)``, sorted: where every path of ``simulate`` stops and restarts, as SPICE does.
 
@@ -276,7 +283,7 @@ def corners(expressions, t_start, t_end):
             found.update(breakpoints(e, t_end, t_start))
     return sorted(found)
 
-def corner_schedule(expressions, t_start=0.0):
+def corner_schedule(expressions: Iterable[Any], t_start: float = 0.0) -> Any:
     """Every corner of ``expressions`` after ``t_start``, without an end time: ``(times, families)`` with
     the corners of aperiodic waveforms as sorted ``times`` and those of a periodic ``PULSE`` as
     ``families`` of ``(first, period)`` pairs (corners at ``first + k period``, k = 0, 1, ...). For code that
@@ -311,7 +318,7 @@ def corner_schedule(expressions, t_start=0.0):
     return sorted(times), sorted(families)
 
 
-def step(amplitude, t0=0):
+def step(amplitude: Any, t0: Any = 0) -> sp.Expr:
     """A step: 0 before ``t0``, ``amplitude`` from ``t0`` on (value ``amplitude`` at ``t0``).
 
     >>> from netdyn.symbols import t
@@ -331,7 +338,7 @@ def step(amplitude, t0=0):
     return _remember(expr, "STEP", (amplitude, t0))
 
 
-def sine(offset, amplitude, freq, delay=0, damping=0, phase_deg=0):
+def sine(offset: Any, amplitude: Any, freq: Any, delay: Any = 0, damping: Any = 0, phase_deg: Any = 0) -> sp.Expr:
     """SPICE ``SIN(VO VA FREQ TD THETA PHASE)``.
 
     ``offset + amplitude*sin(phase)`` before ``delay``; from ``delay`` on
@@ -369,7 +376,8 @@ def sine(offset, amplitude, freq, delay=0, damping=0, phase_deg=0):
     return _remember(expr, "SIN", (offset, amplitude, freq, delay, damping, phase_deg))
 
 
-def pulse(v1, v2, delay=0, rise=0, fall=0, width=None, period=None):
+def pulse(v1: Any, v2: Any, delay: Any = 0, rise: Any = 0, fall: Any = 0, width: Any = None,
+          period: Any = None) -> sp.Expr:
     """SPICE ``PULSE(V1 V2 TD TR TF PW PER)``.
 
     ``v1`` until ``delay``, a linear rise to ``v2`` over ``rise``, ``v2`` for
@@ -428,7 +436,7 @@ def pulse(v1, v2, delay=0, rise=0, fall=0, width=None, period=None):
     return _remember(expr, "PULSE", args)
 
 
-def pwl(points):
+def pwl(points: Sequence[Sequence[Any]]) -> sp.Expr:
     """SPICE ``PWL(t1 v1 t2 v2 ...)``: straight lines through ``points``.
 
     The first value holds before the first time and the last value after the

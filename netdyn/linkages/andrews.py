@@ -5,8 +5,14 @@ body frames at the pivots.
 >>> len(ANDREWS_Q0), ANDREWS["mom"]
 (7, 0.033)
 """
+from __future__ import annotations
 from netdyn.components.planar import Revolute, RigidBody, Spring, Torque
 from netdyn.graph.network import Network
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from collections.abc import Mapping
 
 # Andrews' squeezing mechanism: data of Schiehlen (1990) as printed in Hairer & Wanner, Solving ODEs II,
 # §VII.7 (problem "andrews" of the IVP test set of Mazzia et al.): masses (kg), inertias about the centres
@@ -24,7 +30,7 @@ ANDREWS_Q0 = {"O": -0.0617138900142764496358948458001, "F": 0.0, "B": 0.45527981
               "H": -0.222668390165885884674473185609, "A7": 1.23054744454982119249735015568}
 
 
-def andrews_squeezer(p=ANDREWS):
+def andrews_squeezer(p: Mapping[str, float] = ANDREWS) -> Network:
     """Andrews' squeezing mechanism (7 bodies, 10 revolute joints, a spring, a driving torque; no gravity),
     built from the data as the paper gives it: each body frame at a pivot, the centre of mass offset.
 

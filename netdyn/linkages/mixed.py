@@ -14,15 +14,23 @@ which makes the model stiff: ``netdyn.simulate`` picks IDA for it (see
 >>> net.model().coordinate_names[-1]
 'q_La'
 """
+from __future__ import annotations
 from netdyn.components.electrical import Inductor, Resistor, VoltageSource
 from netdyn.components.transducers import MovingCoil
 from netdyn.linkages.planar import BOOK, four_bar
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from collections.abc import Mapping
+    from netdyn.graph.network import Network
 
 #: a small permanent-magnet motor: 12 V, 1 Ω, 1 mH, 0.5 V·s/rad (electrical time constant 1 ms)
 MOTOR = dict(V=12.0, R=1.0, L=1e-3, K=0.5)
 
 
-def motor_four_bar(V=MOTOR["V"], R=MOTOR["R"], L=MOTOR["L"], K=MOTOR["K"], p=BOOK):
+def motor_four_bar(V: float = MOTOR["V"], R: float = MOTOR["R"], L: float = MOTOR["L"], K: float = MOTOR["K"],
+                   p: Mapping[str, float] = BOOK) -> Network:
     """The book's four-bar (:func:`~netdyn.linkages.planar.four_bar`, no torque) with its crank driven by a
     DC motor on a voltage source ``V``: armature ``R`` (Ω) and ``L`` (H), torque constant ``K`` (N·m/A).
     It keeps the four-bar's assembly (the elbow-up branch, ``net.assembly``), so it starts there with no

@@ -36,6 +36,11 @@ from netdyn.graph.network import Network
 from netdyn.recursive import TreeData, TreeModel, com_motion, energy, forward_kinematics
 from netdyn.recursive.closed import closed_kinematics, denoc_inverse_dynamics
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from typing import Any
+
 ISSUE_BASE = ((0.0, 0.0), (1.0, 0.0), (0.5, 0.866))
 
 
@@ -48,7 +53,7 @@ class Trajectory:
     description: str = ""
 
 
-def circle(centre=(0.5, 0.2887), radius=0.10825, omega=4.0, phi=0.0):
+def circle(centre: Any = (0.5, 0.2887), radius: Any = 0.10825, omega: Any = 4.0, phi: Any = 0.0) -> Any:
     """The platform centre on a circle at a constant rate, orientation fixed (issue 14's trajectory).
 
     >>> P, V, A = circle().pose(np.array([0.0]))
@@ -275,8 +280,8 @@ class _RRLeg:
 
 
 # ------------------------------------------------------------------------------ 3-RRR
-def three_rrr(base=ISSUE_BASE, side=0.4, l1=0.4, l2=0.6, m1=3.0, m2=4.0, mp=8.0, Ip=0.16, g=9.81,
-              branch=(1, 1, 1)):
+def three_rrr(base: Any = ISSUE_BASE, side: Any = 0.4, l1: Any = 0.4, l2: Any = 0.6, m1: Any = 3.0, m2: Any = 4.0,
+              mp: Any = 8.0, Ip: Any = 0.16, g: Any = 9.81, branch: Any = (1, 1, 1)) -> Any:
     """The 3-RRR manipulator of issue 14 (defaults): legs ``A_i`` (actuated base pin), ``E_i``
     (elbow), pin ``B_i`` on the platform, whose vertices point like the base triangle's.
 
@@ -314,7 +319,8 @@ def three_rrr(base=ISSUE_BASE, side=0.4, l1=0.4, l2=0.6, m1=3.0, m2=4.0, mp=8.0,
 
 
 # ------------------------------------------------------------------------------ 3-RPR
-def three_rpr(base=ISSUE_BASE, side=0.4, lc=0.5, lp=0.5, mc=2.0, mpist=1.0, mp=8.0, Ip=0.16, g=9.81):
+def three_rpr(base: Any = ISSUE_BASE, side: Any = 0.4, lc: Any = 0.5, lp: Any = 0.5, mc: Any = 2.0, mpist: Any = 1.0,
+              mp: Any = 8.0, Ip: Any = 0.16, g: Any = 9.81) -> Any:
     """3-RPR manipulator: a passive base pin ``A_i``, an actuated slide ``P_i`` (the leg length, from
     ``A_i`` to the platform pin), a passive platform pin ``B_i``. Each leg: a cylinder (length ``lc``,
     mass ``mc``, from the base pin) and a piston (length ``lp``, mass ``mpist``, ending at the pin).
@@ -363,7 +369,8 @@ def three_rpr(base=ISSUE_BASE, side=0.4, lc=0.5, lp=0.5, mc=2.0, mpist=1.0, mp=8
 
 
 # ------------------------------------------------------------------------------ five-bar
-def five_bar(base=((0.0, 0.0), (0.5, 0.0)), l1=0.4, l2=0.6, m1=1.0, m2=1.5, g=9.81, branch=(-1, 1)):
+def five_bar(base: Any = ((0.0, 0.0), (0.5, 0.0)), l1: Any = 0.4, l2: Any = 0.6, m1: Any = 1.0, m2: Any = 1.5,
+             g: Any = 9.81, branch: Any = (-1, 1)) -> Any:
     """Five-bar: cranks ``J1``, ``J2`` (actuated) pinned to the ground at ``base``, couplers ``K1``,
     ``K2`` meeting at the end point, a massless pin on virtual slides ``x``, ``y`` (cut pins ``P1``,
     ``P2``). The end point's trajectory is prescribed (``x``, ``y``; a :class:`Trajectory`'s ``phi`` row
@@ -432,8 +439,9 @@ def _rot(axis, angle):
     return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
 
 
-def stewart_gough(base_radius=1.0, platform_radius=0.5, spread=np.deg2rad(15.0), lc=0.6, lp=0.6, mc=2.0,
-                  mpist=1.0, mp=10.0, Ip=(0.6, 0.6, 1.2), g=9.81):
+def stewart_gough(base_radius: Any = 1.0, platform_radius: Any = 0.5, spread: Any = np.deg2rad(15.0), lc: Any = 0.6,
+                  lp: Any = 0.6, mc: Any = 2.0, mpist: Any = 1.0, mp: Any = 10.0, Ip: Any = (0.6, 0.6, 1.2),
+                  g: Any = 9.81) -> Any:
     """Stewart–Gough platform, 6-UPS: each leg a universal joint on the base (``U<i>x`` then ``U<i>y``), an
     actuated slide ``P<i>`` (the leg length) and a ball joint on the platform (cut ``S<i>``). Base pins at
     ``base_radius``, angles 120°k ± ``spread``; platform balls at ``platform_radius``, 120°k + 60° ∓
@@ -493,7 +501,8 @@ def stewart_gough(base_radius=1.0, platform_radius=0.5, spread=np.deg2rad(15.0),
                                gravity_vector=(0.0, 0.0, -g))
 
 
-def hover(height=1.0, amplitude=(0.05, 0.04, 0.03), tilt=(0.05, 0.08, 0.06), omega=2.0):
+def hover(height: Any = 1.0, amplitude: Any = (0.05, 0.04, 0.03), tilt: Any = (0.05, 0.08, 0.06),
+          omega: Any = 2.0) -> Any:
     """A 6-D platform motion about ``(0, 0, height)``: sinusoidal x, y, z and yaw, pitch, roll.
 
     >>> P, V, A = hover().pose(np.array([0.0]))

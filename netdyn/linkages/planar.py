@@ -11,16 +11,24 @@ book's Examples 4.2 and 4.3 (the book prints none).
 >>> four_bar().model(formulation="relative").coordinate_names
 ['theta_O', 'theta_D', 'theta_A']
 """
+from __future__ import annotations
 import numpy as np
 
 from netdyn.components.planar import Gravity, Prismatic, Revolute, RigidBody, Torque
 from netdyn.graph.network import Network
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+    from netdyn.hints import ArrayLike, Value
+
 # parameters of the book's Examples 4.2 (slider-crank) and 4.3 (four-bar); the book gives none
 BOOK = dict(m1=1.0, m2=2.0, m3=0.5, I1=0.1, I2=0.3, I3=0.2, l1=0.5, l2=1.2, l3=0.9, l4=1.0, tau=1.0)
 
 
-def slider_crank(p=BOOK, tau=None):
+def slider_crank(p: Mapping[str, float] = BOOK, tau: Value | None = None) -> Network:
     """The book's Example 4.2 from bodies and joints: crank pinned at the origin, rod, block on the x axis,
     torque ``tau`` on the crank. The network stores the assembly with the crank at 0 and the block to the
     right (:func:`slider_crank_pose`).
@@ -47,7 +55,7 @@ def _bar(name, P0, P1):
     return {f"x_{name}": float(c[0]), f"y_{name}": float(c[1]), f"theta_{name}": float(np.arctan2(d[1], d[0]))}
 
 
-def slider_crank_pose(p=BOOK, angle=0.0):
+def slider_crank_pose(p: Mapping[str, float] = BOOK, angle: float = 0.0) -> dict[str, float]:
     """Every coordinate of :func:`slider_crank` with the crank at ``angle`` and the block to the right of the
     crank pin (the branch the linkage stores as its assembly guess).
 
@@ -63,7 +71,7 @@ def slider_crank_pose(p=BOOK, angle=0.0):
             "theta_block": 0.0}
 
 
-def four_bar(p=BOOK, tau=None, gravity=False):
+def four_bar(p: Mapping[str, float] = BOOK, tau: Value | None = None, gravity: bool = False) -> Network:
     """The book's Example 4.3: crank pinned at the origin, rod, rocker pinned at ``(l4, 0)``;
     ``tau=False`` leaves out the crank torque. The network stores the elbow-up assembly with the crank at 0
     (``net.assembly.guess``, :func:`four_bar_pose`), so ``netdyn.simulate(four_bar(), (0, 1))`` starts on it;
@@ -95,7 +103,7 @@ def four_bar(p=BOOK, tau=None, gravity=False):
 FOUR_BAR_GUESS = {"theta_rod": 0.9, "theta_rocker": 1.9}
 
 
-def four_bar_pose(p=BOOK, angle=None):
+def four_bar_pose(p: Mapping[str, float] = BOOK, angle: float | None = None) -> dict[str, float]:
     """Every coordinate of :func:`four_bar` on the elbow-up branch (the coupler pin above the line from the
     crank pin to the rocker pivot) with the crank at ``angle``; by default the first of 0, π/2, π, 3π/2 at
     which the loop closes (``FOUR_BAR_GUESS`` only where it closes at none of them).
@@ -119,7 +127,7 @@ def four_bar_pose(p=BOOK, angle=None):
     return dict(FOUR_BAR_GUESS)
 
 
-def pendulum(masses, lengths, g=9.81):
+def pendulum(masses: Sequence[float], lengths: Sequence[float], g: float = 9.81) -> Network:
     """n-link pendulum: link i pinned at its left end to the right end of link i-1 (first to the origin).
     An open chain assembles from any start, so it stores no assembly (``net.assembly`` is empty): it starts
     from zero angles unless ``q0`` says otherwise.
@@ -138,7 +146,7 @@ def pendulum(masses, lengths, g=9.81):
     return net
 
 
-def pendulum_state(q, u, lengths):
+def pendulum_state(q: ArrayLike, u: ArrayLike, lengths: Sequence[float]) -> tuple[Any, Any]:
     """Absolute coordinates (x, y, theta per link) and their rates from relative joint angles and rates.
 
     >>> Q, F = pendulum_state(np.array([0.0, np.pi / 2]), np.array([1.0, 0.0]), [1.0, 0.5])
@@ -156,7 +164,7 @@ def pendulum_state(q, u, lengths):
     return np.array(Q), np.array(F)
 
 
-def five_bar():
+def five_bar() -> tuple[Network, dict[str, float]]:
     """Planar five-bar: cranks pinned at (0, 0) and (1, 0), couplers meeting at the end point P.
 
     Returns ``(network, guess)``; ``guess`` assembles the elbow-up configuration, and the network stores it
@@ -181,7 +189,7 @@ def five_bar():
     return net, guess
 
 
-def three_rrr(R=1.0, r=0.25, L1=0.6, L2=0.6):
+def three_rrr(R: float = 1.0, r: float = 0.25, L1: float = 0.6, L2: float = 0.6) -> tuple[Network, dict[str, float]]:
     """3-RRR parallel manipulator: three legs (actuated ground pin A_i, elbow E_i, platform pin B_i) on a base
     circle of radius ``R``, platform pins on radius ``r``. Returns ``(network, guess)``: the assembly with
     the platform at the centre, which the network also stores (``net.assembly.guess``).

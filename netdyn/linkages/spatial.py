@@ -23,12 +23,19 @@ from scipy.optimize import brentq
 from netdyn.components.spatial import frame_from_axis, quat_from_matrix
 from netdyn.symbols import as_expr
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+    from netdyn.hints import Value
+
 #: the heavy symmetric top of the issue: mass, inertia about the centre of mass, centre of mass, body rate
-HEAVY_TOP = {"m": 15.0, "J": (0.234375, 0.46875, 0.234375), "com": (0.0, 1.0, 0.0), "omega": (0.0, 150.0, -4.61538),
+HEAVY_TOP: dict[str, Any] = {"m": 15.0, "J": (0.234375, 0.46875, 0.234375), "com": (0.0, 1.0, 0.0), "omega": (0.0, 150.0, -4.61538),
              "g": 9.81}
 
 
-def spherical_pendulum(length=1.0, mass=1.0, radius=0.05, g=9.81):
+def spherical_pendulum(length: float = 1.0, mass: float = 1.0, radius: float = 0.05, g: float = 9.81) -> Network:
     """A ball of ``radius`` (solid sphere inertia) on a massless rod of ``length`` from a ball joint at the origin.
 
     >>> spherical_pendulum().model().coordinate_names[:3]
@@ -48,7 +55,8 @@ def _home(body, position):
             f"e2_{body}": 0.0, f"e3_{body}": 0.0}
 
 
-def heavy_top(m=HEAVY_TOP["m"], J=HEAVY_TOP["J"], com=HEAVY_TOP["com"], g=HEAVY_TOP["g"]):
+def heavy_top(m: float = HEAVY_TOP["m"], J: Sequence[float] = HEAVY_TOP["J"], com: Sequence[float] = HEAVY_TOP["com"],
+              g: float = HEAVY_TOP["g"]) -> Network:
     """A top on a fixed point: body frame origin at the fixed point, centre of mass at ``com``.
 
     >>> heavy_top().model().metadata["spatial"].gruebler
@@ -61,7 +69,8 @@ def heavy_top(m=HEAVY_TOP["m"], J=HEAVY_TOP["J"], com=HEAVY_TOP["com"], g=HEAVY_
     return net
 
 
-def rssr(crank=0.2, coupler=1.0, rocker=0.7, ground=(0.6, 0.0, 0.3), g=9.81, drive=None):
+def rssr(crank: float = 0.2, coupler: float = 1.0, rocker: float = 0.7, ground: Sequence[float] = (0.6, 0.0, 0.3),
+         g: float = 9.81, drive: Value | None = None) -> Network:
     """A spatial four-bar: crank on a revolute about z at the origin, rocker on a revolute about x at
     ``ground``, coupled by a rod with ball joints at both ends (RSSR). The rod's spin about its own axis is
     an idle freedom, held by a ``Universal`` instead of the second ball (so the mobility is 1).
@@ -84,7 +93,9 @@ def rssr(crank=0.2, coupler=1.0, rocker=0.7, ground=(0.6, 0.0, 0.3), g=9.81, dri
     return net
 
 
-def rssr_guess(crank=0.2, coupler=1.0, rocker=0.7, ground=(0.6, 0.0, 0.3), angle=0.0, formulation="absolute"):
+def rssr_guess(crank: float = 0.2, coupler: float = 1.0, rocker: float = 0.7,
+               ground: Sequence[float] = (0.6, 0.0, 0.3), angle: float = 0.0,
+               formulation: str | None = "absolute") -> dict[str, float]:
     """The assembly of :func:`rssr` at crank angle ``angle`` (exact: the rocker angle from the rod length, a
     scalar root; the rod from the crank pin to the rocker pin, turned about its axis as the universal joint
     needs), a dict for ``guess=``: body coordinates (``formulation="absolute"``), the relative formulation's
@@ -127,7 +138,7 @@ def rssr_guess(crank=0.2, coupler=1.0, rocker=0.7, ground=(0.6, 0.0, 0.3), angle
     return {k: float(v) for k, v in out.items()}
 
 
-def chain_parameters(n, seed=0):
+def chain_parameters(n: int, seed: int = 0) -> dict[str, Any]:
     """Random but reproducible link data of :func:`spatial_chain`: masses, joint offsets on the parent,
     centres of mass, inertia tensors (symmetric positive definite, triangle inequality) and axes x, y, z, ...
 
@@ -135,7 +146,7 @@ def chain_parameters(n, seed=0):
     ((3, 3), ['x', 'y', 'z'])
     """
     rng = np.random.default_rng(seed)
-    out = {"masses": rng.uniform(0.5, 2.0, n), "offsets": np.zeros((n, 3)), "coms": np.zeros((n, 3)),
+    out: dict[str, Any] = {"masses": rng.uniform(0.5, 2.0, n), "offsets": np.zeros((n, 3)), "coms": np.zeros((n, 3)),
            "inertias": [], "axes": [("x", "y", "z")[k % 3] for k in range(n)]}
     for k in range(n):
         out["offsets"][k] = (0.0, 0.0, 0.0) if k == 0 else rng.uniform(-0.2, 0.2, 3) + (0, 0, -0.6)
@@ -147,7 +158,7 @@ def chain_parameters(n, seed=0):
     return out
 
 
-def spatial_chain(n, params=None, g=9.81):
+def spatial_chain(n: int, params: Mapping[str, Any] | None = None, g: float = 9.81) -> Network:
     """An n-link chain: link k hangs from link k−1 (ground for k = 0) by a revolute about the k-th axis of
     ``params["axes"]`` at ``offsets[k]`` on the parent (body frames are the joint frames, aligned when all
     angles are zero). Joint ``J<k>``, body ``L<k>``. The network stores that home pose (all angles zero) as its
@@ -188,7 +199,8 @@ def _stewart_geometry(base_radius, top_radius, height):
     return base, top, frames, lengths
 
 
-def stewart_platform(base_radius=1.0, top_radius=0.6, height=1.2, mass=10.0, leg_mass=1.0, g=9.81):
+def stewart_platform(base_radius: float = 1.0, top_radius: float = 0.6, height: float = 1.2, mass: float = 10.0,
+                     leg_mass: float = 1.0, g: float = 9.81) -> Network:
     """A Stewart–Gough platform: six UPS legs, each a universal joint ``U<k>`` on the base, a prismatic joint
     ``P<k>`` (the actuator: cylinder ``cyl<k>`` and rod ``rod<k>``) and a ball joint ``S<k>`` on the platform.
     Body frames are parallel to the global axes at the home pose (platform origin at height ``height``); the
@@ -223,7 +235,8 @@ def stewart_platform(base_radius=1.0, top_radius=0.6, height=1.2, mass=10.0, leg
     return net
 
 
-def stewart_leg_motions(motion, base_radius=1.0, top_radius=0.6, height=1.2):
+def stewart_leg_motions(motion: Mapping[str, Any], base_radius: float = 1.0, top_radius: float = 0.6,
+                        height: float = 1.2) -> dict[str, Any]:
     """Leg slides ``{"P<k>": s_k(t)}`` (inverse kinematics, closed form) that move the platform of
     :func:`stewart_platform` through ``motion``: components ``"x"``, ``"y"``, ``"z"`` of its origin
     from home and the angles ``"rx"``, ``"ry"``, ``"rz"`` of successive rotations about x, y, z (functions of t).

@@ -20,14 +20,28 @@ from netdyn.numerics.dae.start import DEFAULT_RTOL, formulation_parameters
 from netdyn.numerics.integrators.driver import integrate_segments, scaled_atol, source_breakpoints, source_period
 from netdyn.numerics.problem import METHODS, Problem
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.bondgraph.graph import BondGraph
+    from netdyn.graph.network import Network
+    from netdyn.lagrange.model import LagrangianModel
+    from netdyn.numerics.results.solution import Solution
+    from netdyn.hints import ArrayLike, Formulation, Initial, Params, TimeSpan
+    from collections.abc import Callable
+    from typing import Any
+
 #: ``simulate`` and, for code written against 0.2, the helpers that lived here
 __all__ = ["simulate", "solve", "METHODS", "DEFAULT_RTOL", "formulation_parameters", "integrate_segments",
            "scaled_atol", "source_breakpoints", "source_period"]
 
 
-def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=None, atol=None,
-             method="auto", solver=None, guess=None, max_step=np.inf, formulation=None, progress=None,
-             watch_singularities=None, compiled_loop=None):
+def simulate(system: Network | LagrangianModel | BondGraph, t_span: TimeSpan, q0: Initial | None = None,
+             f0: Initial | None = None, params: Params | None = None, t_eval: ArrayLike | None = None,
+             rtol: float | None = None, atol: float | None = None, method: str = "auto", solver: str | None = None,
+             guess: Initial | None = None, max_step: float = np.inf, formulation: Formulation = None,
+             progress: bool | str | Callable[..., Any] | None = None, watch_singularities: bool | None = None,
+             compiled_loop: bool | None = None) -> Solution:
     """Integrate a model or a network over ``t_span``.
 
     Parameters

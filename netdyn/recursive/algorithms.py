@@ -20,6 +20,13 @@ from netdyn.errors import ModelError
 import netdyn.recursive.kernels as K
 import netdyn.recursive.planar_kernels as P
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from typing import Any
+    from netdyn.hints import ArrayLike
+    from netdyn.recursive.model import TreeData, TreeModel
+
 
 def _vec(model, x, what):
     x = np.ascontiguousarray(x, dtype=float).reshape(-1)
@@ -40,7 +47,8 @@ def _fext(model, data, fext):
     return f
 
 
-def rnea(model, data, q, qd, qdd, fext=None):
+def rnea(model: TreeModel, data: TreeData, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
+         fext: Any = None) -> np.ndarray:
     """Joint efforts ``tau = M(q) qdd + h(q, qd) − Σ Jᵢᵀ fextᵢ`` (recursive Newton–Euler).
 
     ``fext``: optional external wrenches ``[n; f]`` per body, body frame, about the body origin.
@@ -67,7 +75,8 @@ def planar_geometry(model):
     return pg
 
 
-def aba(model, data, q, qd, tau, fext=None):
+def aba(model: TreeModel, data: TreeData, q: ArrayLike, qd: ArrayLike, tau: ArrayLike,
+        fext: Any = None) -> np.ndarray:
     """Joint accelerations from the joint efforts (articulated-body algorithm; the 3-D planar kernel
     for a planar tree, the 6-D one otherwise).
 
@@ -88,7 +97,7 @@ def aba(model, data, q, qd, tau, fext=None):
     return K.aba(model.ints, model.geom, model.gravity, q, qd, tau, f, data.work, data.qdd).copy()
 
 
-def crba(model, data, q):
+def crba(model: TreeModel, data: TreeData, q: ArrayLike) -> np.ndarray:
     """The joint-space mass matrix ``M(q)`` (composite-rigid-body algorithm).
 
     >>> import numpy as np
@@ -104,7 +113,7 @@ def crba(model, data, q):
     return K.crba(model.ints, model.geom, q, data.work, data.M).copy()
 
 
-def bias_forces(model, data, q, qd):
+def bias_forces(model: TreeModel, data: TreeData, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
     """``h(q, qd)``: Coriolis, centrifugal and gravity efforts (``rnea`` with zero accelerations).
 
     >>> import numpy as np
@@ -118,7 +127,8 @@ def bias_forces(model, data, q, qd):
     return rnea(model, data, q, qd, np.zeros(model.nq))
 
 
-def forward_kinematics(model, data, q, qd=None, qdd=None):
+def forward_kinematics(model: TreeModel, data: TreeData, q: ArrayLike, qd: ArrayLike | None = None,
+                       qdd: ArrayLike | None = None) -> TreeData:
     """World poses, velocities and accelerations of every body-frame origin, into ``data``.
 
     Fills ``data.R`` (n,3,3), ``data.p``, ``data.omega``, ``data.v`` (velocity of the origin),
@@ -147,7 +157,7 @@ def _cross(a, b):
                             a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]])
 
 
-def com_motion(model, data):
+def com_motion(model: TreeModel, data: TreeData) -> Any:
     """World position, velocity and acceleration of every centre of mass (after :func:`forward_kinematics`).
 
     >>> import numpy as np
@@ -169,7 +179,7 @@ def com_motion(model, data):
     return pos, vel, acc
 
 
-def energy(model, data, q, qd):
+def energy(model: TreeModel, data: TreeData, q: ArrayLike, qd: ArrayLike) -> tuple[float, float]:
     """``(T, V)``: kinetic energy and gravitational potential energy (zero at the world origin).
 
     >>> import numpy as np

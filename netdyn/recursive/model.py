@@ -30,6 +30,11 @@ import numpy as np
 
 from netdyn.errors import ModelError
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from typing import Any
+
 REVOLUTE, PRISMATIC, FIXED = 0, 1, 2
 JOINT_TYPES = {"revolute": REVOLUTE, "prismatic": PRISMATIC, "fixed": FIXED}
 CUT_KINDS = ("revolute", "prismatic", "weld", "spherical")
@@ -119,8 +124,9 @@ class TreeModel:
     (1, ['arm'])
     """
 
-    def __init__(self, parent, jtype, axis, rotation, translation, mass, com, inertia, gravity=(0, 0, -9.81),
-                 body_names=None, joint_names=None, cuts=()):
+    def __init__(self, parent: Any, jtype: Any, axis: Any, rotation: Any, translation: Any, mass: Any, com: Any,
+                 inertia: Any, gravity: Any = (0, 0, -9.81), body_names: Any = None, joint_names: Any = None,
+                 cuts: Any = ()) -> None:
         self.parent = np.asarray(parent, dtype=np.int64)
         n = self.n = self.parent.size
         self.jtype = np.asarray(jtype, dtype=np.int64).reshape(n)
@@ -302,7 +308,7 @@ class TreeData:
 
     WORK = 90  # per body: E 9, r 3, v 6, a 6, c 6, f 6, IA 36, pA 6, U 6, D 1, u 1, spare 3
 
-    def __init__(self, model):
+    def __init__(self, model: TreeModel) -> None:
         n = model.n
         self.work = np.zeros((n, self.WORK))
         self.fext = np.zeros((n, 6))

@@ -18,10 +18,21 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from netdyn.files import writing
 from netdyn.viz.plotting import attachment_points, body_metadata, coordinate_vector
 from netdyn.lagrange.equations import internalize
 from netdyn.numerics.functions.compiled import compile_model
 from netdyn.symbols import t as T
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.lagrange.model import LagrangianModel
+    from netdyn.numerics.results.solution import Solution
+    from netdyn.hints import ArrayLike, PathArg
+    from collections.abc import Mapping
+    from typing import IO
+    from typing import Any
 
 
 def _spatial(model):
@@ -118,7 +129,8 @@ def _setup(ax, centre, half, title):
     ax.set_title(title)
 
 
-def plot_spatial(model, q, ax=None, path=None, title=None, t=0.0):
+def plot_spatial(model: LagrangianModel, q: Mapping[str, float] | ArrayLike, ax: Any = None,
+                 path: PathArg | IO[bytes] | None = None, title: str | None = None, t: float = 0.0) -> Any:
     """Draw a spatial mechanism at coordinates ``q`` (dict name -> value or a vector); returns the axes.
 
     ``path`` saves the figure (PNG, SVG, ...).
@@ -141,11 +153,13 @@ def plot_spatial(model, q, ax=None, path=None, title=None, t=0.0):
     _draw(ax, model, poses, pts, items, 0.12 * half)
     _setup(ax, centre, half, title or model.name)
     if path:
-        ax.figure.savefig(path, dpi=110, bbox_inches="tight")
+        with writing(path, "mechanism picture") as target:  # str or PathLike, its folder made
+            ax.figure.savefig(target, dpi=110, bbox_inches="tight")
     return ax
 
 
-def animate_spatial(solution, path, fps=20, frames=60, title=None):
+def animate_spatial(solution: Solution, path: PathArg, fps: int = 20, frames: int = 60,
+                    title: str | None = None) -> PathArg:
     """Write the motion of a simulated spatial mechanism as a GIF (``frames`` evenly spaced times).
 
     Returns the path.
@@ -178,6 +192,7 @@ def animate_spatial(solution, path, fps=20, frames=60, title=None):
         _setup(ax, centre, half, f"{title or model.name}   t = {solution.t[idx[i]]:.3f} s")
 
     anim = FuncAnimation(fig, frame, frames=len(idx))
-    anim.save(path, writer=PillowWriter(fps=fps))
+    with writing(path, "animation") as target:  # str or PathLike, its folder made
+        anim.save(target, writer=PillowWriter(fps=fps))
     plt.close(fig)
     return path

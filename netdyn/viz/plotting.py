@@ -20,8 +20,19 @@ import numpy as np
 import sympy as sp
 
 from netdyn.errors import ModelError
+from netdyn.files import writing
 from netdyn.lagrange.equations import internalize
 from netdyn.numerics.functions.compiled import compile_model
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.lagrange.model import LagrangianModel
+    from netdyn.numerics.results.solution import Solution
+    from netdyn.hints import ArrayLike, PathArg
+    from collections.abc import Mapping
+    from typing import IO
+    from typing import Any
 
 
 def body_metadata(model, kind, hint):
@@ -142,7 +153,8 @@ def _figure_size(lo, hi, width=6.0):
     return width, float(np.clip(width * span[1] / span[0], 2.0, 8.0)) + 0.6
 
 
-def plot_mechanism(model, q, ax=None, path=None, title=None):
+def plot_mechanism(model: LagrangianModel, q: Mapping[str, float] | ArrayLike, ax: Any = None,
+                   path: PathArg | IO[bytes] | None = None, title: str | None = None) -> Any:
     """Draw the mechanism at coordinates ``q`` (dict name -> value, or a vector in model order); returns the
     axes (``path=`` also saves the figure).
 
@@ -170,12 +182,14 @@ def plot_mechanism(model, q, ax=None, path=None, title=None):
     draw(ax, model, poses_fn(qv), attachments, items, scale=float(np.max(hi - lo)) / 10)
     _frame(ax, lo, hi, title)
     if own and path is not None:
-        ax.figure.savefig(path, dpi=100, bbox_inches="tight")
-        plt.close(ax.figure)
+        with writing(path, "mechanism picture") as target:  # str or PathLike, its folder made
+            figure: Any = ax.figure
+            figure.savefig(target, dpi=100, bbox_inches="tight")
+        plt.close(figure)
     return ax
 
 
-def animate_mechanism(solution, path, fps=25, frames=100, dpi=80):
+def animate_mechanism(solution: Solution, path: PathArg, fps: int = 25, frames: int = 100, dpi: float = 80) -> int:
     """Write the motion of a simulated mechanism to a GIF at ``path``; returns the number of frames.
 
     >>> import numpy as np, netdyn
@@ -200,7 +214,7 @@ def animate_mechanism(solution, path, fps=25, frames=100, dpi=80):
     lo, hi = _extent(model, Q, poses_fn, attachments)
     fig, ax = plt.subplots(figsize=_figure_size(lo, hi))
     writer = PillowWriter(fps=fps)
-    with writer.saving(fig, str(path), dpi):
+    with writing(path, "animation") as target, writer.saving(fig, target, dpi):  # str or PathLike, folder made
         for k, q in zip(idx, Q):
             ax.clear()
             draw(ax, model, poses_fn(q), attachments, items, scale=float(np.max(hi - lo)) / 10)

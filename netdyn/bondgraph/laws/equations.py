@@ -44,6 +44,11 @@ from netdyn.bondgraph.laws.forms import NumericFunction, element_law, realify
 from netdyn.errors import ModelError
 from netdyn.symbols import t
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.bondgraph.graph import BondGraph
+
 
 @dataclass
 class StateEquations:
@@ -98,7 +103,7 @@ class StateEquations:
         raise KeyError(f"no state {name!r}; states are {[s.name for s in self.states]}")
 
 
-def state_equations(bg, symbolic=False):
+def state_equations(bg: BondGraph, symbolic: bool = False) -> StateEquations:
     """Explicit (or semi-explicit) state equations of a bond graph in its energy variables.
 
     Derivative causality is reduced (the dependent storage eliminated into the

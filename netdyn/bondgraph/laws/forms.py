@@ -48,6 +48,11 @@ import sympy as sp
 
 from netdyn.errors import ElementError, ParameterError
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from typing import Any
+
 q, p, e, f = sp.symbols("q p e f")
 #: kind -> (x, y): the law y = F(x) takes x
 VARIABLES = {"C": (q, e), "I": (p, f), "R": (f, e)}
@@ -456,7 +461,7 @@ class Law:
     1.0
     """
 
-    def __init__(self, element, kind, form, value):
+    def __init__(self, element: str, kind: str, form: str, value: Any) -> None:
         self.element, self.kind, self.form = element, kind, form
         self.x, self.y = VARIABLES[kind]
         if form == "law" and not isinstance(value, sp.Equality):

@@ -42,6 +42,13 @@ from netdyn.numerics.circuit.stamp import template_key
 from netdyn.graph.gcpause import paused_gc
 from netdyn.symbols import t
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.graph.network import Network
+    from netdyn.hints import Formulation
+    from collections.abc import Mapping
+
 __all__ = ["operating_point", "DCOperatingPoint", "spice_initial_state", "state_before_jump"]
 
 
@@ -162,7 +169,9 @@ class DCOperatingPoint:
 
 
 @paused_gc()
-def operating_point(net, formulation=None, t0=0.0, hold=None, clamp=None, tol=1e-12, max_iter=200):
+def operating_point(net: Network, formulation: Formulation = None, t0: float = 0.0, hold: Mapping[str, float] | None = None,
+                    clamp: Mapping[str, float] | None = None, tol: float = 1e-12,
+                    max_iter: int = 200) -> DCOperatingPoint:
     """The DC operating point of a network (sources at ``t0``), or its consistent state with storage held.
 
     Parameters
@@ -257,7 +266,9 @@ def operating_point(net, formulation=None, t0=0.0, hold=None, clamp=None, tol=1e
 
     # rows: [0, n) Lagrange, [n, n+m) flow constraints, [n+m, n+m+P) stationary storage, [n+m+P, N) held flows
     # columns: [0, n) f, [n, n+P) p, [n+P, n+P+m) μ, [n+P+m, N) multipliers of the held flows
-    rows, cols, data = [], [], []
+    rows: list[int] = []
+    cols: list[int] = []
+    data: list[float] = []
     for k, (name, i) in enumerate(vcols):
         idx, cf = vec(info[name][3][i])
         put(idx, n + k, cf)
@@ -576,14 +587,13 @@ def _report(net, work, forms, kinds, lin, info, f, p, mu, vcols, held_v, trows, 
         for name, el in net.elements.items():
             for i, k in enumerate(info[name][4][:len(el.ports)]):
                 port_of[k] = (name, i)
-        for node, path in paths.items():
-            if node == "0":
-                continue
-            v = 0.0
-            for key, sign in path:
-                name, i = port_of[key]
-                v -= sign * across[name][i]
-            voltages[node] = float(v)
+        def down(value, key, sign):
+            name, i = port_of[key]
+            return value - sign * across[name][i]
+        memo = {}  # each node's voltage its parent's minus one branch: linear in the nodes
+        for node in paths:
+            if node != "0":
+                voltages[node] = float(paths.fold(node, memo, 0.0, down))
     currents = {}
     for name, el in net.elements.items():
         if el.ports:

@@ -32,6 +32,13 @@ from netdyn.graph.network import as_model
 from netdyn.graph.assembly import fill as stored_assembly
 from netdyn.errors import IntegrationError
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.bondgraph.graph import BondGraph
+    from netdyn.graph.network import Network
+    from netdyn.hints import Initial, Params
+
 
 @dataclass
 class Mobility:
@@ -96,7 +103,8 @@ def without_constraints(model, drop):
                             metadata)
 
 
-def mobility(system, q0=None, guess=None, t=0.0, params=None):
+def mobility(system: Network | LagrangianModel | BondGraph, q0: Initial | None = None, guess: Initial | None = None,
+             t: float = 0.0, params: Params | None = None) -> Mobility:
     """Degrees of freedom at a configuration assembled from ``q0``/``guess`` (see :func:`netdyn.simulate`; not
     given, the network's stored ones, ``net.assembly``).
 

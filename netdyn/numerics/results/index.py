@@ -23,6 +23,8 @@ paths, which never build the symbolic model for a read).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from netdyn.components.base import DOMAINS, port_key
 from netdyn.graph.gcpause import paused_gc
 
@@ -54,11 +56,7 @@ class ResultIndex:
             for slot, key in enumerate(ks):
                 slots.setdefault(key, []).append((name, slot))
         self.sharing = {port_of[key]: tuple(on) for key, on in slots.items() if key in port_of}
-        self.nodes = {}
-        for domain, paths in node_paths.items():
-            for node, path in paths.items():
-                if node not in self.nodes:  # the first domain that has the node answers for it, as before
-                    self.nodes[node] = (domain, tuple((*port_of[key], sign) for key, sign in path))
+        self.nodes = _NodePaths(node_paths, port_of)
         self.symbols = None  # internal symbol -> (block, row), made by the symbolic solution's first evaluation
         self.rows = {}  # (element, port, "through" | "across") -> its rows, as the solution class writes them
 
@@ -114,3 +112,33 @@ class ResultIndex:
             if el.ports:
                 out += [f"v({name})", f"{'i' if el.ports[0].domain == 'electrical' else 'f'}({name})"]
         return out
+
+
+class _NodePaths(Mapping):
+    """Node -> ``(domain, ((element, port, sign), ...))``, each path made when it is first read (a series
+    chain's paths add up to N²/2 ports; the mapping itself is made in one pass over the nodes)."""
+
+    def __init__(self, node_paths, port_of):
+        self._paths, self._port_of, self._made = node_paths, port_of, {}
+        self._domain = {}
+        for domain, paths in node_paths.items():
+            for node in paths:
+                self._domain.setdefault(node, domain)  # the first domain that has the node answers for it
+
+    def __getitem__(self, node):
+        made = self._made.get(node)
+        if made is None:
+            domain = self._domain[node]
+            port_of = self._port_of
+            made = self._made[node] = (domain, tuple((*port_of[key], sign) for key, sign in self._paths[domain][node]))
+        return made
+
+    def __iter__(self):
+        return iter(self._domain)
+
+    def __len__(self):
+        return len(self._domain)
+
+    def __contains__(self, node):
+        return node in self._domain
+

@@ -28,6 +28,15 @@ from netdyn.numerics.results.reactions import reaction
 from netdyn.numerics.results.trajectory import Trajectory  # noqa: F401  (documented attribute type)
 from netdyn.symbols import t as T_SYM
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from netdyn.hints import Array, PathArg
+    from collections.abc import Sequence
+    from typing import IO, Any
+    from netdyn.numerics.results.bookkeeping import EnergyReport
+    from netdyn.lagrange.model import LagrangianModel
+
 
 def _nan_max(a, b):
     """``max`` in which NaN wins (Python's ``max(0.0, nan)`` is 0.0: a NaN residual must show)."""
@@ -74,7 +83,19 @@ class Solution:
     as simulating it).
     """
 
-    def __init__(self, model, compiled, p, trajectory, method):
+    t: Array
+    q: Array
+    f: Array
+    lam: Array
+    mu: Array
+    method: str
+    message: str
+    status: int
+    success: bool
+    nsteps: int | None
+    work: dict[str, Array] | None
+
+    def __init__(self, model: LagrangianModel, compiled: Any, p: Any, trajectory: Trajectory, method: str) -> None:
         self.model, self.compiled, self.p = model, compiled, p
         self._init_trajectory(trajectory, method)
 
@@ -93,7 +114,7 @@ class Solution:
         self._index = None
 
     @property
-    def result_index(self):
+    def result_index(self) -> ResultIndex:
         """Where every named quantity lives (:class:`~netdyn.numerics.results.index.ResultIndex`): made on the
         first read, in time linear in the network, so that each read costs only its own output."""
         if self._index is None:
@@ -104,30 +125,30 @@ class Solution:
         return ResultIndex.of_model(self.model)
 
     @property
-    def acc(self):
+    def acc(self) -> Array:
         """Rates of the flows, ``(n, K)`` (computed on first use where the integrator deferred them)."""
         return self.trajectory.accelerations()
 
     # ----------------------------------------------------------------- scipy-like
     @property
-    def y(self):
+    def y(self) -> Array:
         """State ``[q; f]`` with one column per output time (as ``OdeResult.y``)."""
         return np.vstack([self.q, self.f])
 
     @property
-    def multipliers(self):
+    def multipliers(self) -> dict[str, Array]:
         """Multiplier trajectories by name: ``{"lambda_1": array, "mu_1": array, ...}``."""
         return dict(zip(self.multiplier_names, list(self.lam) + list(self.mu)))
 
     @property
-    def coordinate_names(self):
+    def coordinate_names(self) -> list[str]:
         return self.model.coordinate_names
 
     @property
-    def multiplier_names(self):
+    def multiplier_names(self) -> list[str]:
         return [s.func.__name__ for s in self.model.lambdas + self.model.mus]
 
-    def __getitem__(self, name):
+    def __getitem__(self, name: str | sp.Expr) -> Array:
         if not isinstance(name, str):
             name = getattr(getattr(name, "func", None), "__name__", None) or str(name)
         index = self.result_index
@@ -164,7 +185,7 @@ class Solution:
         return self.evaluate(self._internal(sp.sympify(entry[2]).diff(T_SYM, order)))
 
     # ----------------------------------------------------------------- expressions over the trajectory
-    def evaluate(self, expr):
+    def evaluate(self, expr: sp.Expr | str) -> Array:
         """Evaluate an expression of the model's internal symbols (q, q_dot, q_ddot, λ, μ, parameters, t).
 
         The expression is compiled over the symbols it contains only (their rows are found in the
@@ -235,14 +256,14 @@ class Solution:
         return internalize(self.model, expr)
 
     # ----------------------------------------------------------------- energy
-    def energy(self):
+    def energy(self) -> Array:
         """Total stored energy ``Σ f ∂T*/∂f − T* + V`` along the trajectory."""
         tree = getattr(self.compiled, "_tree", None)
         if tree is not None:  # an open tree on the recursive path: no symbolic energy to write
             return np.array([tree.energy(tt, self.q[:, k], self.f[:, k], self.p.vector) for k, tt in enumerate(self.t)])
         return self.evaluate(self._internal(stored_energy(self.model)))
 
-    def power_balance(self):
+    def power_balance(self) -> dict[str, Any]:
         """Stored energy, cumulative dissipated and supplied energy and the balance residual.
 
         ``residual = (E(t) − E(0)) + dissipated(t) − supplied(t)``, which is zero
@@ -260,11 +281,11 @@ class Solution:
         return {"stored": E, "dissipated": Wd, "supplied": Ws, "residual": resid,
                 "relative": float(np.max(np.abs(resid)) / scale)}
 
-    def energy_report(self):
+    def energy_report(self) -> EnergyReport:
         """Per-element energy bookkeeping (:class:`netdyn.bookkeeping.EnergyReport`) of a network's solution."""
         return energy_report(self)
 
-    def constraint_residual(self):
+    def constraint_residual(self) -> dict[str, float]:
         """Max over time of |φ| (positions), |Φ_q f + Φ_t| (velocities) and |A f + a| (flows)."""
         cm = self.compiled
         pos = vel = flow = 0.0
@@ -278,7 +299,7 @@ class Solution:
                 flow = max(flow, float(np.max(np.abs(c.A @ self.f[:, k] + c.a))))
         return {"position": pos, "velocity": vel, "flow": flow}
 
-    def reaction(self, joint):
+    def reaction(self, joint: str) -> Array:
         """Reaction of a planar joint over time, shape ``(3, len(t))``: the force ``(Fx, Fy)`` that
         its ``body_a`` exerts on its ``body_b`` (global frame) and the moment about its ``point_b``
         (see :mod:`netdyn.inverse`)."""
@@ -288,11 +309,11 @@ class Solution:
         return self._cache[key]
 
     # ----------------------------------------------------------------- element quantities
-    def through(self, name):
+    def through(self, name: str) -> Array:
         """Through variable (current, force, torque) of an element, first terminal to second."""
         return self._element_quantity(name, "through")
 
-    def across(self, name):
+    def across(self, name: str) -> Array:
         """Across variable (voltage, velocity, angular velocity): of an element, or of a node vs ground.
 
         A node's value is summed along the ports of its path from ground, which the solution's index
@@ -333,7 +354,8 @@ class Solution:
         return self._run(entry)
 
     # ----------------------------------------------------------------- plots
-    def plot(self, *names, path=None, ax=None, title=None, max_curves=10):
+    def plot(self, *names: str, path: PathArg | IO[bytes] | None = None, ax: Any = None, title: str | None = None,
+             max_curves: int = 10) -> Any:
         """Plot coordinates or element quantities (``"v(R1)"``, ``"i(L1)"``, ``"x"``) against time.
 
         One axis per physical quantity (volts and amperes, metres and radians apart), labelled with
@@ -377,7 +399,7 @@ class Solution:
             plt.close(figure)
         return axes if ax is None else ax
 
-    def series(self, spec):
+    def series(self, spec: str) -> Array:
         """A named series: a coordinate/multiplier name, ``v(X)``/``i(X)`` for an element or node, or a name the
         model's front end defines (``metadata["signal"]``: a bond graph's ``e(X)``, ``f(X)``, ``p(X)``, ``q(X)``)."""
         signal = self.model.metadata.get("signal")
@@ -393,7 +415,7 @@ class Solution:
             raise ModelError(f"unknown series {spec!r}; use v(name) or i(name)")
         return self[spec]
 
-    def series_names(self):
+    def series_names(self) -> list[str]:
         """Every name :meth:`series` reads, in the order of :meth:`to_pandas`' columns: the coordinates, their
         flows (``_dot``), the multipliers, the planar joint coordinates and body poses that are not
         coordinates themselves (with ``_dot``), every node's ``v(node)`` and every element's ``v(name)`` and
@@ -413,7 +435,7 @@ class Solution:
         return [name for name, (_, k, _) in joint_table(self.model).items()
                 if k is not None and name not in joints and name not in coordinates]
 
-    def to_pandas(self, names=None):
+    def to_pandas(self, names: Sequence[str] | None = None) -> Any:
         """The solution as a pandas ``DataFrame``: indexed by time (``"t"``), one column per named series
         (``names``, default :meth:`series_names`: every coordinate and flow, multiplier, joint coordinate,
         node and element quantity); ``df.attrs["units"]`` and ``df.attrs["quantities"]`` give each
