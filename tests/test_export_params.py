@@ -103,3 +103,25 @@ def test_the_command_line_exports_the_params_too(netlist, capsys):
     assert main(["equations", str(netlist), "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert {p["name"] for p in doc["parameters"]} == {"cval", "lval", "rload"}
+
+
+def test_a_controlled_source_gain_keeps_its_param_name(tmp_path):
+    """An E gain written as a .param stays that parameter in the exports (its servo reaction included), and
+    the exported module integrates like the network."""
+    from scipy.integrate import solve_ivp
+    deck = tmp_path / "vcvs.cir"
+    deck.write_text("VCVS driving an RLC\n.param av=2\nV1 in 0 SIN(0 1 1k)\nR1 in a 100\nL1 a b 10m\nC1 b 0 1u\n"
+                    "E1 c 0 b 0 {av}\nR2 c d 100\nL2 d e 10m\nC2 e 0 1u\n.end\n")
+    net = netdyn.read_netlist(deck)
+    assert {k: str(v) for k, v in net.value_expressions["E1"].items()} == {"gain": "av"}
+    ns = {}
+    exec(netdyn.export_equations(net.model(formulation="branch"), "python"), ns)
+    assert ns["DEFAULTS"]["av"] == 2.0 and "E1" not in ns["PARAMETERS"]
+    times = np.linspace(0, 2e-3, 9)
+    sol = netdyn.simulate(net, (0, 2e-3), t_eval=times, rtol=1e-10, atol=1e-13, formulation="branch")
+    for gain, scale in ((2.0, 1.0), (4.0, 2.0)):   # the load's current is linear in the gain
+        params = ns["parameters"]({"av": gain})
+        ivp = solve_ivp(ns["rhs"], (0, 2e-3), np.zeros(2 * ns["N"]), args=(params,), rtol=1e-11, atol=1e-14,
+                        t_eval=times, method="Radau")
+        i_L2 = ivp.y[ns["N"] + ns["COORDINATES"].index("q_L2")]
+        np.testing.assert_allclose(i_L2, scale * sol.current("L2"), atol=1e-7 * np.max(np.abs(i_L2)))

@@ -568,10 +568,10 @@ class _Reader:
         return parse_value(token, line)
 
     def keep_expression(self, element, value_name, token, prefix, line):
-        """Record a top-level R, L or C value written as a ``{expression}`` of ``.param`` names, as a sympy
-        expression of those names (``net.value_expressions``): exports write it instead of its number.
-        Values inside subcircuits (their own parameters), expressions without a sympy form and the gains of
-        controlled sources (whose reaction rows the exports do not list parameters of) keep numbers."""
+        """Record a top-level R, L, C or controlled-source value written as a ``{expression}`` of ``.param``
+        names, as a sympy expression of those names (``net.value_expressions``): exports write it instead of
+        its number. Values inside subcircuits (their own parameters) and expressions without a sympy form keep
+        numbers."""
         if prefix or not token.startswith("{"):
             return
         names = {n: self.param_symbol(n) for n in self.params}
@@ -929,6 +929,8 @@ class _Reader:
                    "f": ("CCCS", "n+ n- Vname", "gain", "POLY forms"),
                    "h": ("CCVS", "n+ n- Vname", "transresistance", "POLY forms")}
 
+    _GAIN_NAMES = {"e": "gain", "g": "gm", "f": "gain", "h": "r"}   # the element's value (components/controlled.py)
+
     def _controlled(self, card, letter, params, prefix, portmap):
         """An E, G (voltage-controlled: four nodes) or F, H (current-controlled: two nodes and the sensing
         voltage source) card."""
@@ -945,6 +947,7 @@ class _Reader:
         if letter in "fh":
             nodes += (prefix + pos[2],)  # the sensing voltage source, by its (expanded) name
         self.element_specs.append((card, letter, name, nodes, self.value(pos[nfields], params, card.line)))
+        self.keep_expression(name, self._GAIN_NAMES[letter], pos[nfields], prefix, card.line)
 
     def _diode(self, card, params, prefix, portmap):
         toks = card.tokens
