@@ -115,7 +115,7 @@ def test_a_controlled_source_gain_keeps_its_param_name(tmp_path):
     net = netdyn.read_netlist(deck)
     assert {k: str(v) for k, v in net.value_expressions["E1"].items()} == {"gain": "av"}
     ns = {}
-    exec(netdyn.export_equations(net.model(formulation="branch"), "python"), ns)
+    exec(netdyn.export_equations(net.model(formulation="branch", symbolic="params"), "python"), ns)
     assert ns["DEFAULTS"]["av"] == 2.0 and "E1" not in ns["PARAMETERS"]
     times = np.linspace(0, 2e-3, 9)
     sol = netdyn.simulate(net, (0, 2e-3), t_eval=times, rtol=1e-10, atol=1e-13, formulation="branch")
