@@ -279,6 +279,16 @@ class LinearSolution(Solution):
     def _title(self):
         return getattr(self.net, "name", None)
 
+    def _front_end_quantity(self, name, which):
+        """A bond graph's element or bond (its flow or effort, from the symbolic model made on first use); a
+        network's names never build that model here."""
+        if isinstance(getattr(self.net, "elements", None), dict):
+            return None
+        return super()._front_end_quantity(name, which)
+
+    def _front_end_names(self):
+        return [] if isinstance(getattr(self.net, "elements", None), dict) else super()._front_end_names()
+
     def _make_index(self):
         """The index from the network and the stamp: no symbolic model is built for a read."""
         return ResultIndex.of_network(self.net, self.linear.names, self.multiplier_names, self.linear.ports)
@@ -318,6 +328,9 @@ class LinearSolution(Solution):
     def through(self, name):
         """Through variable (current, force, torque) of an element, first terminal to second (an inductor's
         with the current circulating around its loop, :mod:`netdyn.numerics.circuit.loop_flux`)."""
+        out = self._front_end_quantity(name, "through")
+        if out is not None:
+            return out
         out = self._element_quantity(name, "through")
         offsets = getattr(self, "loop_offsets", None)
         return out + offsets[name] if offsets and name in offsets else out
