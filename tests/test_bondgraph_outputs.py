@@ -13,7 +13,9 @@ reduced formulation and the explicit state equations (``formulation="state"``). 
   included, conserves power: 1e-9 of the largest);
 * each storage element's ``E(X)`` changes by the integral of its power, and the whole graph's energy balance
   ``ΔE + ∫ P_R − ∫ P_sources`` closes to 1e-8 of the largest energy (Boole's rule on the sampled powers);
-* the energy variables agree with the laws: ``q(C) = C e(C)``, ``p(I) = I f(I)``; ``p(R)``, the integral of a
+* the energy variables agree with the laws: ``q(C) = C e(C)``, ``p(I) = I f(I)``, and ``sol["q_<C>"]``,
+  ``sol["p_<I>"]`` read them by their state names on every path (a coordinate, or the signal where the
+  formulation's coordinate is the displacement); ``p(R)``, the integral of a
   linear R's effort, is ``R q(R)`` and equals Boole's integral of ``e(R)`` (where the path carries ``q(R)``;
   the state formulation integrates only the storage states and says so);
 * every path gives the same signals as the linear one (1e-7 of each signal's peak).
@@ -156,10 +158,10 @@ def test_outputs_power_and_energy_on_every_path(case, path):
         if kind not in ("C", "I", "R"):
             continue
         value, e, f = float(bg.params(n)[kind]), *series[n]
-        if kind == "C":
-            assert np.allclose(sol.series(f"q({n})"), value * e, rtol=1e-9, atol=1e-12 * peak(value * e))
-        elif kind == "I":
-            assert np.allclose(sol.series(f"p({n})"), value * f, rtol=1e-9, atol=1e-12 * peak(value * f))
+        if kind in ("C", "I"):   # the energy variable by its state name too, whatever the path's coordinates
+            x, law = (f"q({n})", value * e) if kind == "C" else (f"p({n})", value * f)
+            assert np.allclose(sol.series(x), law, rtol=1e-9, atol=1e-12 * peak(law))
+            assert np.allclose(sol[f"{x[0]}_{n}"], sol.series(x), rtol=1e-14, atol=1e-15 * peak(law))
         elif kind == "R" and path != "state":
             pR = sol.series(f"p({n})")
             assert np.allclose(pR, value * sol.series(f"q({n})"), rtol=1e-12, atol=1e-14 * peak(pR))
@@ -197,3 +199,74 @@ def test_through_and_across_of_a_bond_graph_name_what_they_read():
     ns = netdyn.simulate(net, (0, 1), t_eval=np.linspace(0, 1, 5), rtol=1e-10)
     assert np.allclose(ns.through("R1"), sol.through("R1"), atol=1e-7)
     assert np.allclose(ns.across("C1"), sol.across("C1"), atol=1e-7)
+
+
+def coupled_meshes(field):
+    bg = netdyn.BondGraph("coupled meshes")
+    bg.add("Se", "u", effort=sp.sin(t)); bg.add("1", "mesh1"); bg.add("R", "R1", R=1.0)
+    bg.add("1", "mesh2"); bg.add("R", "R2", R=3.0)
+    bg.add("I", "T", ports=2, **field)
+    bg.chain("u", "mesh1", "T"); bg.bond("mesh1", "R1"); bg.bond("mesh2", "T"); bg.bond("mesh2", "R2")
+    return bg
+
+
+def two_port_capacitance(field, resistive=None):
+    bg = netdyn.BondGraph("two-port capacitance")
+    bg.add("C", "K", ports=2, **field)
+    bg.add("Se", "u", effort=1.0); bg.add("1", "J1"); bg.add("1", "J2")
+    if resistive is None:
+        bg.add("R", "R1", R=2.0); bg.add("R", "R2", R=1.0)
+        bg.bond("J1", "R1"); bg.bond("J2", "R2")
+    else:   # the two resistors as one R field
+        bg.add("R", "Rf", ports=2, **resistive)
+        bg.bond("J1", "Rf"); bg.bond("J2", "Rf")
+    bg.chain("u", "J1", "K"); bg.bond("J2", "K")
+    return bg
+
+
+def test_fields_take_the_other_form_as_a_quadratic_form(tmp_path):
+    """A multiport field given by its other function: an I field by its energy H(p1, p2) = ½ pᵀL⁻¹p, a C field
+    by its co-energy V*(e1, e2) = ½ eᵀCe, an R field by its co-content D*(e1, e2) = ½ eᵀR⁻¹e. Each gives the
+    same state equations as the matrix (symbolically) and survives a file; a nonlinear one is refused, naming
+    the element and the form that works."""
+    L1, L2, M = 1.0, 2.0, 0.8
+    Li = np.linalg.inv([[L1, M], [M, L2]])
+    by_matrix = coupled_meshes({"I": [[L1, M], [M, L2]]}).state_equations()
+    by_energy = coupled_meshes({"energy": f"{Li[0, 0]}*p1**2/2 + {Li[0, 1]}*p1*p2 + {Li[1, 1]}*p2**2/2"})
+    se = by_energy.state_equations()
+    assert se.states == by_matrix.states
+    assert all(abs(float(c)) < 1e-12 for r in (se.rhs - by_matrix.rhs) for c in sp.Poly(sp.expand(r), *se.states,
+                                                                                        sp.sin(t)).coeffs())
+    C = [[1.0, 0.2], [0.2, 0.5]]
+    Rm = [[2.0, 0.0], [0.0, 1.0]]
+    ref = two_port_capacitance({"C": C}).state_equations()
+    bg = two_port_capacitance({"coenergy": lambda e1, e2: e1**2 / 2 + 0.2 * e1 * e2 + 0.25 * e2**2},
+                              {"cocontent": "e1**2/4 + e2**2/2"})
+    se = bg.state_equations()
+    assert sp.simplify(se.rhs - ref.rhs) == sp.zeros(2, 1), (se.rhs, ref.rhs)
+    assert sp.simplify(two_port_capacitance({"C": C}, {"R": Rm}).state_equations().rhs - ref.rhs) == sp.zeros(2, 1)
+    sol = netdyn.simulate(bg, (0, 2), t_eval=np.linspace(0, 2, 5), rtol=1e-10)
+    st = netdyn.simulate(bg, (0, 2), t_eval=np.linspace(0, 2, 5), rtol=1e-10, formulation="state")
+    assert np.allclose(sol["q_K"], st["q_K_1"], atol=1e-8)
+    netdyn.save_bond_graph(bg, tmp_path / "co.yaml")
+    back = netdyn.load_bond_graph(tmp_path / "co.yaml")
+    assert sp.simplify(back.state_equations().rhs - ref.rhs) == sp.zeros(2, 1)
+    with pytest.raises(netdyn.errors.ElementError, match=r"K: a C field's coenergy must be a quadratic form.*give "
+                                                         r"its energy as a function of \['q1', 'q2'\]"):
+        two_port_capacitance({"coenergy": "e1**2/2 + e2**4/4"})
+    with pytest.raises(netdyn.errors.ElementError, match="K: the coenergy matrix is not positive definite"):
+        two_port_capacitance({"coenergy": "e1**2/2 - e2**2/2"})
+
+
+def test_energy_variables_start_and_read_by_state_name_on_every_path():
+    """``q0={"p_L1": ...}`` starts the inductor's flux linkage on every path (the linear one moves it onto the
+    bond's flow), and ``sol["p_L1"]`` reads it back whatever the path's coordinates; the runs agree."""
+    bg, _ = rlc()
+    te = np.linspace(0, 1, 9)
+    runs = {path: netdyn.simulate(bg, (0, 1), q0={"p_L1": 0.2, "q_C1": 0.05}, t_eval=te, rtol=1e-10, atol=1e-13,
+                                  **kw) for path, kw in PATHS.items() if path != "bond/projection"}
+    assert runs["linear"].method == "linear" and "p_L1" not in runs["linear"].coordinate_names
+    for path, sol in runs.items():
+        assert abs(sol["p_L1"][0] - 0.2) < 1e-12 and abs(sol.series("f(L1)")[0] - 0.4) < 1e-12, path
+        assert np.allclose(sol["p_L1"], runs["state"]["p_L1"], rtol=0, atol=1e-8), path
+        assert np.allclose(sol["q_C1"], runs["state"]["q_C1"], rtol=0, atol=1e-8), path

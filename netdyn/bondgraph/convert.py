@@ -68,7 +68,7 @@ from netdyn.bondgraph.causality import assign_causality
 from netdyn.bondgraph.kinds import element_values, field_function  # noqa: F401 (element_values: 0.3 home)
 from netdyn.bondgraph.laws import element_law, realify
 from netdyn.bondgraph.system import (THROUGH_ACROSS, bond_signal_function, check_slopes, signal_names,
-                                    state_signal_function)
+                                    state_series, state_signal_function)
 from netdyn.components.base import PortVariables
 from netdyn.errors import ModelError
 from netdyn.lagrange.model import LagrangianModel
@@ -224,6 +224,7 @@ def to_model(bg, formulation=None, symbolic=False):
     info = BondModelInfo(bg, causality, q, duals, laws, reps, meta.get("dependent", {}), symbolic)
     meta["signal"] = bond_signal_function(info)
     meta["signal_names"] = lambda: signal_names(bg)
+    meta["state_series"] = state_series(bg)
     meta["through_across"] = THROUGH_ACROSS
     meta["complete_start"] = info.complete_start
     meta["bond_model"] = info
@@ -310,6 +311,7 @@ def state_model(bg, symbolic=False):
             "states": {s.name: X[s].func.__name__ for s in se.states}}
     meta["signal"] = state_signal_function(bg, se, cs.laws, sub)
     meta["signal_names"] = lambda: signal_names(bg)
+    meta["state_series"] = state_series(bg)
     meta["through_across"] = THROUGH_ACROSS
     start = _StateStart(bg, cs, se, X, Z)
     meta["complete_start"] = start
@@ -475,7 +477,7 @@ class BondModelInfo:
             return self._momentum(n, b, s) if kind == "I" else self.duals[n]
         if kind == "R" and self.laws[n].is_linear():   # ∫e dt = R ∫f dt: the resistance times its displacement
             return self.laws[n].F(s * self.disp(b))
-        raise ModelError(f"output {spec!r}: p(X), the integral of the effort, is a state of an I element, the dual "
+        raise ModelError(f"output {spec!r}: p(X), the integral of the effort (a momentum), is a state of an I element, the dual "
                          f"coordinate of an element in the other representation, or R q(X) of a linear R; "
                          f"{target} is {'a ' + kind + ' element' if kind else 'a bond'} with none of them")
 

@@ -33,6 +33,8 @@ through the independent ones).
 """
 from __future__ import annotations
 
+import re
+
 import sympy as sp
 
 from netdyn.bondgraph.laws import CausalSystem
@@ -127,6 +129,26 @@ def signal_names(bg):
     return out
 
 
+def state_series(bg):
+    """``name -> series`` for the energy variables of a bond graph's one-port storage elements: ``p_<I>`` reads
+    ``p(I)`` and ``q_<C>`` reads ``q(C)`` wherever the formulation has no coordinate of that name (the bond
+    formulation's coordinate of an I is its displacement q_<I>, the integral of its flow), so ``sol["p_L1"]``
+    is the inductor's flux linkage on every path, as ``q0={"p_L1": ...}`` sets it on every path.
+
+    >>> import netdyn
+    >>> bg = netdyn.BondGraph("mass")
+    >>> bg.add("Se", "F", effort=2.0); bg.add("I", "m", I=4.0); _ = bg.bond("F", "m")
+    >>> state_series(bg)("p_m"), state_series(bg)("p_F")
+    ('p(m)', None)
+    """
+    names = {}
+    for n in bg.of_kind("C", "I"):
+        if not bg.is_field(n):
+            names[("q_" if bg.kind(n) == "C" else "p_") + re.sub(r"\W", "_", n)] = \
+                f"{'q' if bg.kind(n) == 'C' else 'p'}({n})"
+    return names.get
+
+
 def parse_signal(bg, spec):
     """``(which, target, bond)`` of a named signal ``e(X)``, ``f(X)``, ``p(X)``, ``q(X)``, ``E(X)`` (X an element
     or a bond), or None when ``spec`` is no such name."""
@@ -207,7 +229,7 @@ def state_signal_function(bg, se, laws, sub):
             x = se.signals[("e", b)] if kind == "C" else s * se.signals[("f", b)]
             return laws[n].G(sp.sympify(x)).xreplace(sub)
         if which == "p" and kind != "I":
-            raise ModelError(f"output {spec!r}: p(X), the integral of the effort, is a state of an I element here; "
+            raise ModelError(f"output {spec!r}: p(X), the integral of the effort (a momentum), is a state of an I element here; "
                              f"{target} is {'a ' + kind + ' element' if kind else 'a bond'}: the state formulation "
                              "integrates only the storage states; simulate the bond formulation (the default), which "
                              "has p(R) = R q(R) of a linear R and the dual coordinate of an element given its effort")
@@ -412,6 +434,6 @@ def _newton(fun, jac, z, max_iter=100):
     return None
 
 
-__all__ = ["with_inputs", "source_names", "storage_names", "parse_signal", "signal_names", "THROUGH_ACROSS",
+__all__ = ["with_inputs", "source_names", "storage_names", "parse_signal", "signal_names", "state_series", "THROUGH_ACROSS",
            "bond_signal_function",
            "state_signal_function", "CausalStart", "ANALYSIS_FORMULATION"]

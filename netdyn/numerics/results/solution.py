@@ -145,8 +145,17 @@ class Solution:
         joint = self._joint_coordinate(name)
         if joint is not None:
             return joint
+        spec = self._front_end_state(name)
+        if spec is not None:
+            return self.series(spec)
         raise KeyError(f"no coordinate or multiplier {name!r}; coordinates are {self.coordinate_names}, "
                        f"multipliers {sorted(index.multipliers)}")
+
+    def _front_end_state(self, name):
+        """The series a state name of the model's front end reads where it is no coordinate (a bond graph's
+        ``p_<I>`` on the bond formulation: ``p(I)``; ``metadata["state_series"]``), else None."""
+        lookup = self.model.metadata.get("state_series")
+        return lookup(name) if lookup is not None else None
 
     def _joint_coordinate(self, name):
         """A planar joint's coordinate (``"J3"``, ``"theta_J3"``, with ``_dot``/``_ddot`` its rates) or a body's
