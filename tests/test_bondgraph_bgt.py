@@ -171,15 +171,19 @@ def test_quarter_car():
     assert [s.name for s in se.states] == ["q_k_t", "p_m_u", "q_k_s", "p_m_s"]
 
 
-def test_dc_motor_gyrator():
-    U, RA, LA, K, J, B = S("U R_A L_A K_m J_m B_m")
-    bg, m = build("DC motor", [("Se", "U", U), ("1", "armature", None), ("R", "RA", RA), ("I", "LA", LA),
-                               ("GY", "K", K), ("1", "rotor", None), ("I", "Jm", J), ("R", "Bm", B)],
-                  [("U", "armature"), ("armature", "RA"), ("armature", "LA"), ("armature", ("K", 0)),
-                   (("K", 1), "rotor"), ("rotor", "Jm"), ("rotor", "Bm")])
+@pytest.mark.parametrize("kind, second", [("GY", ("I", "R")), ("TF", ("R", "C"))], ids=["dc_motor", "transformer"])
+def test_two_meshes_through_a_two_port(kind, second):
+    """KMR's DC motor (armature R, L; a gyrator K; the rotor's J and friction B) and an electrical transformer
+    (primary R, L; a transformer n; secondary R, C): two 1-junctions joined by a two-port."""
+    u, R1, L1, r, X, Y = S("u R_p L_p r_m X_s Y_s")
+    bg, m = build(kind, [("Se", "u", u), ("1", "primary", None), ("R", "R1", R1), ("I", "L1", L1), (kind, "T", r),
+                         ("1", "secondary", None), (second[0], "X", X), (second[1], "Y", Y)],
+                  [("u", "primary"), ("primary", "R1"), ("primary", "L1"), ("primary", ("T", 0)),
+                   (("T", 1), "secondary"), ("secondary", "X"), ("secondary", "Y")])
     se, _ = compare(bg, m)
-    pL, pJ = S("p_LA p_Jm")
-    assert se.rhs[1] == K * pL / LA - B * pJ / J      # the torque K i against the friction
+    if kind == "GY":
+        pL, pJ = S("p_L1 p_X")
+        assert se.rhs[1] == r * pL / L1 - Y * pJ / X      # the torque K i against the friction
 
 
 def test_dc_motor_with_a_gear_load_in_derivative_causality():
@@ -201,15 +205,6 @@ def test_twenty_sim_geared_inertias_with_spring_and_damper():
                                       ("R", "damper", c), ("TF", "gear", n), ("1", "w2", None), ("I", "J2", J2)],
                   [("tau", "w1"), ("w1", "J1"), ("w1", "spring"), ("w1", "damper"), ("w1", ("gear", 0)),
                    (("gear", 1), "w2"), ("w2", "J2")])
-    compare(bg, m)
-
-
-def test_electrical_transformer_between_two_meshes():
-    u, R1, L1, n, R2, C2 = S("u R_p L_p n R_s C_s")
-    bg, m = build("transformer", [("Se", "u", u), ("1", "primary", None), ("R", "R1", R1), ("I", "L1", L1),
-                                  ("TF", "T", n), ("1", "secondary", None), ("R", "R2", R2), ("C", "C2", C2)],
-                  [("u", "primary"), ("primary", "R1"), ("primary", "L1"), ("primary", ("T", 0)),
-                   (("T", 1), "secondary"), ("secondary", "R2"), ("secondary", "C2")])
     compare(bg, m)
 
 
@@ -259,32 +254,18 @@ def test_rigidly_joined_masses_in_derivative_causality():
     compare(bg, m)
 
 
-def test_the_mapping_is_not_vacuous():
-    """The comparison fails when netdyn's graph differs from BondGraphTools' (a transformer's ratio not
-    inverted, a gyrator's sign not flipped, a half-arrow reversed): the mapping above is needed and checked."""
+@pytest.mark.parametrize("kind", ["TF", "GY"])
+def test_the_mapping_is_not_vacuous(kind, monkeypatch):
+    """The comparison fails when BondGraphTools is given netdyn's ratio as it is (a transformer's not inverted, a
+    gyrator's sign not flipped): the mapping above is needed, and the comparison sees it."""
     u, R, L, n, C = S("u R_1 L_1 n C_1")
-    elements = [("Se", "u", u), ("1", "p", None), ("R", "R", R), ("I", "L", L), ("TF", "T", n),
+    elements = [("Se", "u", u), ("1", "p", None), ("R", "R", R), ("I", "L", L), (kind, "T", n),
                 ("1", "s", None), ("C", "C", C)]
     bonds = [("u", "p"), ("p", "R"), ("p", "L"), ("p", ("T", 0)), (("T", 1), "s"), ("s", "C")]
-    bg, m = build("tf", elements, bonds)
-    compare(bg, m)
-    BGT_VALUE["TF"] = lambda x: x
-    try:
-        bg, m = build("tf", elements, bonds)
-        with pytest.raises(AssertionError):
-            compare(bg, m)
-    finally:
-        BGT_VALUE["TF"] = lambda x: 1 / x
-    elements[4] = ("GY", "T", n)
-    BGT_VALUE["GY"] = lambda x: x
-    try:
-        bg, m = build("gy", elements, bonds)
-        with pytest.raises(AssertionError):
-            compare(bg, m)
-    finally:
-        BGT_VALUE["GY"] = lambda x: -x
-    bg, m = build("gy", elements, bonds)
-    compare(bg, m)
+    compare(*build(kind, elements, bonds))
+    monkeypatch.setitem(BGT_VALUE, kind, lambda x: x)
+    with pytest.raises(AssertionError):
+        compare(*build(kind, elements, bonds))
 
 
 # ------------------------------------------------------------------------------------------ random graphs

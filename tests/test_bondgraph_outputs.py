@@ -30,18 +30,10 @@ import sympy as sp
 import netdyn
 from netdyn import t
 from netdyn.errors import IntegrationError, ModelError
+from test_bondgraph_laws import cumulative_boole, graph   # (Boole's rule on the sampled powers)
 
 PATHS = {"linear": {}, "bond/ida": {"method": "ida"}, "bond/projection": {"method": "projection"},
          "reduced": {"formulation": "reduced"}, "state": {"formulation": "state"}}
-
-
-def graph(name, elements, bonds):
-    bg = netdyn.BondGraph(name)
-    for kind, n, params in elements:
-        bg.add(kind, n, **params)
-    for a, b in bonds:
-        bg.bond(a, b)
-    return bg
 
 
 def rlc():
@@ -102,15 +94,6 @@ def parallel_capacitors():
 CASES = [rlc, sf_rc, quarter_car, motor_with_gear, transformer, algebraic_loop, parallel_capacitors]
 
 
-def boole(y, x):
-    """∫ y dx from x[0] to x[0], x[4], x[8], ... by Boole's rule (equal steps; exact for quintics)."""
-    h = x[1] - x[0]
-    n = (len(y) - 1) // 4
-    blocks = [2 * h / 45 * (7 * y[4 * k] + 32 * y[4 * k + 1] + 12 * y[4 * k + 2] + 32 * y[4 * k + 3] + 7 * y[4 * k + 4])
-              for k in range(n)]
-    return np.concatenate([[0.0], np.cumsum(blocks)])
-
-
 def peak(*arrays):
     return max(max(float(np.max(np.abs(a))) for a in arrays), 1e-300)
 
@@ -146,11 +129,11 @@ def test_outputs_power_and_energy_on_every_path(case, path):
     stored = {n: sol.series(f"E({n})") for n in one_ports if bg.kind(n) in ("C", "I")}
     worst_element = 0.0
     for n, E in stored.items():
-        W = boole(P[n], sol.t)
+        W = cumulative_boole(P[n], sol.t)
         worst_element = max(worst_element, float(np.max(np.abs(E[::4] - E[0] - W))) / peak(E, W))
     E = sum(stored.values())
-    dissipated = boole(sum(P[n] for n in one_ports if bg.kind(n) == "R"), sol.t)
-    supplied = -boole(sum(P[n] for n in one_ports if bg.kind(n) in ("Se", "Sf")), sol.t)
+    dissipated = cumulative_boole(sum(P[n] for n in one_ports if bg.kind(n) == "R"), sol.t)
+    supplied = -cumulative_boole(sum(P[n] for n in one_ports if bg.kind(n) in ("Se", "Sf")), sol.t)
     balance = float(np.max(np.abs(E[::4] - E[0] + dissipated - supplied))) / peak(E, dissipated, supplied)
     # energy variables against the laws
     for n in one_ports:
@@ -165,7 +148,7 @@ def test_outputs_power_and_energy_on_every_path(case, path):
         elif kind == "R" and path != "state":
             pR = sol.series(f"p({n})")
             assert np.allclose(pR, value * sol.series(f"q({n})"), rtol=1e-12, atol=1e-14 * peak(pR))
-            assert float(np.max(np.abs(pR[::4] - pR[0] - boole(e, sol.t)))) < 1e-8 * peak(pR, e)
+            assert float(np.max(np.abs(pR[::4] - pR[0] - cumulative_boole(e, sol.t)))) < 1e-8 * peak(pR, e)
         elif kind == "R":
             with pytest.raises(ModelError, match="bond formulation"):
                 sol.series(f"p({n})")
