@@ -67,7 +67,8 @@ from netdyn.bondgraph.laws import CausalSystem, StateEquations, state_equations 
 from netdyn.bondgraph.causality import assign_causality
 from netdyn.bondgraph.kinds import element_values, field_function  # noqa: F401 (element_values: 0.3 home)
 from netdyn.bondgraph.laws import element_law, realify
-from netdyn.bondgraph.system import bond_signal_function, check_slopes, state_signal_function
+from netdyn.bondgraph.system import (THROUGH_ACROSS, bond_signal_function, check_slopes, signal_names,
+                                    state_series, state_signal_function)
 from netdyn.components.base import PortVariables
 from netdyn.errors import ModelError
 from netdyn.lagrange.model import LagrangianModel
@@ -227,6 +228,9 @@ def to_model(bg: BondGraph, formulation: str | None = None, symbolic: bool = Fal
         meta["flow_reactions"] = reactions
     info = BondModelInfo(bg, causality, q, duals, laws, reps, meta.get("dependent", {}), symbolic)
     meta["signal"] = bond_signal_function(info)
+    meta["signal_names"] = lambda: signal_names(bg)
+    meta["state_series"] = state_series(bg)
+    meta["through_across"] = THROUGH_ACROSS
     meta["complete_start"] = info.complete_start
     meta["bond_model"] = info
     parameters = {**{k: float(v) for k, v in bg.parameter_values().items()}, **parameters}
@@ -311,6 +315,9 @@ def state_model(bg, symbolic=False):
     meta = {"bond_graph": bg, "causality": cs.caus, "formulation": "state", "state_equations": se,
             "states": {s.name: X[s].func.__name__ for s in se.states}}
     meta["signal"] = state_signal_function(bg, se, cs.laws, sub)
+    meta["signal_names"] = lambda: signal_names(bg)
+    meta["state_series"] = state_series(bg)
+    meta["through_across"] = THROUGH_ACROSS
     start = _StateStart(bg, cs, se, X, Z)
     meta["complete_start"] = start
     parameters = {**{k: float(v) for k, v in bg.parameter_values().items()}, **se.parameters}
@@ -473,8 +480,11 @@ class BondModelInfo:
             return self._displacement(n, b, s) if kind == "C" else s * self.disp(b)
         if kind == "I" or n in self.duals:
             return self._momentum(n, b, s) if kind == "I" else self.duals[n]
-        raise ModelError(f"output {spec!r}: a momentum (the integral of the effort) is a state of an I element; "
-                         f"{target} is {'a ' + kind + ' element' if kind else 'a bond'}")
+        if kind == "R" and self.laws[n].is_linear():   # ∫e dt = R ∫f dt: the resistance times its displacement
+            return self.laws[n].F(s * self.disp(b))
+        raise ModelError(f"output {spec!r}: p(X), the integral of the effort (a momentum), is a state of an I element, the dual "
+                         f"coordinate of an element in the other representation, or R q(X) of a linear R; "
+                         f"{target} is {'a ' + kind + ' element' if kind else 'a bond'} with none of them")
 
     def _displacement(self, n, b, s):
         if n in self.duals:   # a C through its dual: q = G(e), e the dual's rate

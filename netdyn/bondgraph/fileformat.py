@@ -264,7 +264,7 @@ def from_dict(data, where="bond graph file"):
                 if not all(isinstance(row, list) for row in v):
                     raise ParseError(f"{where}: {name}.{p}: a field's matrix is a list of rows")
                 params[p] = [[parse(x, names, f"{name}.{p}") for x in row] for row in v]
-            elif field and p in ("energy", "coenergy", "content"):   # variables q1..qn / f1..fn
+            elif field and p in ("energy", "coenergy", "content", "cocontent"):   # q1..qn, f1..fn, e1..en, p1..pn
                 params[p] = parse(v, names, f"{name}.{p}")
             elif p == "law" and kind in ("C", "I", "R"):
                 params[p] = _relation(v, names, kind, f"{name}.law")

@@ -59,14 +59,14 @@ from netdyn.errors import ElementError, InvalidValueError, NetdynError, Paramete
 from netdyn.lagrange.exprtext import from_text
 from netdyn.symbols import as_expr, t
 
-from netdyn.bondgraph.kinds import (FIELDS, FIELD_PARAMETERS, FUNCTION_VARIABLE, JUNCTIONS, KINDS,  # noqa: F401
-                                    SOURCES, STORAGE, TWO_PORTS, F, Q, X, ALIASES as _ALIASES, field_variables,
-                                    function_variable)
+from netdyn.bondgraph.kinds import (FIELDS, FIELD_DUAL, FIELD_MAIN, FIELD_PARAMETERS, FUNCTION_VARIABLE,  # noqa: F401
+                                    JUNCTIONS, KINDS, SOURCES, STORAGE, TWO_PORTS, F, Q, X, ALIASES as _ALIASES,
+                                    field_variables, function_variable, quadratic_form)
 from netdyn.bondgraph.laws import element_law, parse_relation
 from netdyn.bondgraph.causality import assign_causality
 from netdyn.bondgraph.convert import state_equations, to_model
 from netdyn.bondgraph.draw import draw
-from netdyn.bondgraph.linear import linear_form
+from netdyn.bondgraph.linear import linear_form, linear_start
 from netdyn.bondgraph.system import storage_names, with_inputs
 
 from typing import TYPE_CHECKING
@@ -95,13 +95,24 @@ def _function_expr(name, pname, value, var):
 
 def _field_parameter(name, kind, p, v, n):
     """A field's parameter: a function of ``q1..qn``/``f1..fn``, or a symmetric n x n matrix (C, I, R)."""
-    if p in ("energy", "coenergy", "content"):
-        expr = _function_expr(name, p, v, field_variables(p, n))
-        extra = {s for s in expr.free_symbols if s.name[:1] in "qf" and s.name[1:].isdigit()} - \
-            set(field_variables(p, n))
+    if p in ("energy", "coenergy", "content", "cocontent"):
+        variables = field_variables(p, n, kind)
+        expr = _function_expr(name, p, v, variables)
+        extra = {s for s in expr.free_symbols if s.name[:1] in "qfep" and s.name[1:].isdigit()} - set(variables)
         if extra:
-            raise ParameterError(f"{name}: its {p} uses {sorted(map(str, extra))}; a {n}-port field's variables "
-                                 f"are {[str(x) for x in field_variables(p, n)]}")
+            raise ParameterError(f"{name}: its {p} uses {sorted(map(str, extra))}; a {n}-port {kind} field's {p} "
+                                 f"is a function of {[str(x) for x in variables]}")
+        if p == FIELD_DUAL[kind]:
+            H = quadratic_form(expr, variables)
+            main = field_variables(FIELD_MAIN[kind], n, kind)
+            if H is None:
+                raise ElementError(
+                    f"{name}: a {kind} field's {p} must be a quadratic form ½ xᵀHx of {[str(x) for x in variables]} "
+                    f"(then its {FIELD_MAIN[kind]} is ½ yᵀH⁻¹y); a nonlinear one would need the inverse of its "
+                    f"gradient map, n equations in n unknowns with no closed form, solved inside every residual "
+                    f"(a one-port's law is inverted by a scalar Newton iteration; a field's is not built): give its "
+                    f"{FIELD_MAIN[kind]} as a function of {[str(x) for x in main]} instead")
+            _check_matrix(name, kind, p, sp.ImmutableMatrix(H))
         return expr
     try:
         mat = sp.ImmutableMatrix([[as_expr(x) for x in row] for row in v])
@@ -110,6 +121,11 @@ def _field_parameter(name, kind, p, v, n):
     if mat is None or mat.shape != (n, n):
         raise ParameterError(f"{name}: a {n}-port {kind} field takes {p} as an {n} x {n} matrix (list of rows), "
                              f"or its {FIELD_FUNCTION[kind]} as a function of {n} variables")
+    return _check_matrix(name, kind, p, mat)
+
+
+def _check_matrix(name, kind, p, mat):
+    """A field's matrix (or a quadratic form's): symmetric, and positive definite when numeric."""
     if mat != mat.T:
         raise ElementError(f"{name}: the {p} matrix is not symmetric; a field that stores or dissipates energy "
                            "from one function has a symmetric matrix")
@@ -637,6 +653,10 @@ class BondGraph:
     def linear_form(self, formulation: str | None = None) -> tuple[Any, str | None]:
         """``(matrices, None)`` of the linear fast path, or ``(None, why)`` (:func:`netdyn.bondgraph.linear.linear_form`)."""
         return linear_form(self, formulation)
+
+    def linear_start(self, q0, f0):
+        """``(q0, f0)`` for the linear path, momenta ``p_<I>`` as flows (:func:`netdyn.bondgraph.linear.linear_start`)."""
+        return linear_start(self, q0, f0)
 
     def draw(self, path: PathArg | IO[bytes] | None = None, ax: Any = None, causality: bool = True,
              layout: Mapping[str, Sequence[float]] | None = None) -> Any:

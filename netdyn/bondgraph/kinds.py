@@ -46,14 +46,44 @@ KINDS: dict[str, Any] = {
 JUNCTIONS = ("0", "1")
 #: elements that become multiport fields with ``ports=n`` (one energy / coenergy / content of n variables)
 FIELDS = ("C", "I", "R")
-#: the parameters a multiport field takes (its matrix or its function of q1..qn / f1..fn)
-FIELD_PARAMETERS = {"C": ("C", "energy"), "I": ("I", "coenergy"), "R": ("R", "content")}
+#: the parameters a multiport field takes: its matrix, its function (energy of q1..qn, coenergy or content of
+#: f1..fn), or — a quadratic form only — the other function (co-energy of e1..en, energy of p1..pn,
+#: co-content of e1..en)
+FIELD_PARAMETERS = {"C": ("C", "energy", "coenergy"), "I": ("I", "coenergy", "energy"), "R": ("R", "content", "cocontent")}
+#: (kind, parameter) -> the letter of a field function's variables
+FIELD_VARIABLE = {("C", "energy"): "q", ("C", "coenergy"): "e", ("I", "coenergy"): "f", ("I", "energy"): "p",
+                  ("R", "content"): "f", ("R", "cocontent"): "e"}
+#: the function a field's model uses, and the other one (given as a quadratic form)
+FIELD_MAIN = {"C": "energy", "I": "coenergy", "R": "content"}
+FIELD_DUAL = {"C": "coenergy", "I": "energy", "R": "cocontent"}
 
 
-def field_variables(param, n):
-    """The variables of a field's function: ``q1..qn`` (energy) or ``f1..fn`` (coenergy, content)."""
-    base = "q" if param in ("energy", "C") else "f"
+def field_variables(param, n, kind=None):
+    """The variables of a field's function: ``q1..qn`` (energy) or ``f1..fn`` (coenergy, content); with the
+    element's ``kind`` the other forms' ``e1..en`` (a C's co-energy, an R's co-content) and ``p1..pn`` (an I's
+    energy)."""
+    base = FIELD_VARIABLE.get((kind, param)) or ("q" if param in ("energy", "C") else "f")
     return [sp.Symbol(f"{base}{k + 1}") for k in range(n)]
+
+
+def quadratic_form(expr, variables):
+    """The symmetric matrix H with ``expr = ½ xᵀ H x`` (x the variables), or None when ``expr`` is no such form.
+
+    >>> e1, e2 = sp.symbols("e1 e2")
+    >>> quadratic_form(e1**2 + e1*e2 + 3*e2**2/2, [e1, e2])
+    Matrix([
+    [2, 1],
+    [1, 3]])
+    >>> quadratic_form(e1**4, [e1, e2]) is None
+    True
+    """
+    H = sp.hessian(expr, variables)
+    if any(h.has(*variables) for h in H):
+        return None
+    x = sp.Matrix(variables)
+    if sp.expand(expr - (x.T * H * x)[0, 0] / 2) != 0:
+        return None
+    return H
 
 STORAGE = ("C", "I")
 SOURCES = ("Se", "Sf")
@@ -63,12 +93,32 @@ ALIASES = {"zero": "0", "one": "1", "0-junction": "0", "1-junction": "1", 0: "0"
 
 def field_function(kind, vals, x):
     """A multiport field's V(q), T*(f) or D(f) at the port variables ``x`` (its function, or ½ xᵀ K x)."""
-    param = {"C": "energy", "I": "coenergy", "R": "content"}[kind]
+    param = FIELD_MAIN[kind]
     if param in vals:
         return vals[param].xreplace(dict(zip(field_variables(param, len(x)), x)))
-    K = vals[kind].inv() if kind == "C" else vals[kind]
+    if FIELD_DUAL[kind] in vals:   # ½ yᵀHy given: its Legendre transform is ½ xᵀH⁻¹x
+        K = quadratic_form(vals[FIELD_DUAL[kind]], field_variables(FIELD_DUAL[kind], len(x), kind)).inv()
+    else:
+        K = vals[kind].inv() if kind == "C" else vals[kind]
     xv = sp.Matrix(x)
     return sp.expand((xv.T * K * xv)[0, 0] / 2)
+
+
+def field_cofunction(kind, vals, y):
+    """A multiport field's other function at ``y``: V*(e), H(p) or D*(e) — as given, or the Legendre transform
+    ½ yᵀK⁻¹y of a quadratic main function or matrix; None when the main function is not quadratic."""
+    dual, n = FIELD_DUAL[kind], len(y)
+    if dual in vals:
+        return vals[dual].xreplace(dict(zip(field_variables(dual, n, kind), y)))
+    if kind in vals:
+        K = vals[kind] if kind == "C" else vals[kind].inv()
+    else:
+        H = quadratic_form(vals[FIELD_MAIN[kind]], field_variables(FIELD_MAIN[kind], n, kind))
+        if H is None:
+            return None
+        K = H.inv()
+    yv = sp.Matrix(y)
+    return sp.expand((yv.T * K * yv)[0, 0] / 2)
 
 
 def element_values(bg, n, symbolic=False, parameters=None):

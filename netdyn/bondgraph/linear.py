@@ -24,6 +24,8 @@ path (``netdyn.simulate`` picks it by itself, ``method="linear"``).
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import scipy.sparse as sps
 import sympy as sp
@@ -140,6 +142,29 @@ def linear_form(bg, formulation=None):
     return form, None
 
 
+def linear_start(bg, q0, f0):
+    """``(q0, f0)`` of the linear path with the momenta ``p_<I>`` of its inertias given in ``q0`` moved onto their
+    bonds' flows (f = p/I, signed by the half-arrow): the energy variables start a run on every path.
+
+    >>> import netdyn
+    >>> bg = netdyn.BondGraph("mass")
+    >>> bg.add("Se", "F", effort=2.0); bg.add("I", "m", I=4.0); _ = bg.bond("F", "m")
+    >>> linear_start(bg, {"p_m": 2.0}, None)
+    ({}, {'q_m': 0.5})
+    """
+    momenta = {"p_" + re.sub(r"\W", "_", n): n for n in bg.of_kind("I") if not bg.is_field(n)}
+    if not q0 or not any(isinstance(k, str) and k in momenta for k in q0):
+        return q0, f0
+    names = bg.coordinate_names()
+    q0, f0 = dict(q0), dict(f0 or {})
+    for key in [k for k in q0 if isinstance(k, str) and k in momenta]:
+        n = momenta[key]
+        b = bg.bond_of(n)
+        inertance = sp.sympify(bg.params(n)["I"]).xreplace(bg.parameter_values())
+        f0.setdefault(names[b], bg.sign(n, b) * float(q0.pop(key)) / float(inertance))
+    return q0, f0
+
+
 def _field_rows(bg, el, vals, bl, s, bonds, idx, mats, rows, labels, be, ba, servo, source):
     """A field's terms (:func:`~netdyn.bondgraph.convert.field_terms`, in plain symbols) as matrix entries."""
     q = {b: sp.Symbol(f"_q{i}") for i, b in enumerate(bonds)}
@@ -185,4 +210,4 @@ class _Off(Exception):
     """An element keeps the graph off the linear path (the message says why)."""
 
 
-__all__ = ["linear_form"]
+__all__ = ["linear_form", "linear_start"]

@@ -33,6 +33,8 @@ through the independent ones).
 """
 from __future__ import annotations
 
+import re
+
 import sympy as sp
 
 from netdyn.bondgraph.laws import CausalSystem
@@ -95,6 +97,56 @@ def storage_names(bg):
         elif kind == "field" and any(getattr(el, "role", None) != "R" for el in bg.params(n)["element"]):
             out.append(n)
     return out
+
+
+#: the series a solution's ``through(X)`` and ``across(X)`` read on a bond graph: its flow and its effort (the
+#: electrical reading of a bond: current through a port, voltage across it — a converted mechanical network's
+#: forces are efforts, so there ``across`` is the force; ``e(X)``, ``f(X)`` say it without an analogy)
+THROUGH_ACROSS = ("f", "e")
+
+
+def signal_names(bg):
+    """The named signals of a bond graph, in graph order: ``e(X)``, ``f(X)`` of every one-port element and of
+    every bond not named after one, ``q(C)``, ``p(I)`` and ``E(X)`` of its one-port storage elements.
+
+    >>> import netdyn
+    >>> bg = netdyn.BondGraph("RC")
+    >>> for k, n, p in [("Se", "u", {"effort": 1.0}), ("1", "J", {}), ("C", "C1", {"C": 0.5})]:
+    ...     bg.add(k, n, **p)
+    >>> _ = bg.chain("u", "J", "C1")
+    >>> signal_names(bg)
+    ['e(u)', 'f(u)', 'e(C1)', 'f(C1)', 'q(C1)', 'E(C1)']
+    """
+    out = []
+    for n in bg.graph.nodes:
+        if len(bg.bonds_of(n)) == 1 and bg.kind(n) not in ("port",):
+            out += [f"e({n})", f"f({n})"]
+            if bg.kind(n) in ("C", "I") and not bg.is_field(n):
+                out += [f"{'q' if bg.kind(n) == 'C' else 'p'}({n})", f"E({n})"]
+    for b in bg.bond_names:
+        if b not in bg.graph:
+            out += [f"e({b})", f"f({b})"]
+    return out
+
+
+def state_series(bg):
+    """``name -> series`` for the energy variables of a bond graph's one-port storage elements: ``p_<I>`` reads
+    ``p(I)`` and ``q_<C>`` reads ``q(C)`` wherever the formulation has no coordinate of that name (the bond
+    formulation's coordinate of an I is its displacement q_<I>, the integral of its flow), so ``sol["p_L1"]``
+    is the inductor's flux linkage on every path, as ``q0={"p_L1": ...}`` sets it on every path.
+
+    >>> import netdyn
+    >>> bg = netdyn.BondGraph("mass")
+    >>> bg.add("Se", "F", effort=2.0); bg.add("I", "m", I=4.0); _ = bg.bond("F", "m")
+    >>> state_series(bg)("p_m"), state_series(bg)("p_F")
+    ('p(m)', None)
+    """
+    names = {}
+    for n in bg.of_kind("C", "I"):
+        if not bg.is_field(n):
+            names[("q_" if bg.kind(n) == "C" else "p_") + re.sub(r"\W", "_", n)] = \
+                f"{'q' if bg.kind(n) == 'C' else 'p'}({n})"
+    return names.get
 
 
 def parse_signal(bg, spec):
@@ -177,8 +229,10 @@ def state_signal_function(bg, se, laws, sub):
             x = se.signals[("e", b)] if kind == "C" else s * se.signals[("f", b)]
             return laws[n].G(sp.sympify(x)).xreplace(sub)
         if which == "p" and kind != "I":
-            raise ModelError(f"output {spec!r}: a momentum (the integral of the effort) is a state of an I element; "
-                             f"{target} is {'a ' + kind + ' element' if kind else 'a bond'}")
+            raise ModelError(f"output {spec!r}: p(X), the integral of the effort (a momentum), is a state of an I element here; "
+                             f"{target} is {'a ' + kind + ' element' if kind else 'a bond'}: the state formulation "
+                             "integrates only the storage states; simulate the bond formulation (the default), which "
+                             "has p(R) = R q(R) of a linear R and the dual coordinate of an element given its effort")
         raise ModelError(f"output {spec!r}: the state formulation has the energy variables of the storage "
                          f"elements (q(C), p(I)), E(X) and every bond's e and f; for {which}({target}) use the "
                          "bond formulation")
@@ -380,5 +434,6 @@ def _newton(fun, jac, z, max_iter=100):
     return None
 
 
-__all__ = ["with_inputs", "source_names", "storage_names", "parse_signal", "bond_signal_function",
+__all__ = ["with_inputs", "source_names", "storage_names", "parse_signal", "signal_names", "state_series", "THROUGH_ACROSS",
+           "bond_signal_function",
            "state_signal_function", "CausalStart", "ANALYSIS_FORMULATION"]

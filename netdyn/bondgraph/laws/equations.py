@@ -39,7 +39,7 @@ import networkx as nx
 import sympy as sp
 
 from netdyn.bondgraph.causality import assign_causality
-from netdyn.bondgraph.kinds import X, element_values, field_function
+from netdyn.bondgraph.kinds import X, element_values, field_cofunction, field_function
 from netdyn.bondgraph.laws.forms import NumericFunction, element_law, realify
 from netdyn.errors import ModelError
 from netdyn.symbols import t
@@ -411,6 +411,12 @@ def _field_output(bg, n, kind, p, b, which, state_of, known):
         dummies = [sp.Dummy() for _ in bonds]
         D = field_function(kind, p, dummies)
         return sp.diff(D, dummies[k]).xreplace(dict(zip(dummies, fs)))
+    if kind == "R" and which == "f" and all(known.get(("e", bb)) is not None for bb in bonds):
+        dummies = [sp.Dummy() for _ in bonds]   # conductance causality: f_k = ∂D*/∂e_k
+        Dstar = field_cofunction(kind, p, dummies)
+        if Dstar is not None:
+            es = [known[("e", bb)] for bb in bonds]
+            return sg[k] * sp.diff(Dstar, dummies[k]).xreplace(dict(zip(dummies, es)))
     raise ModelError(f"{n}: a {kind} field in mixed causality has no explicit state equations here; "
                      "simulate bg.model() instead (the DAE takes it as it is)")
 

@@ -174,6 +174,8 @@ def simulate_linear(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-8, atol=
     lin = lin or linear_network(net, formulation)
     t0, t1 = float(t_span[0]), float(t_span[1])
     t_eval = np.linspace(t0, t1, 1001) if t_eval is None else np.asarray(t_eval, dtype=float)
+    if hasattr(net, "linear_start"):   # a front end's energy variables (a bond graph's p_<I>) as coordinates
+        q0, f0 = net.linear_start(q0, f0)
     q0, q_given = _values(lin.names, q0, "q")
     f0, f_given = _values(lin.names, f0, "f")
     integrator = LinearRadau(lin, max_step=max_step, corners=_corners(lin.inputs, t0, t1), given=(q_given, f_given),
@@ -279,6 +281,19 @@ class LinearSolution(Solution):
     def _title(self):
         return getattr(self.net, "name", None)
 
+    def _front_end_quantity(self, name, which):
+        """A bond graph's element or bond (its flow or effort, from the symbolic model made on first use); a
+        network's names never build that model here."""
+        if isinstance(getattr(self.net, "elements", None), dict):
+            return None
+        return super()._front_end_quantity(name, which)
+
+    def _front_end_state(self, name):
+        return None if isinstance(getattr(self.net, "elements", None), dict) else super()._front_end_state(name)
+
+    def _front_end_names(self):
+        return [] if isinstance(getattr(self.net, "elements", None), dict) else super()._front_end_names()
+
     def _make_index(self):
         """The index from the network and the stamp: no symbolic model is built for a read."""
         return ResultIndex.of_network(self.net, self.linear.names, self.multiplier_names, self.linear.ports)
@@ -318,6 +333,9 @@ class LinearSolution(Solution):
     def through(self, name):
         """Through variable (current, force, torque) of an element, first terminal to second (an inductor's
         with the current circulating around its loop, :mod:`netdyn.numerics.circuit.loop_flux`)."""
+        out = self._front_end_quantity(name, "through")
+        if out is not None:
+            return out
         out = self._element_quantity(name, "through")
         offsets = getattr(self, "loop_offsets", None)
         return out + offsets[name] if offsets and name in offsets else out

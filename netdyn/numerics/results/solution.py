@@ -166,8 +166,17 @@ class Solution:
         joint = self._joint_coordinate(name)
         if joint is not None:
             return joint
+        spec = self._front_end_state(name)
+        if spec is not None:
+            return self.series(spec)
         raise KeyError(f"no coordinate or multiplier {name!r}; coordinates are {self.coordinate_names}, "
                        f"multipliers {sorted(index.multipliers)}")
+
+    def _front_end_state(self, name):
+        """The series a state name of the model's front end reads where it is no coordinate (a bond graph's
+        ``p_<I>`` on the bond formulation: ``p(I)``; ``metadata["state_series"]``), else None."""
+        lookup = self.model.metadata.get("state_series")
+        return lookup(name) if lookup is not None else None
 
     def _joint_coordinate(self, name):
         """A planar joint's coordinate (``"J3"``, ``"theta_J3"``, with ``_dot``/``_ddot`` its rates) or a body's
@@ -310,8 +319,10 @@ class Solution:
 
     # ----------------------------------------------------------------- element quantities
     def through(self, name: str) -> Array:
-        """Through variable (current, force, torque) of an element, first terminal to second."""
-        return self._element_quantity(name, "through")
+        """Through variable (current, force, torque) of an element, first terminal to second; of a bond-graph
+        element or bond, its flow ``f(X)`` (see :meth:`_front_end_quantity`)."""
+        out = self._front_end_quantity(name, "through")
+        return out if out is not None else self._element_quantity(name, "through")
 
     def across(self, name: str) -> Array:
         """Across variable (voltage, velocity, angular velocity): of an element, or of a node vs ground.
@@ -324,6 +335,9 @@ class Solution:
             return self._element_quantity(name, "across")
         node = index.nodes.get(name)
         if node is None:
+            out = self._front_end_quantity(name, "across")
+            if out is not None:
+                return out
             raise KeyError(f"no element or node named {name!r}")
         out = None
         for el, k, sign in node[1]:
@@ -335,6 +349,24 @@ class Solution:
 
     voltage = velocity = angular_velocity = across
     current = force = torque = through
+
+    def _front_end_quantity(self, name, which):
+        """``through``/``across`` of a name the model's front end defines instead of a network element: a bond
+        graph's element or bond, whose through variable is its flow ``f(X)`` and across variable its effort
+        ``e(X)`` (``metadata["through_across"]`` names the series); None for any other name or model."""
+        index = self.result_index
+        if name in index.elements or name in index.nodes:
+            return None
+        spec = self._front_end_spec(name, which)
+        return None if spec is None else self.series(spec)
+
+    def _front_end_spec(self, name, which):
+        md = self.model.metadata
+        pair, signal = md.get("through_across"), md.get("signal")
+        if pair is None or signal is None:
+            return None
+        spec = f"{pair[0] if which == 'through' else pair[1]}({name})"
+        return spec if signal(spec) is not None else None
 
     def _element_quantity(self, name, which):
         el = self.result_index.element(name)
@@ -424,7 +456,13 @@ class Solution:
         names = list(index.coordinates) + [f"{c}_dot" for c in index.coordinates] + list(index.multipliers)
         for name in self._pose_names():
             names += [name, f"{name}_dot"]
-        return names + index.quantity_names()
+        return names + index.quantity_names() + self._front_end_names()
+
+    def _front_end_names(self):
+        """The named signals of the model's front end (a bond graph's ``e(X)``, ``f(X)``, ``p(X)``, ``q(X)``,
+        ``E(X)``: ``metadata["signal_names"]``), [] for a network."""
+        names = self.model.metadata.get("signal_names")
+        return list(names()) if names is not None else []
 
     def _pose_names(self):
         """Joint coordinates and body poses of a planar model that are not coordinates (``sol[name]`` reads them)."""
