@@ -654,7 +654,8 @@ class BondGraph:
         """``(matrices, None)`` of the linear fast path, or ``(None, why)`` (:func:`netdyn.bondgraph.linear.linear_form`)."""
         return linear_form(self, formulation)
 
-    def linear_start(self, q0, f0):
+    def linear_start(self, q0: Mapping[str, float] | None, f0: Mapping[str, float] | None
+                     ) -> tuple[dict[str, float] | None, dict[str, float] | None]:
         """``(q0, f0)`` for the linear path, momenta ``p_<I>`` as flows (:func:`netdyn.bondgraph.linear.linear_start`)."""
         return linear_start(self, q0, f0)
 
