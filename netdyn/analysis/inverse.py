@@ -20,13 +20,18 @@ moment about ``point_b``, global frame, from the joint's constraint equations
 """
 from __future__ import annotations
 
-from netdyn.analysis.kinematics import driver_motions, kinematics
+import numpy as np
+
+from netdyn.analysis.drivers import driven_model, driver_motions
+from netdyn.analysis.kinematics import kinematics
+from netdyn.lagrange.motion import sample_motions
+from netdyn.numerics.dae.structure import redundant_constraints
+from netdyn.numerics.results.trajectory import Trajectory
 from netdyn.errors import ModelError
 from netdyn.numerics.results.reactions import motion_multipliers
 from netdyn.numerics.results.solution import Solution
 from netdyn.recursive.inverse import recursive_inverse_dynamics
 from netdyn.recursive.planar import NotRecursive
-from netdyn.analysis.kinematics import with_drivers
 from netdyn.graph.network import as_model
 from netdyn.graph.assembly import fill as stored_assembly
 
@@ -65,22 +70,42 @@ def inverse_dynamics(system, drivers, t, guess=None, params=None, method="auto")
             if method == "recursive":
                 raise
     motion = kinematics(system, drivers, t, guess=guess, params=params)
-    sol = multipliers_from_motion(motion.model, motion.t, motion.q, motion.f, motion.acc, params=params)
-    sol.method = "inverse"
-    labels = sol.model.constraint_labels
-    sol.efforts = {name: -sol.lam[labels.index(f"driver {name}")] for name in dict(drivers)}
-    return sol
+    return _inverse_solution(motion.driven, motion.driver_samples, motion.t, motion.q, motion.f, motion.acc,
+                             params)
 
 
 def _least_squares_of(system, drivers, res, params):
     """The least-squares inverse-dynamics Solution of the motion of a recursive result."""
 
-    model = with_drivers(as_model(system), drivers)
-    q, f, acc = res.model_motion(model.coordinate_names)
-    sol = multipliers_from_motion(model, res.t, q, f, acc, params=params)
-    sol.method = "inverse"
+    base = as_model(system)
+    driven = driven_model(base, list(drivers), params)
+    samples = sample_motions(drivers, res.t, {**{str(k): v for k, v in base.parameters.items()}, **(params or {})})
+    q, f, acc = res.model_motion(driven.model.coordinate_names)
+    return _inverse_solution(driven, samples, res.t, q, f, acc, params)
+
+
+def _inverse_solution(driven, samples, t, q, f, acc, params):
+    """Multipliers of the driven motion, ``Φ_qᵀ λ + Aᵀ μ = −(M q̈ + h)`` by least squares at each time with the
+    drivers' values there; the efforts are ``−λ`` of the driver rows."""
+    cm = driven.compiled
+    p0 = driven.parameter_vector(params)
+    if cm.m1 + cm.m2:
+        first = driven.params_at(samples, t, 0, p0)
+        drop = redundant_constraints(cm, t[0], q[:, 0], first)
+        if drop:
+            driven = driven.without(drop)
+            cm = driven.compiled
+            p0 = driven.parameter_vector(params)
+    z = np.zeros((cm.m1 + cm.m2, t.size))
+    for k, tt in enumerate(t):
+        p = driven.params_at(samples, t, k, p0)
+        M, h = cm.dynamics(tt, q[:, k], f[:, k], p)
+        c = cm.constraints(tt, q[:, k], f[:, k], p)
+        z[:, k] = np.linalg.lstsq(c.reaction_jacobian.T, -(M @ acc[:, k] + h), rcond=None)[0]
+    trajectory = Trajectory(t, q, f, acc, z[:cm.m1], z[cm.m1:], nsteps=0)
+    sol = Solution(driven.model, cm, driven.params_at(samples, t, 0, p0), trajectory, method="inverse")
     labels = sol.model.constraint_labels
-    sol.efforts = {name: -sol.lam[labels.index(f"driver {name}")] for name in dict(drivers)}
+    sol.efforts = {name: -sol.lam[labels.index(f"driver {name}")] for name in driven.names}
     return sol
 
 
