@@ -24,7 +24,7 @@ import numpy as np
 
 from netdyn.analysis.drivers import driven_model, driver_motions
 from netdyn.analysis.kinematics import kinematics
-from netdyn.lagrange.motion import sample_motions
+from netdyn.lagrange.motion import Samples, sample_motions
 from netdyn.numerics.dae.structure import redundant_constraints
 from netdyn.numerics.results.trajectory import Trajectory
 from netdyn.errors import ModelError
@@ -64,7 +64,7 @@ def inverse_dynamics(system, drivers, t, guess=None, params=None, method="auto")
     guess = stored_assembly(system, guess=guess)[2]
     if method != "least-squares":
         try:
-            return recursive_inverse_dynamics(system, drivers, t, guess=guess, params=params,
+            return recursive_inverse_dynamics(system, _sampled(drivers, t, params), t, guess=guess, params=params,
                                               reference=lambda res: _least_squares_of(system, drivers, res, params))
         except NotRecursive:
             if method == "recursive":
@@ -72,6 +72,16 @@ def inverse_dynamics(system, drivers, t, guess=None, params=None, method="auto")
     motion = kinematics(system, drivers, t, guess=guess, params=params)
     return _inverse_solution(motion.driven, motion.driver_samples, motion.t, motion.q, motion.f, motion.acc,
                              params)
+
+
+def _sampled(drivers, t, params):
+    """The drivers as :class:`~netdyn.lagrange.motion.Samples` at ``t`` (every expression compiled in one go);
+    as given when an expression holds a parameter that only the model knows."""
+    try:
+        values = sample_motions(drivers, t, params)
+    except ModelError:
+        return drivers
+    return {name: Samples(*v) for name, v in values.items()}
 
 
 def _least_squares_of(system, drivers, res, params):

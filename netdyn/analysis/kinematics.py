@@ -31,8 +31,9 @@ from netdyn.numerics.dae.structure import redundant_constraints
 from netdyn.numerics.results.solution import Solution
 from netdyn.numerics.results.trajectory import Trajectory
 from netdyn.lagrange.motion import sample_motions
-from netdyn.analysis.drivers import (driven_model, driver_constraints, driver_motions,  # noqa: F401 (their home
-                                     with_drivers)                                      # before 0.3)
+from netdyn.analysis.drivers import driven_model, driver_constraints, driver_motions, with_drivers
+
+__all__ = ["assemble_configuration", "kinematics", "driver_motions", "driver_constraints", "with_drivers"]
 
 MAX_SPLITS = 40  # halvings of one step before the continuation gives up
 

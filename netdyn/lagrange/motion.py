@@ -75,8 +75,36 @@ def _triple_callable(fn):
 
 @lru_cache(maxsize=256)
 def _function(exprs):
-    rows = [[e, sp.diff(e, T_SYMBOL), sp.diff(e, T_SYMBOL, 2)] for e in exprs]
+    try:  # symengine differentiates and compiles in about a millisecond where sympy takes a second
+        return _symengine_function(exprs)
+    except Exception:  # noqa: BLE001 - a function symengine does not know (Piecewise, ...): sympy
+        pass
+    rows = []
+    for e in exprs:
+        d1 = sp.diff(e, T_SYMBOL)
+        rows.append([e, d1, sp.diff(d1, T_SYMBOL)])
     return sp.lambdify(T_SYMBOL, [x for row in rows for x in row], "numpy")
+
+
+def _symengine_function(exprs):
+    import symengine as se
+
+    ts = se.Symbol(T_SYMBOL.name)
+    rows = []
+    for e in exprs:
+        e = se.sympify(e.xreplace({T_SYMBOL: sp.Symbol(T_SYMBOL.name)}))
+        d1 = e.diff(ts)
+        rows += [e, d1, d1.diff(ts)]
+    fn = se.Lambdify([ts], rows, backend="lambda")
+    count = len(rows)
+
+    def evaluate(times):
+        times = np.asarray(times, dtype=float)
+        out = np.asarray(fn(times.reshape(-1, 1)), dtype=float).reshape(times.size, count)
+        return [out[:, k].reshape(times.shape) for k in range(count)]
+
+    evaluate(np.zeros(1))  # refuse here, not at the call, what symengine cannot evaluate
+    return evaluate
 
 
 def motion_function(exprs):
