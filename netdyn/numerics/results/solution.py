@@ -20,6 +20,7 @@ import sympy as sp
 
 from netdyn.errors import ModelError
 from netdyn.lagrange.equations import internalize
+from netdyn.numerics.results import bodies
 from netdyn.numerics.results.bookkeeping import cumulative, energy_report
 from netdyn.numerics.functions.energy import dissipated_power, port_effort, port_flow, stored_energy, supplied_power
 from netdyn.numerics.results.index import ResultIndex
@@ -312,8 +313,24 @@ class Solution:
                 out -= sign * self._port_quantity(el, k, "across")
         return np.zeros_like(self.t, dtype=float) if out is None else out
 
-    voltage = velocity = angular_velocity = across
+    voltage = velocity = across
     current = force = torque = through
+
+    def angular_velocity(self, name):
+        """Angular velocity of a body of a mechanism (global frame: ``(3, K)`` spatial, ``(K,)`` planar), else
+        the across variable of a 1-D rotational element or node (:meth:`across`)."""
+        if bodies.is_body(self.model, name):
+            return bodies.angular_velocity(self, name)
+        return self.across(name)
+
+    def pose(self, body):
+        """``(position, R)`` of a body over time: ``(3, K)`` and ``(3, 3, K)`` spatial (origin of the body frame),
+        ``(2, K)`` and ``(2, 2, K)`` planar (centre of mass); :mod:`netdyn.numerics.results.bodies`."""
+        return bodies.pose(self, body)
+
+    def acceleration(self, body):
+        """``(linear, angular)`` acceleration of a body over time, global frame."""
+        return bodies.acceleration(self, body)
 
     def _element_quantity(self, name, which):
         el = self.result_index.element(name)
