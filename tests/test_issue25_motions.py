@@ -219,3 +219,37 @@ def test_accelerations_of_a_planar_four_bar_recursive_equal_symbolic():
     absolute = net.model()
     qa = netdyn.assemble_configuration(absolute, q0={"O": q[names.index("theta_O")]})
     assert set(qa) == set(absolute.coordinate_names)
+
+
+# ------------------------------------------------------------------------------ task-space trajectories
+def test_task_space_trajectory_equals_joint_space_driving_and_the_closed_form_tree():
+    from netdyn.linkages.parallel import circle, three_rrr
+
+    mech = three_rrr()
+    times = np.random.default_rng(2).permutation(np.linspace(0, 1.5, 31))   # unsorted on purpose
+    act = ["A1", "A2", "A3"]
+    task = netdyn.inverse_dynamics(mech.network(), {"platform": circle()}, times, actuated=act)
+    P, V, A = circle().pose(times)
+    assert np.max(np.abs(task["x_platform"] - P[0])) < 1e-10 and np.max(np.abs(task["y_platform_ddot"] - A[1])) < 1e-8
+    ref = mech.inverse_dynamics(times, circle())   # closed-form inverse kinematics on the DeNOC tree
+    assert np.max(np.abs(np.array([task.efforts[j] for j in act]) - ref.efforts)) < 1e-9
+    # the same motion expressed in joint space, as arrays: the same efforts
+    joint = {j: (ref.q[mech.coordinate[j]], ref.qd[mech.coordinate[j]], ref.qdd[mech.coordinate[j]]) for j in act}
+    js = netdyn.inverse_dynamics(mech.network(), joint, times)
+    assert max(np.max(np.abs(js.efforts[j] - task.efforts[j])) for j in act) < 1e-9
+    # arrays and a callable for the trajectory: the same
+    arrays = netdyn.inverse_dynamics(mech.network(), {"platform": (P, V, A)}, times, actuated=act)
+    assert max(np.max(np.abs(arrays.efforts[j] - task.efforts[j])) for j in act) < 1e-12
+    assert np.max(np.abs(task.reaction("B2") - js.reaction("B2"))) < 1e-8
+
+
+def test_task_space_mistakes_are_errors():
+    from netdyn.linkages.parallel import circle, three_rrr
+
+    net = three_rrr().network()
+    with pytest.raises(ModelError, match="actuated="):
+        netdyn.inverse_dynamics(net, {"platform": circle()}, [0.0])
+    with pytest.raises(ModelError, match="not moving joints"):
+        netdyn.inverse_dynamics(net, {"platform": circle()}, [0.0], actuated=["B2"])
+    with pytest.raises(ModelError, match="goes with a task-space motion"):
+        netdyn.inverse_dynamics(net, {"A1": 0.1}, [0.0], actuated=["A1"])

@@ -24,6 +24,7 @@ import numpy as np
 
 from netdyn.analysis.drivers import driven_model, driver_motions
 from netdyn.analysis.kinematics import kinematics
+from netdyn.analysis.taskspace import task_space_inverse, tree_motion
 from netdyn.lagrange.motion import Samples, sample_motions
 from netdyn.numerics.dae.structure import redundant_constraints
 from netdyn.numerics.results.trajectory import Trajectory
@@ -36,7 +37,7 @@ from netdyn.graph.network import as_model
 from netdyn.graph.assembly import fill as stored_assembly
 
 
-def inverse_dynamics(system, drivers, t, guess=None, params=None, method="auto"):
+def inverse_dynamics(system, drivers, t, guess=None, params=None, method="auto", actuated=None):
     """Actuator efforts and joint reactions for the prescribed driver motions at times ``t``.
 
     ``method="least-squares"`` returns a :class:`~netdyn.numerics.results.solution.Solution`
@@ -49,6 +50,13 @@ def inverse_dynamics(system, drivers, t, guess=None, params=None, method="auto")
     on spanning-tree joints; otherwise the least-squares path. ``guess`` (where the position solve starts:
     which assembly) is by default the network's stored one (``net.assembly``).
 
+    Motions are expressions of ``t``, text, callables ``t -> (q, q̇, q̈)`` or three arrays over ``t``
+    (:mod:`netdyn.analysis.drivers`). A **task-space** motion names a planar body (a parallel manipulator's
+    platform) with its trajectory — ``pose(t) -> (P, V, A)``, a callable or three arrays ``(3, times)`` of
+    ``x, y, theta`` and their rates — and ``actuated`` lists the joints whose efforts are sought: numeric
+    inverse kinematics on the loop-closure Newton (:mod:`netdyn.analysis.taskspace`) gives their motions,
+    which then drive the joint-space inverse dynamics.
+
     >>> import numpy as np
     >>> from netdyn import Network
     >>> from netdyn.components.planar import RigidBody, Revolute, Gravity
@@ -60,8 +68,13 @@ def inverse_dynamics(system, drivers, t, guess=None, params=None, method="auto")
     """
     if method not in ("auto", "recursive", "least-squares"):
         raise ModelError(f"unknown method {method!r}; use 'auto', 'recursive' or 'least-squares'")
-    drivers = driver_motions(system, drivers, params)  # motions as text: the restricted parser, never eval
     guess = stored_assembly(system, guess=guess)[2]
+    task = _task_space(system, dict(drivers), t, actuated, guess, params)
+    if task is not None:  # the whole tree's motion is known: DeNOC directly
+        drivers = task.drivers(actuated)
+        return task_space_inverse(task, list(actuated), getattr(system, "derive", None) and system,
+                                  lambda res: _least_squares_of(system, drivers, res, params))
+    drivers = driver_motions(system, drivers, params)  # motions as text: the restricted parser, never eval
     if method != "least-squares":
         try:
             return recursive_inverse_dynamics(system, _sampled(drivers, t, params), t, guess=guess, params=params,
@@ -72,6 +85,25 @@ def inverse_dynamics(system, drivers, t, guess=None, params=None, method="auto")
     motion = kinematics(system, drivers, t, guess=guess, params=params)
     return _inverse_solution(motion.driven, motion.driver_samples, motion.t, motion.q, motion.f, motion.acc,
                              params)
+
+
+def _task_space(system, drivers, t, actuated, guess, params):
+    """Joint-space drivers of the ``actuated`` joints for a driver that names a body (its trajectory)."""
+    net = getattr(system, "bodies", None) is not None and system or getattr(system, "metadata", {}).get("network")
+    bodies = [k for k in drivers if net is not None and k in getattr(net, "bodies", {})]
+    if not bodies:
+        if actuated is not None:
+            raise ModelError("actuated= goes with a task-space motion: a driver naming a body (the platform)")
+        return None
+    if len(bodies) > 1 or len(drivers) > 1:
+        raise ModelError(f"a task-space motion prescribes one body and nothing else; got the drivers {sorted(drivers)}")
+    if not actuated:
+        raise ModelError(f"the motion of body {bodies[0]!r} is a task-space trajectory: name the actuated joints "
+                         "whose efforts are sought, actuated=[...]")
+    try:
+        return tree_motion(net, bodies[0], drivers[bodies[0]], t, list(actuated), guess=guess, params=params)
+    except NotRecursive as e:
+        raise ModelError(f"task-space motions are solved on the recursive tree of a planar network: {e}") from None
 
 
 def _sampled(drivers, t, params):

@@ -14,13 +14,17 @@ centre of mass and angle, the body's own coordinates), their rates and accelerat
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+import scipy.linalg
 
 from netdyn.errors import InitialConditionError, ModelError, SingularSystemError
 from netdyn.lagrange.motion import Samples
 from netdyn.recursive import TreeData, TreeModel
 from netdyn.recursive.constraints import constraint_terms
-from netdyn.recursive.inverse import initial_guess
+from netdyn.recursive.closed import denoc_inverse_dynamics
+from netdyn.recursive.inverse import RecursiveInverse, initial_guess
 from netdyn.recursive.model import CutJoint
 from netdyn.recursive.planar import tree_from_network
 
@@ -63,13 +67,36 @@ def task_space_motion(net, body, trajectory, t, actuated, guess=None, params=Non
     >>> sorted(drv), drv["A1"].q.shape
     (['A1', 'A2', 'A3'], (5,))
     """
+    return tree_motion(net, body, trajectory, t, actuated, guess, params, tol).drivers(actuated)
+
+
+@dataclass
+class TreeMotion:
+    """Every tree coordinate of a network along a task-space motion: ``q``, ``qd``, ``qdd`` (tree coordinates
+    × times) of ``tree`` (a :class:`~netdyn.recursive.planar.PlanarTree`)."""
+
+    tree: object
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+
+    def drivers(self, joints):
+        """``{joint: Samples}`` of tree joints' motions."""
+        k = self.tree.joint_coordinate
+        return {j: Samples(self.q[k[j]], self.qd[k[j]], self.qdd[k[j]]) for j in joints}
+
+
+def tree_motion(net, body, trajectory, t, actuated, guess=None, params=None, tol=1e-12):
+    """The :class:`TreeMotion` of a network whose ``body`` follows ``trajectory`` (the module docstring)."""
     tree = tree_from_network(net, params)
     if body not in tree.body_index:
         raise ModelError(f"no planar body named {body!r} to prescribe; the bodies are {sorted(tree.body_index)}")
     missing = [j for j in actuated if j not in tree.joint_coordinate]
     if missing:
         raise ModelError(f"actuated joint(s) {missing} are not moving joints of the spanning tree "
-                         f"{sorted(tree.joint_coordinate)}; name tree joints (the cut ones: {[c.name for c in tree.model.cuts]})")
+                         f"{sorted(tree.joint_coordinate)}; name tree joints (the cut ones: "
+                         f"{[c.name for c in tree.model.cuts]})")
     times = np.atleast_1d(np.asarray(t, dtype=float))
     P, V, A = pose_samples(trajectory, times)
     m = _with_weld(tree.model, tree.body_index[body])
@@ -87,22 +114,34 @@ def task_space_motion(net, body, trajectory, t, actuated, guess=None, params=Non
             phi, J, _ = constraint_terms(m, data, q)
             if np.max(np.abs(phi)) < tol * (1 + np.max(np.abs(q))):
                 break
-            q = q - np.linalg.lstsq(J, phi, rcond=None)[0]
+            try:
+                q = q - np.linalg.solve(J, phi)
+            except np.linalg.LinAlgError:
+                q = q - np.linalg.lstsq(J, phi, rcond=None)[0]
         else:
             raise InitialConditionError(f"the platform pose at t = {times[k]:.6g} cannot be reached (closure "
                                         f"residual {np.max(np.abs(phi)):.3g}); keep the trajectory in the workspace")
         try:
-            lu = np.linalg.inv(J) if np.linalg.cond(J) < 1e10 else None
-        except np.linalg.LinAlgError:
+            lu = scipy.linalg.lu_factor(J, check_finite=False)
+        except (ValueError, np.linalg.LinAlgError):
             lu = None
-        if lu is None:
+        if lu is None or np.min(np.abs(np.diag(lu[0]))) < 1e-10 * np.max(np.abs(J)):
             raise SingularSystemError(f"singular configuration at t = {times[k]:.6g}: the platform pose does not "
                                       "determine the legs there")
         rhs[-3:] = V[:, k]
-        qd = lu @ rhs
+        qd = scipy.linalg.lu_solve(lu, rhs, check_finite=False)
         _, _, b = constraint_terms(m, data, q, qd)
         rhs[-3:] = A[:, k]
-        Q[:, k], QD[:, k], QDD[:, k] = q, qd, lu @ (rhs - b)
+        Q[:, k], QD[:, k], QDD[:, k] = q, qd, scipy.linalg.lu_solve(lu, rhs - b, check_finite=False)
         rhs[:] = 0.0
-    return {j: Samples(Q[tree.joint_coordinate[j]], QD[tree.joint_coordinate[j]], QDD[tree.joint_coordinate[j]])
-            for j in actuated}
+    return TreeMotion(tree, times, Q, QD, QDD)
+
+
+def task_space_inverse(motion, actuated, model=None, reference=None):
+    """The :class:`~netdyn.recursive.inverse.RecursiveInverse` of a :class:`TreeMotion`: DeNOC inverse dynamics
+    with the ``actuated`` joints' efforts."""
+    tree = motion.tree
+    data = TreeData(tree.model)
+    result = denoc_inverse_dynamics(tree.model, data, motion.q, motion.qd, motion.qdd,
+                                    [tree.joint_coordinate[j] for j in actuated])
+    return RecursiveInverse(tree, data, motion.t, result, list(actuated), model, reference)
