@@ -160,7 +160,12 @@ def sample_motions(motions, times, params=None):
 
 
 def sample_motion(motion, times, where="motion", params=None):
-    """``(q, q̇, q̈)`` of one motion at ``times``: see the module docstring for the forms."""
+    """``(q, q̇, q̈)`` of one motion at ``times``: see the module docstring for the forms.
+
+    >>> import numpy as np
+    >>> [v.tolist() for v in sample_motion(([0.0, 1.0], [1.0, 1.0], [0.0, 0.0]), np.array([0.0, 1.0]))]
+    [[0.0, 1.0], [1.0, 1.0], [0.0, 0.0]]
+    """
     return sample_motions({where: motion}, times, params)[where]
 
 
