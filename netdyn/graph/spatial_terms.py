@@ -6,8 +6,8 @@ test of prescribed rotations.
   formulation, so that ``q0``, ``f0`` and ``guess`` take joint terms everywhere (the relative formulation's
   names, the joint's own name for its coordinates, ``theta_<joint>``/``s_<joint>`` for a joint's single
   rotation or slide). In the absolute formulation an angle is ``2 atan2(q_k, q_0)`` of the relative Euler
-  parameters and a Cardan pair comes from the relative rotation matrix; the relative formulation's body
-  coordinates (``x_<body>``, ``e0_<body>``) are listed too.
+  parameters and a Cardan pair comes from the relative rotation matrix. (Body coordinates are not joint
+  terms: a caller's guess in absolute names stays an error in the relative formulation.)
 * :func:`rotation_branch` — for a driver prescribing a rotation by the constraint ``2 w_E v_E = 0`` (the
   absolute formulation, or a cut joint), the pair ``(w_E, v_E)`` of the error's Euler parameters about the
   driven axis. That row vanishes at an error of π as well as at 0; ``w_E² − v_E²`` is the cosine of the error
@@ -86,13 +86,6 @@ def joint_terms(model):
             table.setdefault(f"s_{ident}", (name, slides[0], exprs[slides[0]]))
         table.setdefault(name, (name, 0, exprs[0]))
         table[f"{name}[all]"] = (name, None, list(exprs))
-    if md.formulation == "relative":
-        for b in md.bodies:
-            ib, pose = identifier(b), md.poses[b]
-            for a, v in zip(AXES, pose.r):
-                table.setdefault(f"{a}_{ib}", (f"{a}_{ib}", 0, sp.sympify(v)))
-            for k, v in enumerate(pose.q):
-                table.setdefault(f"e{k}_{ib}", (f"e{k}_{ib}", 0, sp.sympify(v)))
     if cache is not None:
         cache["spatial_joint_terms"] = table
     return table
