@@ -253,3 +253,14 @@ def test_task_space_mistakes_are_errors():
         netdyn.inverse_dynamics(net, {"platform": circle()}, [0.0], actuated=["B2"])
     with pytest.raises(ModelError, match="goes with a task-space motion"):
         netdyn.inverse_dynamics(net, {"A1": 0.1}, [0.0], actuated=["A1"])
+
+
+def test_driven_solutions_evaluate_the_drivers_at_every_time():
+    """The drivers' rows hold their motions as parameters: the residual and expressions see each time's values."""
+    net = netdyn.linkages.four_bar()
+    times = np.linspace(0, 2, 11)
+    for motion in (1 + 2 * t, (1 + 2 * times, np.full(11, 2.0), np.zeros(11))):
+        k = netdyn.kinematics(net.model(), {"O": motion}, times)
+        r = k.constraint_residual()
+        assert r["position"] < 1e-12 and r["velocity"] < 1e-12
+        assert np.max(np.abs(k["O"] - (1 + 2 * times))) < 1e-12

@@ -41,6 +41,7 @@ from netdyn.graph.spatial import driver_constraint
 from netdyn.lagrange.exprtext import parse_expression, symbol_table
 from netdyn.numerics.dae.structure import with_constraints, without_constraints
 from netdyn.numerics.functions.compiled import _lambdify, compile_model
+from netdyn.numerics.results.solution import Solution
 from netdyn.symbols import as_expr, t as T_SYMBOL
 from netdyn.validate import NUMBER
 
@@ -196,6 +197,26 @@ class DrivenModel:
                 self._branch = ([n for n, _, _ in terms],
                                 lambda tt, q, p: np.asarray(fn(tt, q, p.vector, p.inputs(tt)), dtype=float))
         return self._branch
+
+
+class DrivenSolution(Solution):
+    """A :class:`~netdyn.numerics.results.solution.Solution` of a driven motion: its drivers' parameters take
+    their values at each output time (``params_at(k)``), in expressions and in the constraint residual."""
+
+    def __init__(self, driven, samples, p0, trajectory, method):
+        self.driven, self.driver_samples, self._p0 = driven, samples, p0
+        super().__init__(driven.model, driven.compiled, driven.params_at(samples, trajectory.t, 0, p0) if
+                         trajectory.t.size else p0, trajectory, method)
+
+    def params_at(self, k):
+        return self.driven.params_at(self.driver_samples, self.t, k, self._p0)
+
+    def _block(self, block):
+        if block != "p":
+            return super()._block(block)
+        if "driven p" not in self._cache:  # parameters × times: the drivers' rows change along the motion
+            self._cache["driven p"] = np.array([self.params_at(k).vector for k in range(self.t.size)]).T
+        return self._cache["driven p"]
 
 
 def driven_model(base, names, params=None):

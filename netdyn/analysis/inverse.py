@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from netdyn.analysis.drivers import driven_model, driver_motions
+from netdyn.analysis.drivers import DrivenSolution, driven_model, driver_motions
 from netdyn.analysis.kinematics import kinematics
 from netdyn.analysis.taskspace import task_space_inverse, tree_motion
 from netdyn.lagrange.motion import Samples, sample_motions
@@ -145,7 +145,7 @@ def _inverse_solution(driven, samples, t, q, f, acc, params):
         c = cm.constraints(tt, q[:, k], f[:, k], p)
         z[:, k] = np.linalg.lstsq(c.reaction_jacobian.T, -(M @ acc[:, k] + h), rcond=None)[0]
     trajectory = Trajectory(t, q, f, acc, z[:cm.m1], z[cm.m1:], nsteps=0)
-    sol = Solution(driven.model, cm, driven.params_at(samples, t, 0, p0), trajectory, method="inverse")
+    sol = DrivenSolution(driven, samples, p0, trajectory, method="inverse")
     labels = sol.model.constraint_labels
     sol.efforts = {name: -sol.lam[labels.index(f"driver {name}")] for name in driven.names}
     return sol

@@ -28,10 +28,9 @@ from netdyn.numerics.functions.compiled import compile_model
 from netdyn.graph.network import as_model
 from netdyn.graph.assembly import fill as stored_assembly
 from netdyn.numerics.dae.structure import redundant_constraints
-from netdyn.numerics.results.solution import Solution
 from netdyn.numerics.results.trajectory import Trajectory
 from netdyn.lagrange.motion import sample_motions
-from netdyn.analysis.drivers import driven_model, driver_constraints, driver_motions, with_drivers
+from netdyn.analysis.drivers import DrivenSolution, driven_model, driver_constraints, driver_motions, with_drivers
 
 __all__ = ["assemble_configuration", "kinematics", "driver_motions", "driver_constraints", "with_drivers"]
 
@@ -69,8 +68,8 @@ def kinematics(system, drivers, t, guess=None, params=None, tol=1e-12):
     fails or a prescribed rotation would land on its wrong branch; flows from ``Φ_q f = −Φ_t`` and
     accelerations from ``Φ_q q̈ = −γ``. Motions may be expressions, callables ``t -> (q, q̇, q̈)`` or arrays
     (:mod:`netdyn.analysis.drivers`); the driven model is compiled once per model and set of driver names.
-    In the solution's model the drivers' rows hold their motions as parameters ``_drv<k>_q``/``_v``/``_a``/``_t``
-    (``sol.p`` holds their values at the first time); rows of symbolic drivers: :func:`with_drivers`.
+    In the solution's model the drivers' rows hold their motions as parameters ``_drv<k>_q``/``_v``/``_a``/``_t``,
+    given their values at each time (``sol.params_at(k)``; :class:`~netdyn.analysis.drivers.DrivenSolution`).
 
     >>> import numpy as np
     >>> from netdyn import Network, t
@@ -197,7 +196,4 @@ class _Tracker:
             gamma = cm.constraints(tt, q, f, p).gamma_phi
             Q[:, k], F[:, k], A[:, k] = q, f, np.linalg.solve(J, -gamma)
         trajectory = Trajectory(t, Q, F, A, np.zeros((cm.m1, t.size)), np.zeros((cm.m2, t.size)))
-        sol = Solution(self.driven.model, cm, self.driven.params_at(self.samples, t, first, self.p0), trajectory,
-                       method="kinematics")
-        sol.driven, sol.driver_samples = self.driven, self.samples
-        return sol
+        return DrivenSolution(self.driven, self.samples, self.p0, trajectory, method="kinematics")

@@ -265,13 +265,17 @@ class Solution:
         """Per-element energy bookkeeping (:class:`netdyn.bookkeeping.EnergyReport`) of a network's solution."""
         return energy_report(self)
 
+    def params_at(self, k):
+        """The parameter values at output ``k`` (``self.p``; a driven motion's solution changes them with time)."""
+        return self.p
+
     def constraint_residual(self):
         """Max over time of |φ| (positions), |Φ_q f + Φ_t| (velocities) and |A f + a| (flows)."""
         cm = self.compiled
         pos = vel = flow = 0.0
         max = _nan_max  # noqa: A001 - Python's max(0.0, nan) is 0.0: a NaN residual must show
         for k, tt in enumerate(self.t):
-            c = cm.constraints(tt, self.q[:, k], self.f[:, k], self.p)
+            c = cm.constraints(tt, self.q[:, k], self.f[:, k], self.params_at(k))
             if cm.m1:
                 pos = max(pos, float(np.max(np.abs(c.phi))))
                 vel = max(vel, float(np.max(np.abs(c.Phi_q @ self.f[:, k] + c.Phi_t))))
