@@ -123,6 +123,7 @@ _LAZY = {
     "assemble_configuration": "netdyn.analysis.kinematics",
     "kinematics": "netdyn.analysis.kinematics",
     "inverse_dynamics": "netdyn.analysis.inverse",
+    "accelerations": "netdyn.analysis.accelerations",
     "plot_mechanism": "netdyn.viz.plotting",
     "animate_mechanism": "netdyn.viz.plotting",
     "plot_spatial": "netdyn.viz.plot3d",

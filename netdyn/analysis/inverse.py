@@ -20,13 +20,19 @@ moment about ``point_b``, global frame, from the joint's constraint equations
 """
 from __future__ import annotations
 
-from netdyn.analysis.kinematics import driver_motions, kinematics
+import numpy as np
+
+from netdyn.analysis.drivers import DrivenSolution, driven_model, driver_motions
+from netdyn.analysis.kinematics import kinematics
+from netdyn.analysis.taskspace import task_space_inverse, tree_motion
+from netdyn.lagrange.motion import Samples, sample_motions
+from netdyn.numerics.dae.structure import redundant_constraints
+from netdyn.numerics.results.trajectory import Trajectory
 from netdyn.errors import ModelError
 from netdyn.numerics.results.reactions import motion_multipliers
 from netdyn.numerics.results.solution import Solution
 from netdyn.recursive.inverse import recursive_inverse_dynamics
 from netdyn.recursive.planar import NotRecursive
-from netdyn.analysis.kinematics import with_drivers
 from netdyn.graph.network import as_model
 from netdyn.graph.assembly import fill as stored_assembly
 
@@ -36,14 +42,14 @@ if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
     from netdyn.graph.network import Network
     from netdyn.lagrange.model import LagrangianModel
     from netdyn.hints import ArrayLike, Initial, Params
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
     from netdyn.recursive.inverse import RecursiveInverse
     from typing import Any
 
 
 def inverse_dynamics(system: Network | LagrangianModel, drivers: Mapping[str, Any], t: ArrayLike,
                      guess: Initial | None = None, params: Params | None = None,
-                     method: str = "auto") -> Solution | RecursiveInverse:
+                     method: str = "auto", actuated: Sequence[str] | None = None) -> Solution | RecursiveInverse:
     """Actuator efforts and joint reactions for the prescribed driver motions at times ``t``.
 
     ``method="least-squares"`` returns a :class:`~netdyn.numerics.results.solution.Solution`
@@ -56,6 +62,13 @@ def inverse_dynamics(system: Network | LagrangianModel, drivers: Mapping[str, An
     on spanning-tree joints; otherwise the least-squares path. ``guess`` (where the position solve starts:
     which assembly) is by default the network's stored one (``net.assembly``).
 
+    Motions are expressions of ``t``, text, callables ``t -> (q, q̇, q̈)`` or three arrays over ``t``
+    (:mod:`netdyn.analysis.drivers`). A **task-space** motion names a planar body (a parallel manipulator's
+    platform) with its trajectory — ``pose(t) -> (P, V, A)``, a callable or three arrays ``(3, times)`` of
+    ``x, y, theta`` and their rates — and ``actuated`` lists the joints whose efforts are sought: numeric
+    inverse kinematics on the loop-closure Newton (:mod:`netdyn.analysis.taskspace`) gives their motions,
+    which then drive the joint-space inverse dynamics.
+
     >>> import numpy as np
     >>> from netdyn import Network
     >>> from netdyn.components.planar import RigidBody, Revolute, Gravity
@@ -67,32 +80,86 @@ def inverse_dynamics(system: Network | LagrangianModel, drivers: Mapping[str, An
     """
     if method not in ("auto", "recursive", "least-squares"):
         raise ModelError(f"unknown method {method!r}; use 'auto', 'recursive' or 'least-squares'")
-    drivers = driver_motions(system, drivers, params)  # motions as text: the restricted parser, never eval
     guess = stored_assembly(system, guess=guess)[2]
+    task = _task_space(system, dict(drivers), t, actuated, guess, params)
+    if task is not None:  # the whole tree's motion is known: DeNOC directly
+        drivers = task.drivers(actuated)
+        return task_space_inverse(task, list(actuated), getattr(system, "derive", None) and system,
+                                  lambda res: _least_squares_of(system, drivers, res, params))
+    drivers = driver_motions(system, drivers, params)  # motions as text: the restricted parser, never eval
     if method != "least-squares":
         try:
-            return recursive_inverse_dynamics(system, drivers, t, guess=guess, params=params,
+            return recursive_inverse_dynamics(system, _sampled(drivers, t, params), t, guess=guess, params=params,
                                               reference=lambda res: _least_squares_of(system, drivers, res, params))
         except NotRecursive:
             if method == "recursive":
                 raise
     motion = kinematics(system, drivers, t, guess=guess, params=params)
-    sol = multipliers_from_motion(motion.model, motion.t, motion.q, motion.f, motion.acc, params=params)
-    sol.method = "inverse"
-    labels = sol.model.constraint_labels
-    sol.efforts = {name: -sol.lam[labels.index(f"driver {name}")] for name in dict(drivers)}
-    return sol
+    return _inverse_solution(motion.driven, motion.driver_samples, motion.t, motion.q, motion.f, motion.acc,
+                             params)
+
+
+def _task_space(system, drivers, t, actuated, guess, params):
+    """Joint-space drivers of the ``actuated`` joints for a driver that names a body (its trajectory)."""
+    net = getattr(system, "bodies", None) is not None and system or getattr(system, "metadata", {}).get("network")
+    bodies = [k for k in drivers if net is not None and k in getattr(net, "bodies", {})]
+    if not bodies:
+        if actuated is not None:
+            raise ModelError("actuated= goes with a task-space motion: a driver naming a body (the platform)")
+        return None
+    if len(bodies) > 1 or len(drivers) > 1:
+        raise ModelError(f"a task-space motion prescribes one body and nothing else; got the drivers {sorted(drivers)}")
+    if not actuated:
+        raise ModelError(f"the motion of body {bodies[0]!r} is a task-space trajectory: name the actuated joints "
+                         "whose efforts are sought, actuated=[...]")
+    try:
+        return tree_motion(net, bodies[0], drivers[bodies[0]], t, list(actuated), guess=guess, params=params)
+    except NotRecursive as e:
+        raise ModelError(f"task-space motions are solved on the recursive tree of a planar network: {e}") from None
+
+
+def _sampled(drivers, t, params):
+    """The drivers as :class:`~netdyn.lagrange.motion.Samples` at ``t`` (every expression compiled in one go);
+    as given when an expression holds a parameter that only the model knows."""
+    try:
+        values = sample_motions(drivers, t, params)
+    except ModelError:
+        return drivers
+    return {name: Samples(*v) for name, v in values.items()}
 
 
 def _least_squares_of(system, drivers, res, params):
     """The least-squares inverse-dynamics Solution of the motion of a recursive result."""
 
-    model = with_drivers(as_model(system), drivers)
-    q, f, acc = res.model_motion(model.coordinate_names)
-    sol = multipliers_from_motion(model, res.t, q, f, acc, params=params)
-    sol.method = "inverse"
+    base = as_model(system)
+    driven = driven_model(base, list(drivers), params)
+    samples = sample_motions(drivers, res.t, {**{str(k): v for k, v in base.parameters.items()}, **(params or {})})
+    q, f, acc = res.model_motion(driven.model.coordinate_names)
+    return _inverse_solution(driven, samples, res.t, q, f, acc, params)
+
+
+def _inverse_solution(driven, samples, t, q, f, acc, params):
+    """Multipliers of the driven motion, ``Φ_qᵀ λ + Aᵀ μ = −(M q̈ + h)`` by least squares at each time with the
+    drivers' values there; the efforts are ``−λ`` of the driver rows."""
+    cm = driven.compiled
+    p0 = driven.parameter_vector(params)
+    if cm.m1 + cm.m2:
+        first = driven.params_at(samples, t, 0, p0)
+        drop = redundant_constraints(cm, t[0], q[:, 0], first)
+        if drop:
+            driven = driven.without(drop)
+            cm = driven.compiled
+            p0 = driven.parameter_vector(params)
+    z = np.zeros((cm.m1 + cm.m2, t.size))
+    for k, tt in enumerate(t):
+        p = driven.params_at(samples, t, k, p0)
+        M, h = cm.dynamics(tt, q[:, k], f[:, k], p)
+        c = cm.constraints(tt, q[:, k], f[:, k], p)
+        z[:, k] = np.linalg.lstsq(c.reaction_jacobian.T, -(M @ acc[:, k] + h), rcond=None)[0]
+    trajectory = Trajectory(t, q, f, acc, z[:cm.m1], z[cm.m1:], nsteps=0)
+    sol = DrivenSolution(driven, samples, p0, trajectory, method="inverse")
     labels = sol.model.constraint_labels
-    sol.efforts = {name: -sol.lam[labels.index(f"driver {name}")] for name in dict(drivers)}
+    sol.efforts = {name: -sol.lam[labels.index(f"driver {name}")] for name in driven.names}
     return sol
 
 

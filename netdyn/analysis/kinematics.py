@@ -3,31 +3,34 @@ acceleration analysis for prescribed driver motions over a time grid.
 
 Drivers map a joint name (its first joint coordinate: ``theta_b − theta_a`` for a
 revolute, the slide ``s`` for a prismatic joint) or a coordinate name to a motion:
-a number, a sympy expression of ``netdyn.t``, a callable of ``t`` (converted
-with :func:`netdyn.symbols.as_expr`) or a string such as ``"0.5*sin(2*t)"``, read by the
+a number, a sympy expression of ``netdyn.t``, a callable ``t -> (q, q̇, q̈)``, three arrays
+``(q, q̇, q̈)`` sampled at the times, or a string such as ``"0.5*sin(2*t)"``, read by the
 restricted parser :func:`netdyn.lagrange.exprtext.parse_expression` in ``t`` and the model's
-parameters, never evaluated (:func:`driver_motions`). With the drivers the mechanism must have no
-degree of freedom left. A crank driven at 2 rad/s is the example of :func:`kinematics`.
+parameters, never evaluated (:func:`driver_motions`; :mod:`netdyn.analysis.drivers`). With the
+drivers the mechanism must have no degree of freedom left. A crank driven at 2 rad/s is the example
+of :func:`kinematics`.
+
+Positions follow the motion by continuation: the times are visited in increasing order whatever
+order they are given in, each position solve starts from the last one, and a step whose Newton
+iteration fails, or lands on the wrong branch of a prescribed rotation (the row ``2 w_E v_E`` of an
+orientation error vanishes at an error of π as well as at 0; the cosine ``w_E² − v_E²`` of the error
+must be positive), is split in halves with the drivers' values in between, until every step is
+small enough. The first position starts from ``guess`` and, when it lands on a wrong branch, is
+continued from the prescribed values it did reach to the ones asked for.
 """
 from __future__ import annotations
 
 import numpy as np
 
-import sympy as sp
-
 from netdyn.errors import InitialConditionError, ModelError, SingularSystemError
-from netdyn.lagrange.exprtext import parse_expression, symbol_table
-from netdyn.symbols import as_expr, t as T_SYMBOL
-from netdyn.validate import NUMBER
-from netdyn.numerics.dae.structure import with_constraints
 from netdyn.numerics.dae.initial import consistent_initial_conditions
 from netdyn.numerics.functions.compiled import compile_model
 from netdyn.graph.network import as_model
 from netdyn.graph.assembly import fill as stored_assembly
-from netdyn.numerics.dae.structure import redundant_constraints, without_constraints
-from netdyn.numerics.results.solution import Solution
+from netdyn.numerics.dae.structure import redundant_constraints
 from netdyn.numerics.results.trajectory import Trajectory
-from netdyn.graph.spatial import driver_constraint
+from netdyn.lagrange.motion import sample_motions
+from netdyn.analysis.drivers import DrivenSolution, driven_model, driver_constraints, driver_motions, with_drivers
 
 from typing import TYPE_CHECKING
 
@@ -35,72 +38,14 @@ if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
     from netdyn.graph.network import Network
     from netdyn.lagrange.model import LagrangianModel
     from netdyn.hints import ArrayLike, Initial, Params
+    from netdyn.numerics.results.solution import Solution
     from collections.abc import Mapping
     from typing import Any
 
 
-def driver_motions(system, drivers, params=None):
-    """``drivers`` with every motion given as text parsed into an expression of ``t`` and the parameters.
+__all__ = ["assemble_configuration", "kinematics", "driver_motions", "driver_constraints", "with_drivers"]
 
-    The text is read by :func:`~netdyn.lagrange.exprtext.parse_expression` with ``t``, the model's
-    parameters and the names in ``params`` declared (``strict``): anything else — an undeclared name, a
-    call of a function that is not a math function, attribute access, ``__import__`` — is a
-    :class:`~netdyn.errors.ParseError` naming the driver. SPICE numbers (``"1k"``) stay numbers.
-
-    >>> from netdyn import LagrangianModel, coordinates, t
-    >>> x, = coordinates("x,")
-    >>> driver_motions(LagrangianModel([x], T=x.diff(t)**2/2), {"x": "0.5*sin(2*t)", "y": 1.0})
-    {'x': 0.5*sin(2*t), 'y': 1.0}
-    >>> driver_motions(LagrangianModel([x], T=x.diff(t)**2/2), {"x": "__import__('os').getcwd()"})
-    Traceback (most recent call last):
-    ...
-    netdyn.errors.ParseError: driver x: '__import__' is not allowed in an expression (names starting with an underscore are refused)
-    """
-    drivers = dict(drivers)
-    text = {k: v for k, v in drivers.items() if isinstance(v, str) and not NUMBER.match(v.strip())}
-    if not text:
-        return drivers
-    model = as_model(system)
-    declared = [T_SYMBOL] + [sp.Symbol(k) if isinstance(k, str) else k for k in model.parameters] + \
-        [sp.Symbol(k) if isinstance(k, str) else k for k in (params or {})]
-    table = symbol_table(*declared)
-    names = {str(s) for s in declared}
-    for k, v in text.items():
-        e = parse_expression(v, table, where=f"driver {k}", names=names, strict=True)
-        drivers[k] = e.xreplace({s: T_SYMBOL for s in e.free_symbols if str(s) == "t"})
-    return drivers
-
-
-def driver_constraints(model, drivers):
-    """``(expressions, labels)`` of the constraints ``coordinate(joint) − motion(t) = 0``."""
-    planar = model.metadata.get("planar")
-    jc = planar.joint_coordinates if planar else {}
-    exprs, labels = [], []
-    spatial = model.metadata.get("spatial")
-    for name, motion in dict(drivers).items():
-        if spatial and name.split("[")[0] in spatial.joints:
-            exprs.append(driver_constraint(model, name, motion))
-            labels.append(f"driver {name}")
-            continue
-        if name in jc:
-            if not jc[name]:
-                raise ModelError(f"joint {name!r} has no coordinate to drive (a weld); drive another joint")
-            coordinate = jc[name][0]
-        elif name in model.coordinate_names:
-            coordinate = model.coordinate(name)
-        else:
-            raise ModelError(f"driver {name!r} names neither a joint nor a coordinate; the joints are "
-                             f"{sorted(jc)}, the coordinates {model.coordinate_names}")
-        exprs.append(coordinate - as_expr(motion))
-        labels.append(f"driver {name}")
-    return exprs, labels
-
-
-def with_drivers(model, drivers):
-    """A copy of ``model`` with the driver constraints appended (labels ``"driver <name>"``)."""
-
-    exprs, labels = driver_constraints(model, drivers)
-    return with_constraints(model, list(model.constraints) + exprs, list(model.constraint_labels) + labels)
+MAX_SPLITS = 40  # halvings of one step before the continuation gives up
 
 
 def assemble_configuration(system: Network | LagrangianModel, guess: Initial | None = None, q0: Initial | None = None,
@@ -130,9 +75,14 @@ def kinematics(system: Network | LagrangianModel, drivers: Mapping[str, Any], t:
                guess: Initial | None = None, params: Params | None = None, tol: float = 1e-12) -> Solution:
     """Position, velocity and acceleration analysis for the given driver motions at the times ``t``.
 
-    Returns a :class:`~netdyn.solution.Solution` (``method="kinematics"``, multipliers zero). Positions are solved by Newton from the previous time (the first
-    from ``guess``, by default the network's stored one, ``net.assembly``), flows from ``Φ_q f = −Φ_t`` and
-    accelerations from ``Φ_q q̈ = −γ``.
+    Returns a :class:`~netdyn.solution.Solution` (``method="kinematics"``, multipliers zero). Positions are
+    solved by Newton along the motion (times in increasing order, each solve from the last; the first from
+    ``guess``, by default the network's stored one, ``net.assembly``), continued in smaller steps where a step
+    fails or a prescribed rotation would land on its wrong branch; flows from ``Φ_q f = −Φ_t`` and
+    accelerations from ``Φ_q q̈ = −γ``. Motions may be expressions, callables ``t -> (q, q̇, q̈)`` or arrays
+    (:mod:`netdyn.analysis.drivers`); the driven model is compiled once per model and set of driver names.
+    In the solution's model the drivers' rows hold their motions as parameters ``_drv<k>_q``/``_v``/``_a``/``_t``,
+    given their values at each time (``sol.params_at(k)``; :class:`~netdyn.analysis.drivers.DrivenSolution`).
 
     >>> import numpy as np
     >>> from netdyn import Network, t
@@ -143,41 +93,120 @@ def kinematics(system: Network | LagrangianModel, drivers: Mapping[str, Any], t:
     >>> np.round(k["y_crank"], 6).tolist(), np.round(k["theta_crank_dot"], 6).tolist()
     ([0.0, 0.5], [2.0, 2.0])
     """
-    guess = stored_assembly(system, guess=guess)[2]
-    drivers = driver_motions(system, drivers, params)
-    model = with_drivers(as_model(system), drivers)
-    cm = compile_model(model)
-    p = cm.parameter_vector(params)
-    t = np.atleast_1d(np.asarray(t, dtype=float))
-    q, _ = consistent_initial_conditions(cm, t[0], None, {}, p, guess=guess)
-    drop = redundant_constraints(cm, t[0], q, p)
-    if drop:
-        model = without_constraints(model, drop)
-        cm = compile_model(model)
-        p = cm.parameter_vector(params)
-    if cm.m1 < cm.n:
-        raise ModelError(f"the drivers {sorted(dict(drivers))} leave {cm.n - cm.m1} degree(s) of freedom of "
-                         f"{model.name!r} free; drive {cm.n - cm.m1} more joint(s) or coordinate(s)")
-    Q, F, A = (np.zeros((cm.n, t.size)) for _ in range(3))
-    zero = np.zeros(cm.n)
-    for k, tt in enumerate(t):
-        for _ in range(30):
-            c = cm.constraints(tt, q, zero, p)
-            if np.max(np.abs(c.phi)) < tol * (1 + np.max(np.abs(q))):
-                break
-            q = q - np.linalg.lstsq(c.Phi_q, c.phi, rcond=None)[0]
-        else:
-            worst = int(np.argmax(np.abs(c.phi)))
-            raise InitialConditionError(f"the mechanism cannot be assembled at t = {tt:.6g}: constraint "
-                                        f"{model.constraint_labels[worst]} stays at {c['phi'][worst]:.3g}; the "
-                                        "driver motion leaves the workspace or passes a singular position")
-        J = c.Phi_q
-        if np.linalg.matrix_rank(J) < cm.n:
-            raise SingularSystemError(f"singular configuration at t = {tt:.6g}: the drivers do not determine "
-                                      "the motion there (a dead centre or a locked position)")
-        f = np.linalg.solve(J, -c.Phi_t)
-        gamma = cm.constraints(tt, q, f, p).gamma_phi
-        Q[:, k], F[:, k], A[:, k] = q, f, np.linalg.solve(J, -gamma)
-    trajectory = Trajectory(t, Q, F, A, np.zeros((cm.m1, t.size)), np.zeros((cm.m2, t.size)))
-    return Solution(model, cm, p, trajectory, method="kinematics")
+    return _Tracker(system, drivers, t, guess, params, tol).solution()
 
+
+class _Tracker:
+    """The continuation of the position solve along the driver motions (see the module docstring)."""
+
+    def __init__(self, system, drivers, t, guess, params, tol):
+        self.guess = stored_assembly(system, guess=guess)[2]
+        drivers = driver_motions(system, drivers, params)
+        self.base = as_model(system)
+        self.t = np.atleast_1d(np.asarray(t, dtype=float))
+        self.samples = sample_motions(drivers, self.t, self._numbers(params))
+        self.driven = driven_model(self.base, list(drivers), params)
+        self.params, self.tol = params, tol
+        self.names = list(drivers)
+
+    def _numbers(self, params):
+        values = {str(k): v for k, v in self.base.parameters.items()}
+        values.update({str(k): v for k, v in (params or {}).items()})
+        return values
+
+    # ------------------------------------------------------------------ one position solve
+    def _newton(self, cm, tt, q, p, maxiter=30):
+        zero = np.zeros(cm.n)
+        for _ in range(maxiter):
+            c = cm.constraints(tt, q, zero, p)
+            if not np.all(np.isfinite(c.phi)):
+                return None, c
+            if np.max(np.abs(c.phi), initial=0.0) < self.tol * (1 + np.max(np.abs(q))):
+                return q, c
+            q = q - np.linalg.lstsq(c.Phi_q, c.phi, rcond=None)[0]
+        return None, c
+
+    def _wrong_branch(self, tt, q, p):
+        labels, g = self.branch
+        if not labels:
+            return []
+        cos = g(tt, q, p)
+        return [(labels[i], float(cos[i])) for i in np.flatnonzero(cos <= 0.0)]
+
+    def _advance(self, q, start, end, depth=0):
+        """Positions at ``end`` (driver values, time) continued from ``q`` solved at ``start``."""
+        (v0, t0), (v1, t1) = start, end
+        p = self.driven.params_with(self.p0, v1, t1)
+        out, c = self._newton(self.cm, t1, q.copy(), p)
+        if out is not None and not self._wrong_branch(t1, out, p):
+            return out
+        if depth >= MAX_SPLITS:
+            self._fail(t1, out, c, p)
+        mid = ((v0 + v1) / 2, (t0 + t1) / 2)
+        q = self._advance(q, start, mid, depth + 1)
+        return self._advance(q, mid, end, depth + 1)
+
+    def _fail(self, tt, q, c, p):
+        if q is not None:
+            name, cos = self._wrong_branch(tt, q, p)[0]
+            raise InitialConditionError(
+                f"driver {name}: at t = {tt:.6g} the position solve reaches the prescribed rotation only on its "
+                f"wrong branch (error angle with cosine {cos:.3g}, π away) even in small steps; check the motion "
+                "or pass a guess= near the prescribed pose")
+        worst = int(np.argmax(np.abs(c.phi)))
+        raise InitialConditionError(f"the mechanism cannot be assembled at t = {tt:.6g}: constraint "
+                                    f"{self.cm.model.constraint_labels[worst]} stays at {c.phi[worst]:.3g}; the "
+                                    "driver motion leaves the workspace or passes a singular position")
+
+    def _first(self, k):
+        """Positions at the first time: from the guess, continued onto the right branch when needed."""
+        cm, tt = self.cm, self.t[k]
+        p = self.driven.params_at(self.samples, self.t, k, self.p0)
+        q, _ = consistent_initial_conditions(cm, tt, None, {}, p, guess=self.guess)
+        if not self._wrong_branch(tt, q, p):
+            return q, p
+        # from the prescribed values reached (π off on some rotation) to the ones asked for
+        reached = self.driven.driver_values(p)
+        labels, _ = self.branch
+        for name, _cos in self._wrong_branch(tt, q, p):
+            reached[self.names.index(name)] += np.pi
+        return self._advance(q, (reached, tt), (self.driven.driver_values(p), tt)), p
+
+    # ------------------------------------------------------------------ the whole grid
+    def solution(self):
+        t = self.t
+        order = np.argsort(t, kind="stable")
+        first = int(order[0])
+        self.cm = cm = self.driven.compiled
+        self.p0 = self.driven.parameter_vector(self.params)
+        p = self.driven.params_at(self.samples, t, first, self.p0)
+        q, _ = consistent_initial_conditions(cm, t[first], None, {}, p, guess=self.guess)
+        drop = redundant_constraints(cm, t[first], q, p)
+        if drop:
+            self.driven = self.driven.without(drop)
+            self.cm = cm = self.driven.compiled
+            self.p0 = self.driven.parameter_vector(self.params)
+        self.branch = self.driven.branch_function()
+        if cm.m1 < cm.n:
+            raise ModelError(f"the drivers {sorted(self.names)} leave {cm.n - cm.m1} degree(s) of freedom of "
+                             f"{self.base.name!r} free; drive {cm.n - cm.m1} more joint(s) or coordinate(s)")
+        Q, F, A = (np.zeros((cm.n, t.size)) for _ in range(3))
+        previous = None
+        for k in order:
+            tt = t[k]
+            p = self.driven.params_at(self.samples, t, k, self.p0)
+            if previous is None:
+                q, p = self._first(k)
+            else:
+                q = self._advance(previous[1], previous[0], (self.driven.driver_values(p), tt))
+            previous = ((self.driven.driver_values(p), tt), q)
+            c = cm.constraints(tt, q, np.zeros(cm.n), p)
+            J = c.Phi_q
+            if np.linalg.matrix_rank(J) < cm.n:
+                raise SingularSystemError(f"singular configuration at t = {tt:.6g}: the drivers do not determine "
+                                          "the motion there (a dead centre or a locked position)")
+            f = np.linalg.solve(J, -c.Phi_t)
+            gamma = cm.constraints(tt, q, f, p).gamma_phi
+            Q[:, k], F[:, k], A[:, k] = q, f, np.linalg.solve(J, -gamma)
+        trajectory = Trajectory(t, Q, F, A, np.zeros((cm.m1, t.size)), np.zeros((cm.m2, t.size)))
+        return DrivenSolution(self.driven, self.samples, self.p0, trajectory, method="kinematics")

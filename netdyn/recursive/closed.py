@@ -62,8 +62,10 @@ def solve_positions(model, data, q, fixed=(), tol=1e-12, maxiter=30):
     free = np.ones(model.nq, dtype=bool)
     free[np.asarray(fixed, dtype=int)] = False
     for _ in range(maxiter):
+        if model.m == 0:  # an open tree: nothing to close
+            return q
         phi, J, _ = constraint_terms(model, data, q)
-        if model.m == 0 or np.max(np.abs(phi)) < tol * (1 + np.max(np.abs(q))):
+        if np.max(np.abs(phi)) < tol * (1 + np.max(np.abs(q))):
             return q
         q[free] -= _solve(J[:, free], phi)
     worst = int(np.argmax(np.abs(phi)))
@@ -99,13 +101,13 @@ def closed_kinematics(model, data, prescribed, guess, tol=1e-12):
         q = solve_positions(model, data, q, fixed=idx, tol=tol)
         qd = np.zeros(model.nq)
         qd[idx] = PD[:, k]
-        _, J, _ = constraint_terms(model, data, q)
-        Jf = J[:, free]
         if free.size == 0:  # everything prescribed (a tree driven at every joint)
             qdd = np.zeros(model.nq)
             qdd[idx] = PDD[:, k]
             Q[:, k], QD[:, k], QDD[:, k] = q, qd, qdd
             continue
+        _, J, _ = constraint_terms(model, data, q)
+        Jf = J[:, free]
         if Jf.shape[0] == Jf.shape[1]:
             try:
                 lu = scipy.linalg.lu_factor(Jf, check_finite=False)
@@ -163,8 +165,12 @@ def denoc_inverse_dynamics(model, data, q, qd, qdd, actuated, tol=1e-9):
     T = q.shape[1]
     eff, lam = np.zeros((act.size, T)), np.zeros((model.m, T))
     redundant = False
+    every = not model.m and np.array_equal(np.sort(act), np.arange(model.nq))  # an open tree driven everywhere
     for k in range(T):
         tau = rnea(model, data, q[:, k], qd[:, k], qdd[:, k])
+        if every:
+            eff[:, k] = tau[act]
+            continue
         if model.m:
             _, J, _ = constraint_terms(model, data, q[:, k])
         if model.m and act.size + model.m == model.nq:  # square: [S_a Jᵀ] is regular away from singularities

@@ -20,10 +20,9 @@ least-squares solution of the same motion, built on first use (``reference``).
 from __future__ import annotations
 
 import numpy as np
-import sympy as sp
 
 from netdyn.errors import ModelError
-from netdyn.symbols import as_expr, t as T_SYMBOL
+from netdyn.lagrange.motion import sample_motion
 
 from .algorithms import com_motion, forward_kinematics
 from .closed import closed_kinematics, denoc_inverse_dynamics, joint_wrenches
@@ -42,17 +41,13 @@ def _network(system):
     return net, system
 
 
-def _motion(expr, times):
-    """Values, rates and accelerations of a driver motion at ``times``."""
-    e = as_expr(expr)
-    if e.free_symbols - {T_SYMBOL}:
-        raise NotRecursive(f"the driver motion {e} has symbols other than t: {sorted(map(str, e.free_symbols))}")
-    out = []
-    for order in range(3):
-        d = sp.diff(e, T_SYMBOL, order) if order else e
-        f = sp.lambdify(T_SYMBOL, d, "numpy")
-        out.append(np.broadcast_to(np.asarray(f(times), dtype=float), times.shape).copy())
-    return out
+def _motion(expr, times, params=None):
+    """Values, rates and accelerations of a driver motion at ``times`` (an expression of t, a callable
+    ``t -> (q, q̇, q̈)`` or three arrays: :mod:`netdyn.lagrange.motion`)."""
+    try:
+        return list(sample_motion(expr, times, params=params))
+    except ModelError as e:
+        raise NotRecursive(str(e)) from None
 
 
 def initial_guess(tree, guess):
@@ -277,12 +272,15 @@ def recursive_inverse_dynamics(system, drivers, t, guess=None, params=None, refe
     times = np.atleast_1d(np.asarray(t, dtype=float))
     drivers = dict(drivers)
     prescribed = {}
+    order = np.argsort(times, kind="stable")  # the loops closed along the motion, whatever the given order
     for name, motion in drivers.items():
         if name not in tree.joint_coordinate:
             raise NotRecursive(f"driver {name!r} is not a moving joint of the spanning tree")
-        prescribed[tree.joint_coordinate[name]] = _motion(motion, times)
+        prescribed[tree.joint_coordinate[name]] = [v[order] for v in _motion(motion, times, params)]
     data = TreeData(tree.model)
-    Q, QD, QDD = closed_kinematics(tree.model, data, prescribed, initial_guess(tree, guess))
+    Q, QD, QDD = (np.empty((tree.model.nq, times.size)) for _ in range(3))
+    Q[:, order], QD[:, order], QDD[:, order] = closed_kinematics(tree.model, data, prescribed,
+                                                                 initial_guess(tree, guess))
     act = [tree.joint_coordinate[name] for name in drivers]
     result = denoc_inverse_dynamics(tree.model, data, Q, QD, QDD, act)
     return RecursiveInverse(tree, data, times, result, list(drivers), model, reference)

@@ -55,6 +55,10 @@ def joint_table(model):
     cached = getattr(model, "_compiled", {}).get("joint_table")
     if cached is not None:
         return cached
+    if model.metadata.get("spatial") is not None:  # joint coordinates of spatial models, in both formulations
+        from netdyn.graph.spatial_terms import joint_terms
+
+        return joint_terms(model)
     planar = model.metadata.get("planar")
     jc, jobjs = (planar.joint_coordinates, planar.joints) if planar else ({}, {})
     table = {}
@@ -108,8 +112,8 @@ def _split(cm, values, what):
                 pairs = list(enumerate(zip(exprs, v)))
             else:
                 pairs = [(i, (e, v))]
-            planar = model.metadata.get("planar")
-            kind = "joint " if planar and joint in planar.joints else ""
+            mech = model.metadata.get("planar") or model.metadata.get("spatial")
+            kind = "joint " if mech and joint in mech.joints else ""
             for j, (e, val) in pairs:
                 label = f"{kind}{joint}" + (f"[{j}]" if len(table[f'{joint}[all]'][2]) > 1 else "")
                 conditions.append((label, joint, e, real(val, parameter=f"{what}0[{k!r}]" + (

@@ -20,6 +20,7 @@ import sympy as sp
 
 from netdyn.errors import ModelError
 from netdyn.lagrange.equations import internalize
+from netdyn.numerics.results import bodies
 from netdyn.numerics.results.bookkeeping import cumulative, energy_report
 from netdyn.numerics.functions.energy import dissipated_power, port_effort, port_flow, stored_energy, supplied_power
 from netdyn.numerics.results.index import ResultIndex
@@ -294,13 +295,17 @@ class Solution:
         """Per-element energy bookkeeping (:class:`netdyn.bookkeeping.EnergyReport`) of a network's solution."""
         return energy_report(self)
 
+    def params_at(self, k: int) -> Any:
+        """The parameter values at output ``k`` (``self.p``; a driven motion's solution changes them with time)."""
+        return self.p
+
     def constraint_residual(self) -> dict[str, float]:
         """Max over time of |φ| (positions), |Φ_q f + Φ_t| (velocities) and |A f + a| (flows)."""
         cm = self.compiled
         pos = vel = flow = 0.0
         max = _nan_max  # noqa: A001 - Python's max(0.0, nan) is 0.0: a NaN residual must show
         for k, tt in enumerate(self.t):
-            c = cm.constraints(tt, self.q[:, k], self.f[:, k], self.p)
+            c = cm.constraints(tt, self.q[:, k], self.f[:, k], self.params_at(k))
             if cm.m1:
                 pos = max(pos, float(np.max(np.abs(c.phi))))
                 vel = max(vel, float(np.max(np.abs(c.Phi_q @ self.f[:, k] + c.Phi_t))))
@@ -347,7 +352,7 @@ class Solution:
                 out -= sign * self._port_quantity(el, k, "across")
         return np.zeros_like(self.t, dtype=float) if out is None else out
 
-    voltage = velocity = angular_velocity = across
+    voltage = velocity = across
     current = force = torque = through
 
     def _front_end_quantity(self, name, which):
@@ -367,6 +372,21 @@ class Solution:
             return None
         spec = f"{pair[0] if which == 'through' else pair[1]}({name})"
         return spec if signal(spec) is not None else None
+    def angular_velocity(self, name: str) -> Array:
+        """Angular velocity of a body of a mechanism (global frame: ``(3, K)`` spatial, ``(K,)`` planar), else
+        the across variable of a 1-D rotational element or node (:meth:`across`)."""
+        if bodies.is_body(self.model, name):
+            return bodies.angular_velocity(self, name)
+        return self.across(name)
+
+    def pose(self, body: str) -> tuple[Array, Array]:
+        """``(position, R)`` of a body over time: ``(3, K)`` and ``(3, 3, K)`` spatial (origin of the body frame),
+        ``(2, K)`` and ``(2, 2, K)`` planar (centre of mass); :mod:`netdyn.numerics.results.bodies`."""
+        return bodies.pose(self, body)
+
+    def acceleration(self, body: str) -> tuple[Array, Array]:
+        """``(linear, angular)`` acceleration of a body over time, global frame."""
+        return bodies.acceleration(self, body)
 
     def _element_quantity(self, name, which):
         el = self.result_index.element(name)

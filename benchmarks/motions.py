@@ -1,0 +1,135 @@
+"""Motions as data (issue 25, item 3): ``netdyn.inverse_dynamics`` from the front door, first call on the
+network included, with Pinocchio's ``rnea`` loop over the same states measured in the same run.
+
+    python -m benchmarks.motions [--repeats N]
+
+Cases (each a fresh network built inside the timed call's process; the numba caches and the first imports
+warmed on a smaller network first, as a user's session would have them):
+
+* 20-link planar pendulum, every joint driven, 201 times: array drivers ``(q, q̇, q̈)`` and sympy
+  expressions of t. Peer: Pinocchio's ``rnea`` on the same 201 states, a Python loop over them
+  (targets of the issue: ≤ 5× with arrays, ≤ 20× with expressions).
+* 3-RRR of issue 14 from its platform trajectory (task space, numeric inverse kinematics on the loop
+  closure), 201 times (target < 50 ms). Peer in the same run: the closed-form inverse kinematics + DeNOC of
+  :mod:`netdyn.linkages.parallel` (the tree path the issue measured), and Pinocchio's ``rnea`` loop on the
+  same chain length.
+
+Medians of ``--repeats`` runs (default 5) of wall time; the machine's load shows in the peer's time too,
+so read the ratios.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+N, POINTS = 20, 201
+
+
+def _median(fn, repeats):
+    out = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t0)
+    return float(np.median(out))
+
+
+def chain_drivers(n, times, kind, shift=0.0):
+    import sympy as sp
+    from netdyn import t
+
+    if kind == "sympy":
+        return {f"J{k + 1}": 0.3 * sp.sin(2 * t + k + shift) for k in range(n)}
+    return {f"J{k + 1}": (0.3 * np.sin(2 * times + k), 0.6 * np.cos(2 * times + k), -1.2 * np.sin(2 * times + k))
+            for k in range(n)}
+
+
+def netdyn_chain(kind, repeats):
+    """Seconds of ``inverse_dynamics`` on a fresh 20-link network (first call on it), and the efforts."""
+    import netdyn
+
+    times = np.linspace(0, 2, POINTS)
+    netdyn.inverse_dynamics(netdyn.linkages.pendulum([1.0] * 3, [0.5] * 3), chain_drivers(3, times, kind), times)
+    runs = iter(range(10 ** 6))
+
+    def one():
+        k = next(runs)  # new expressions each run: no cached lambdify helps a first call
+        net = netdyn.linkages.pendulum([1.0] * N, [0.5] * N)
+        return netdyn.inverse_dynamics(net, chain_drivers(N, times, kind, shift=1e-3 * k), times)
+
+    res = one()
+    return _median(one, repeats), res
+
+
+def pinocchio_chain(repeats):
+    """Seconds of Pinocchio's ``rnea`` loop over the 201 states of the same motion, and its efforts."""
+    import pinocchio as pin
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from references.pendulum import pinocchio_pendulum
+
+    model = pinocchio_pendulum(N, [1.0] * N, [0.5] * N, 9.81)
+    data = model.createData()
+    times = np.linspace(0, 2, POINTS)
+    k = np.arange(N)[:, None]
+    Q, V, A = 0.3 * np.sin(2 * times + k), 0.6 * np.cos(2 * times + k), -1.2 * np.sin(2 * times + k)
+    out = np.zeros((N, POINTS))
+
+    def loop():
+        for j in range(POINTS):
+            out[:, j] = pin.rnea(model, data, Q[:, j], V[:, j], A[:, j])
+
+    loop()
+    return _median(loop, repeats), out.copy()
+
+
+def netdyn_rrr(repeats):
+    import netdyn
+    from netdyn.linkages.parallel import circle, three_rrr
+
+    mech = three_rrr()
+    times = np.linspace(0, 2, POINTS)
+    act = ["A1", "A2", "A3"]
+    netdyn.inverse_dynamics(mech.network(), {"platform": circle()}, times[:3], actuated=act)
+
+    def front_door():
+        return netdyn.inverse_dynamics(mech.network(), {"platform": circle()}, times, actuated=act)
+
+    res = front_door()
+    ref = mech.inverse_dynamics(times, circle())
+    agree = float(np.max(np.abs(np.array([res.efforts[j] for j in act]) - ref.efforts)))
+    return _median(front_door, repeats), _median(lambda: mech.inverse_dynamics(times, circle()), repeats), agree
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.motions", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args(argv)
+    pin_s, pin_tau = pinocchio_chain(args.repeats)
+    rows = []
+    for kind in ("arrays", "sympy"):
+        s, res = netdyn_chain(kind, args.repeats)
+        agree = max(float(np.max(np.abs(res.efforts[f"J{k + 1}"] - pin_tau[k]))) for k in range(N)) \
+            if kind == "arrays" else float("nan")
+        rows.append((f"20-link chain, {POINTS} times, {kind} drivers", s, "Pinocchio rnea loop", pin_s, agree,
+                     "≤ 5×" if kind == "arrays" else "≤ 20×"))
+    s, tree_s, agree = netdyn_rrr(args.repeats)
+    rows.append((f"3-RRR platform trajectory, {POINTS} times", s, "closed-form IK + DeNOC (tree)", tree_s, agree,
+                 "< 50 ms"))
+    print("| case | netdyn (ms) | peer | peer (ms) | ratio | max |Δ effort| | target |")
+    print("|---|---|---|---|---|---|---|")
+    for case, s, peer, ps, agree, target in rows:
+        print(f"| {case} | {1e3 * s:.1f} | {peer} | {1e3 * ps:.2f} | {s / ps:.1f}× | {agree:.2g} | {target} |")
+    print(f"\nPinocchio rnea loop, {POINTS} states of the 20-link chain: {1e3 * pin_s:.2f} ms "
+          f"(the 3-RRR ratio is to the closed-form tree path; its absolute time is the target)")
+
+
+if __name__ == "__main__":
+    main()
