@@ -84,7 +84,7 @@ def inverse_dynamics(system: Network | LagrangianModel, drivers: Mapping[str, An
     task = _task_space(system, dict(drivers), t, actuated, guess, params)
     if task is not None:  # the whole tree's motion is known: DeNOC directly
         drivers = task.drivers(actuated)
-        return task_space_inverse(task, list(actuated), getattr(system, "derive", None) and system,
+        return task_space_inverse(task, list(actuated or ()), getattr(system, "derive", None) and system,
                                   lambda res: _least_squares_of(system, drivers, res, params))
     drivers = driver_motions(system, drivers, params)  # motions as text: the restricted parser, never eval
     if method != "least-squares":

@@ -38,7 +38,6 @@ if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
     from netdyn.graph.network import Network
     from netdyn.lagrange.model import LagrangianModel
     from netdyn.hints import ArrayLike, Initial, Params
-    from netdyn.numerics.results.solution import Solution
     from collections.abc import Mapping
     from typing import Any
 
@@ -72,7 +71,7 @@ def assemble_configuration(system: Network | LagrangianModel, guess: Initial | N
 
 
 def kinematics(system: Network | LagrangianModel, drivers: Mapping[str, Any], t: ArrayLike,
-               guess: Initial | None = None, params: Params | None = None, tol: float = 1e-12) -> Solution:
+               guess: Initial | None = None, params: Params | None = None, tol: float = 1e-12) -> DrivenSolution:
     """Position, velocity and acceleration analysis for the given driver motions at the times ``t``.
 
     Returns a :class:`~netdyn.solution.Solution` (``method="kinematics"``, multipliers zero). Positions are
