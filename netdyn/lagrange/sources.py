@@ -32,7 +32,7 @@ import sympy as sp
 from netdyn.errors import ElementError
 from netdyn.symbols import t
 
-__all__ = ["step", "sine", "pulse", "pwl", "spice_form", "breakpoints", "corners", "corner_schedule", "Sawtooth"]
+__all__ = ["step", "sine", "pulse", "pwm", "pwl", "spice_form", "breakpoints", "corners", "corner_schedule", "Sawtooth"]
 
 # expression -> (kind, args): how the expression is written as a SPICE source.
 _SPICE_FORMS = {}
@@ -367,6 +367,30 @@ def sine(offset, amplitude, freq, delay=0, damping=0, phase_deg=0):
     else:
         expr = sp.Piecewise((offset + amplitude * sp.sin(phase), t < delay), (running, True))
     return _remember(expr, "SIN", (offset, amplitude, freq, delay, damping, phase_deg))
+
+
+def pwm(low, high, frequency, duty, delay=0, edge=0):
+    """A pulse-width-modulated wave: ``high`` for ``duty`` of each period ``1/frequency``, ``low`` for the
+    rest, from ``delay`` on; ``edge`` the rise and fall time (0: ideal edges). It is :func:`pulse` with
+    ``period = 1/frequency`` and ``width = duty/frequency - edge`` (SPICE decks write PULSE for it), so its
+    corners are time events every path steps onto exactly.
+
+    >>> import numpy as np, sympy as sp
+    >>> from netdyn.symbols import t
+    >>> f = sp.lambdify(t, pwm(0, 5, 100e3, 0.25), "numpy")
+    >>> f(np.array([1e-6, 3e-6, 11e-6])).tolist()
+    [5.0, 0.0, 5.0]
+    """
+    frequency, duty, edge = (_num(x, what) for x, what in ((frequency, "PWM frequency"), (duty, "PWM duty"),
+                                                            (edge, "PWM edge time")))
+    if frequency.is_number and not frequency.is_positive:
+        raise ElementError(f"PWM frequency must be positive, got {frequency}")
+    if duty.is_number and not (0 < float(duty) < 1):
+        raise ElementError(f"PWM duty must lie strictly between 0 and 1, got {duty}")
+    width = duty / frequency - edge
+    if width.is_number and width < 0:
+        raise ElementError(f"PWM edge time {edge} is longer than the pulse ({duty}/{frequency} s)")
+    return pulse(low, high, delay, edge, edge, width, 1 / frequency)
 
 
 def pulse(v1, v2, delay=0, rise=0, fall=0, width=None, period=None):

@@ -27,7 +27,7 @@ __all__ = ["simulate", "solve", "METHODS", "DEFAULT_RTOL", "formulation_paramete
 
 def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=None, atol=None,
              method="auto", solver=None, guess=None, max_step=np.inf, formulation=None, progress=None,
-             watch_singularities=None, compiled_loop=None):
+             watch_singularities=None, compiled_loop=None, events=None):
     """Integrate a model or a network over ``t_span``.
 
     Parameters
@@ -89,6 +89,13 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=No
         (``1``/``auto``/``0``); unset, it is ``"auto"`` without a ``progress`` callback and ``False`` with
         one (the Python loop reports every step; ``netdyn simulate`` passes ``"auto"``).
 
+    events : list of Event, str or callable, optional
+        Zero-crossing events (:class:`~netdyn.numerics.results.events.Event`: a condition such as
+        ``"v(C1) - 2.5"`` or ``g(t, s)``, direction, terminal, action): located to the integrator's
+        tolerance on every path, actions applied and the run restarted there; ``sol.events`` lists them
+        (:mod:`netdyn.numerics.events`, docs/events.md). A network with switches (``S``/``W`` cards,
+        :class:`~netdyn.components.electrical.Switch`) runs this way without being asked.
+
     Returns
     -------
     Solution
@@ -105,21 +112,35 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=No
     (0.632121, 'linear')
     """
     problem = Problem.from_call(system, t_span, q0, f0, params, t_eval, rtol, atol, method, solver, guess, max_step,
-                                formulation, progress, watch_singularities, compiled_loop)
+                                formulation, progress, watch_singularities, compiled_loop, events)
     return solve(problem)
 
 
 def solve(problem):
     """The solution of a :class:`~netdyn.numerics.problem.Problem`: the SPICE start where it applies, then
-    the path table."""
+    the path table (through :mod:`netdyn.numerics.events` when there are events or switches)."""
     system = problem.system
-    if problem.method != "recursive" and problem.q0 is None and problem.f0 is None \
-            and getattr(system, "tran", None) is not None and hasattr(system, "elements"):
-        from netdyn.numerics.circuit.operating_point import spice_initial_state  # a netlist starts as SPICE does
-        q0, f0 = spice_initial_state(system, problem.formulation,
-                                     linear_jump=problem.method in ("auto", "linear") and not problem.params)
+    spice = problem.method != "recursive" and problem.q0 is None and problem.f0 is None \
+        and getattr(system, "tran", None) is not None and hasattr(system, "elements")
+    if spice:
+        q0, f0 = _spice_start(problem)
         if getattr(q0, "network", None) is not None:  # flux circulating around loops of inductors (node fluxes)
             from netdyn.numerics.circuit.loop_flux import settle
             return settle(solve(problem.replace(system=q0.network, q0=dict(q0), f0=f0)), q0.offsets)
         problem = problem.replace(q0=q0, f0=f0)
+    if problem.events or _switched(system):
+        from netdyn.numerics.events import solve_with_events
+        restart = (lambda pb: pb.replace(q0=dict(_spice_start(pb)[0]), f0=_spice_start(pb)[1])) if spice else None
+        return solve_with_events(problem, problem.events, restart)
     return paths.run(problem)
+
+
+def _spice_start(problem):
+    from netdyn.numerics.circuit.operating_point import spice_initial_state  # a netlist starts as SPICE does
+    return spice_initial_state(problem.system, problem.formulation,
+                               linear_jump=problem.method in ("auto", "linear") and not problem.params)
+
+
+def _switched(system):
+    """Whether a network holds switches (elements with a ``closed`` state)."""
+    return any(hasattr(el, "closed") for el in getattr(system, "elements", {}).values())
