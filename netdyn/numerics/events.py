@@ -214,11 +214,15 @@ def solve_with_events(problem, events, restart_start=None):
             problem = restart_start(problem)
     ta, prev, kprev = t0, None, None
     pending_jump, just_fired, pending = None, set(), None
+    window = span / 16  # scanned ahead at a time: doubled while no event comes, sized by the last gap after one
+    last_event = t0
     while True:
         pb = problem.replace(system=system, params=params or problem.params)
         key = (_element_key(system), tuple(sorted(params.items())))
-        sol = pending if pending is not None else segs.run(pb, key, ta, t1, prev, kprev, scan)
+        tw = t1 if ta + 1.5 * window >= t1 else ta + window
+        sol = pending if pending is not None else segs.run(pb, key, ta, tw, prev, kprev, scan)
         pending = None
+        tw = float(sol.t[-1])
         every = list(events) + _element_events(system)
         readers = _Reader(sol)
         ncol = sol.t.size
@@ -250,12 +254,20 @@ def solve_with_events(problem, events, restart_start=None):
                 continue
             found = (kcol, fired, stop)
         if found is None:
-            pieces.append((sol, _keep(sol, requested, ta, t1, prev is not None, pending_jump)))
-            break
+            pieces.append((sol, _keep(sol, requested, ta, tw, prev is not None, pending_jump)))
+            if tw >= t1:
+                break
+            ta, prev, kprev = tw, sol, sol.t.size - 1  # the next window from where this one ended
+            pending_jump, just_fired = None, set()
+            window *= 2
+            continue
         kcol, fired, stop = found
         just_fired = {e.name for _, e, _ in fired}
         tb_e, _, sol_b = fired[0]
-        cols = _keep(sol, requested, ta, sol.t[kcol], prev is not None, pending_jump, strict=True)
+        if tb_e > last_event + 1e-6 * span:  # two events apart: scan about twice their gap ahead
+            window = max(2 * (tb_e - last_event), span / 256)
+            last_event = tb_e
+        cols = _keep(sol, requested, ta, sol.t[kcol], prev is not None, pending_jump)
         pieces.append((sol, cols, kcol))  # the next piece (sol_b) runs from column kcol
         pieces.append((sol_b, np.array([sol_b.t.size - 1])))
         if len(records) > MAX_EVENTS:
@@ -309,13 +321,13 @@ def _sign(e, g, k):
     return 1 if b > a else -1
 
 
-def _keep(sol, requested, ta, tb, restarted, jump, strict=False):
-    """The columns of ``sol`` that are outputs: requested times in ``(ta, tb)`` (``[ta`` on the first
-    segment, and at a restart after a jump, the state after it), and ``tb`` itself unless ``strict``."""
+def _keep(sol, requested, ta, tb, restarted, jump):
+    """The columns of ``sol`` that are outputs: the requested times in ``(ta, tb]`` (``[ta, tb]`` on the first
+    segment), and after an action the state at ``ta`` right after it."""
     t = sol.t
-    inside = np.isin(t, requested) | (t == t[-1])
-    inside &= (t > ta) | (not restarted) | bool(jump)
-    inside &= (t <= tb) if not strict else (t <= tb)
+    inside = np.isin(t, requested) & ((t > ta) | (not restarted)) & (t <= tb)
+    if jump:
+        inside |= t == ta
     return np.flatnonzero(inside)
 
 
