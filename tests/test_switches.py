@@ -45,10 +45,10 @@ R1 a 0 1k
 
 
 @pytest.mark.parametrize("deck,match", [
-    ("S1 a 0 c 0 NOPE\n", "no .model NOPE SW"),
+    ("S1 a 0 c 0 NOPE\n", "no switch model 'NOPE' of type SW"),
     ("S1 a 0 c 0\n", "a switch card is"),
     ("S1 a 0 c 0 M\n.model M SW(VT=1 XX=2)\n", "XX is not a SW parameter"),
-    ("S1 a 0 c 0 M\n.model M CSW(IT=1)\n", "no .model M SW"),
+    ("S1 a 0 c 0 M\n.model M CSW(IT=1)\n", "no switch model 'M' of type SW"),
     ("S1 a 0 c 0 M\n.model M SW(VH=-1)\n", "smooth switch"),
 ])
 def test_bad_switch_cards(deck, match):

@@ -901,8 +901,8 @@ class _Reader:
         name = self.element_name(toks[0], prefix, card.line)
         model = self.models.get(pos[-1].lower())
         if model is None or model[0] != mtype:
-            raise ParseError(f"{toks[0]}: no .model {pos[-1]} {mtype.upper()}(...) (define it: .model {pos[-1]} "
-                             f"{mtype.upper()}({' '.join(k.upper() + '=' for k in defaults)}))", card.line)
+            raise ParseError(f"{toks[0]}: no switch model {pos[-1]!r} of type {mtype.upper()} (define it: .model "
+                             f"{pos[-1]} {mtype.upper()}({' '.join(k.upper() + '=' for k in defaults)}))", card.line)
         values = dict(defaults, **model[1])
         nnodes = 4 if letter == "s" else 2
         nodes = tuple(self.node(x, prefix, portmap) for x in pos[:nnodes])

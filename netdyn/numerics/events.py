@@ -198,7 +198,7 @@ def solve_with_events(problem, events, restart_start=None):
         problem = problem.replace(formulation="node")
     xtol = max(EVENT_XTOL, 1e-3 * problem.rtol_or(1e-8)) * max(span, abs(t1))
     requested = problem.t_eval
-    scan = np.union1d(requested, _corners(problem.system, t0, t1))  # the sources' corners: time events
+    scan = _scan_times(requested, _corners(problem.system, t0, t1), span)
     segs = _Segments(problem)
     system, params = problem.system, dict(problem.params or {})
     counts = {e.name: 0 for e in events}
@@ -314,6 +314,16 @@ def _corners(system, t0, t1):
     from netdyn.lagrange.sources import corners
     values = [v for el in getattr(system, "elements", {}).values() for v in el.values.values()]
     return np.asarray(corners(values, t0, t1), dtype=float)
+
+
+def _scan_times(requested, corners, span):
+    """The output times and the corners not within 1e-11 of the span of one (a corner a rounding away from an
+    output time would make a step of a few ulps)."""
+    if corners.size and requested.size:
+        k = np.clip(np.searchsorted(requested, corners), 1, requested.size - 1)
+        near = np.minimum(np.abs(requested[k] - corners), np.abs(requested[k - 1] - corners))
+        corners = corners[near > 1e-11 * span]
+    return np.union1d(requested, corners)
 
 
 def _sign(e, g, k):
