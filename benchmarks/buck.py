@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 import shutil
 import sys
-import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -28,7 +27,7 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.peers import _ngspice, read_raw  # noqa: E402
+from benchmarks.peers import ngspice_deck  # noqa: E402
 
 DECK = Path(__file__).resolve().parents[1] / "examples" / "netlists" / "buck_converter.cir"
 TIGHT = ".options reltol=1e-6 abstol=1e-12 vntol=1e-9"
@@ -50,21 +49,6 @@ def run_netdyn(tstop):
         sol = netdyn.simulate(netdyn.read_netlist(deck(tstop)), None, t_eval=times)
         cpu = time.process_time() - cpu
     return cpu, sol
-
-
-def run_ngspice(text, repeats=3):
-    with tempfile.TemporaryDirectory(prefix="netdyn-bench-") as tmp:
-        tmp = Path(tmp)
-        path = tmp / "buck.cir"
-        path.write_text(text)
-        cpus = []
-        for k in range(repeats):
-            wall, cpu, _ = _ngspice(path, tmp / f"r{k}.raw", 1800)
-            cpus.append(cpu)
-            if wall > 2.0:
-                break
-        data = read_raw(tmp / f"r{len(cpus) - 1}.raw")
-    return float(np.median(cpus)), data
 
 
 def differences(sol, ref, other):
@@ -92,8 +76,8 @@ def main(argv=None):
           "| ratio (tight) | Δ vs ngspice 1e-6 | ngspice's spread |")
     print("|---|---|---|---|---|---|---|")
     for tstop in spans:
-        ng_loose, loose = run_ngspice(deck(tstop))
-        ng_tight, tight = run_ngspice(deck(tstop, TIGHT))
+        ng_loose, loose = ngspice_deck(deck(tstop), timeout=1800)
+        ng_tight, tight = ngspice_deck(deck(tstop, TIGHT), timeout=1800)
         tight = dict(tight, **{"i(l1)": tight.get("i(l1)", tight.get("l1#branch"))})
         loose = dict(loose, **{"i(l1)": loose.get("i(l1)", loose.get("l1#branch"))})
         cpu, sol = run_netdyn(tstop)

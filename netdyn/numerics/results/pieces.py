@@ -82,6 +82,19 @@ class PiecewiseSolution:
         """The named series over the whole run (see :meth:`Solution.series`)."""
         return self._over("series", spec)
 
+    def series_names(self):
+        """Every name :meth:`series` reads (the first piece's: a switch changes values, not names)."""
+        return self.pieces[0].series_names()
+
+    def to_pandas(self, names=None):
+        """The whole run as one pandas ``DataFrame`` (:meth:`Solution.to_pandas`): the pieces' rows joined."""
+        import pandas as pd
+        names = self.series_names() if names is None else list(names)
+        frames = [sol.to_pandas(names).iloc[np.asarray(cols, dtype=int)] for sol, cols in zip(self.pieces, self._columns)]
+        out = pd.concat(frames)
+        out.attrs = dict(frames[0].attrs)
+        return out
+
     def power_balance(self):
         """Stored energy, cumulative dissipated and supplied energy and the balance residual over the whole
         run (:meth:`Solution.power_balance`), each piece's work carried on from where the previous one ended
