@@ -87,6 +87,8 @@ class _Segments:
         self.declined = None
 
     def _walk(self, problem, key, fresh=False):
+        if fresh and key in self.cache and not self.cache[key][0].symbolic:
+            return self.cache[key]  # a numeric path's plan does not depend on the state: made once a key
         if fresh or key not in self.cache:
             row, verdict, declined, start = paths.walk(problem)
             self.cache.setdefault(key, (row, verdict, start))
