@@ -71,13 +71,15 @@ def impulse_state(net, names, q, f, t):
     if A.shape[0]:
         viol = A @ f - c
         if np.max(np.abs(viol), initial=0.0) > 1e-9 * max(1.0, np.max(np.abs(f)), np.max(np.abs(c), initial=0.0)):
-            kkt = np.block([[M, A.T], [A, np.zeros((A.shape[0], A.shape[0]))]])
-            rhs = np.r_[M @ f, c]
+            s = np.max(np.abs(M), initial=0.0) or 1.0  # M scaled to O(1) beside A's ±1 (microfarads would look singular)
+            kkt = np.block([[M / s, A.T], [A, np.zeros((A.shape[0], A.shape[0]))]])
+            rhs = np.r_[M @ f / s, c]
             sol = sla.lstsq(kkt, rhs)[0]
             f_new[mass] = sol[:n][mass]
             df = f_new - f
             loss = 0.5 * float(df @ M @ df)
-            if loss > 0:
+            # (a massless node's voltage is algebraic: its roundoff against the new constraint is no jump)
+            if loss > 1e-12 * max(0.5 * float(f @ M @ f), 0.5 * float(f_new @ M @ f_new)):
                 lost += loss
                 caps = _elements(net, lin, df, "C")
                 parts.append(f"capacitors {', '.join(caps)} changed voltage (charge shared through the closed switch)"
@@ -94,10 +96,11 @@ def impulse_state(net, names, q, f, t):
             q_new[free] = sla.lstsq(Kff, rhs)[0]
             dq = q_new - q
             loss = 0.5 * float(q @ K @ q) - 0.5 * float(q_new @ K @ q_new) + float(be @ dq)
-            lost += max(loss, 0.0)
-            inds = _elements(net, lin, dq, "L")
-            parts.append(f"inductors {', '.join(inds)} had their current cut (flux jumped)" if inds
-                         else "node fluxes jumped")
+            if loss > 1e-12 * 0.5 * float(q @ K @ q):
+                lost += loss
+                inds = _elements(net, lin, dq, "L")
+                parts.append(f"inductors {', '.join(inds)} had their current cut (flux jumped)" if inds
+                             else "node fluxes jumped")
     q0 = dict(zip(lin.names, q_new.tolist()))
     f0 = {name: v for name, v, m in zip(lin.names, f_new.tolist(), mass) if m}
     return q0, f0, ("; ".join(parts) or None), lost
