@@ -231,3 +231,30 @@ def test_ideal_switches_refuse_a_charge_formulation():
     from netdyn.numerics.circuit.jumps import SwitchFormulationError
     with pytest.raises(SwitchFormulationError, match="node formulation"):
         netdyn.simulate(_two_capacitors(), (0, 1e-3), formulation="loop")
+
+
+def test_ideal_switch_buck_matches_a_tiny_ron_switch():
+    """A buck converter with an ideal switch (circuit path, a diode beside it: the diode carries the inductor's
+    current when it opens, so no jump) against the same with a VoltageSwitch of RON 1 µΩ, ROFF 1e12 Ω."""
+    from netdyn.components.diode import Diode
+
+    def buck(switch):
+        net = netdyn.Network("buck")
+        net.add(VoltageSource("Vin", "in", "0", 12.0), VoltageSource("VG", "g", "0", pwm(0, 5, 100e3, 0.5, edge=10e-9)),
+                Resistor("RG", "g", "0", 1e3), switch, Diode("D1", "0", "sw", IS=1e-14),
+                Inductor("L1", "sw", "out", 100e-6), Capacitor("C1", "out", "0", 10e-6), Resistor("RL", "out", "0", 5.0))
+        return net
+
+    times = np.linspace(0, 20e-6, 401)
+    ideal = netdyn.simulate(buck(Switch("S1", "in", "sw", close_when="v(g) - 3", open_when="2 - v(g)")), (0, 20e-6),
+                            t_eval=times)
+    ron = netdyn.simulate(buck(VoltageSwitch("S1", "in", "sw", "g", "0", RON=1e-6, ROFF=1e12, VT=2.5, VH=0.5)),
+                          (0, 20e-6), t_eval=times)
+    assert ideal.method == ron.method == "circuit"
+    assert [round(e.t, 15) for e in ideal.events] == [round(e.t, 15) for e in ron.events]
+    assert all(e.jump is None for e in ideal.events)
+    for probe in ("v(out)", "i(L1)"):
+        a, b = ideal.series(probe), ron.series(probe)
+        keep = np.r_[True, np.diff(ideal.t) > 0]
+        keep_b = np.r_[True, np.diff(ron.t) > 0]
+        assert np.max(np.abs(a[keep] - b[keep_b])) < 1e-4 * np.max(np.abs(b))

@@ -79,7 +79,8 @@ def impulse_state(net, names, q, f, t):
             df = f_new - f
             loss = 0.5 * float(df @ M @ df)
             # (a massless node's voltage is algebraic: its roundoff against the new constraint is no jump)
-            if loss > 1e-12 * max(0.5 * float(f @ M @ f), 0.5 * float(f_new @ M @ f_new)):
+            size = max(np.max(np.abs(f)), np.max(np.abs(c), initial=0.0))
+            if loss > 1e-12 * max(0.5 * float(f @ M @ f), 0.5 * float(f_new @ M @ f_new), 0.5 * s * size ** 2):
                 lost += loss
                 caps = _elements(net, lin, df, "C")
                 parts.append(f"capacitors {', '.join(caps)} changed voltage (charge shared through the closed switch)"
