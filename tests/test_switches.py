@@ -258,3 +258,28 @@ def test_ideal_switch_buck_matches_a_tiny_ron_switch():
         keep = np.r_[True, np.diff(ideal.t) > 0]
         keep_b = np.r_[True, np.diff(ron.t) > 0]
         assert np.max(np.abs(a[keep] - b[keep_b])) < 1e-4 * np.max(np.abs(b))
+
+
+def test_switch_cards_written_back():
+    """write_netlist writes S/W cards and their .model; read back, the same switches (an ideal Switch has no
+    card: refused by name)."""
+    from netdyn.io import write_netlist
+    deck = """switches
+V1 in 0 5
+Vs s 0 0
+S1 in a c 0 SMOD ON
+W1 a s Vs WMOD
+Vc c 0 1
+R1 a 0 1k
+.model SMOD SW(VT=2.5 VH=0.5 RON=0.1)
+.model WMOD CSW(IT=1m IH=0.2m ROFF=1e9)
+"""
+    again = read_netlist(write_netlist(read_netlist(deck)))
+    for name in ("S1", "W1"):
+        a, b = read_netlist(deck)[name], again[name]
+        assert type(a) is type(b) and a.closed == b.closed
+        assert (a.RON, a.ROFF, a.threshold, a.hysteresis) == (b.RON, b.ROFF, b.threshold, b.hysteresis)
+    net = netdyn.Network()
+    net.add(Switch("S1", "a", "0"), Resistor("R1", "a", "0", 1.0))
+    with pytest.raises(netdyn.NetdynError, match="ideal Switch has no card"):
+        write_netlist(net)

@@ -24,7 +24,9 @@ Controlled sources ``E``/``G`` (``n+ n- nc+ nc- value``) and ``F``/``H``
 (``n+ n- Vname value``), diodes ``D name a k model [area] [TEMP=°C] [DTEMP=°C]`` with
 ``.model NAME D(IS= N= RS= ...)`` (the temperature coefficients of :data:`DIODE_PARAMETERS` included), and ``.op`` / ``.ac DEC|OCT|LIN n f1 f2``
 (``net.analyses``, ``net.ac``; a source's ``AC mag [phase]`` goes to
-``net.ac_sources``) are read too. Anything else (transistors, other model
+``net.ac_sources``) are read too, and switches: ``S n+ n- nc+ nc- model [ON|OFF]`` with ``.model NAME
+SW(VT= VH= RON= ROFF=)`` and ``W n+ n- Vname model [ON|OFF]`` with ``.model NAME CSW(IT= IH= RON= ROFF=)``
+(ngspice's hysteretic switch, :mod:`netdyn.components.switch`; ``simulate`` locates their switchings). Anything else (transistors, other model
 types or diode parameters, ``.include``, unknown dot-cards) raises
 :class:`~netdyn.errors.ParseError` with the line number: nothing is dropped silently.
 
