@@ -129,11 +129,17 @@ class _Restart:
         self.problem, self.model, self.cm, self.p, self.q, self.f = problem, start.model, start.cm, start.p, q, f
 
 
+def _elements(system):
+    """A network's elements (none for a model or a bond graph, whose ``elements`` are no dict of them)."""
+    elements = getattr(system, "elements", None)
+    return list(elements.values()) if isinstance(elements, dict) else []
+
+
 def _element_events(system):
     """The events a network's switches with a control bring (``switching()``: condition, direction, state
     it flips to)."""
     out = []
-    for el in getattr(system, "elements", {}).values():
+    for el in _elements(system):
         for cond, direction, state in getattr(el, "switching", lambda: ())():
             out.append(Event(cond, name=f"{el.name} {'closes' if state else 'opens'}", direction=direction,
                              action={el.name: state}))
@@ -143,14 +149,14 @@ def _element_events(system):
 def _element_key(system):
     """What tells one state of a changing network from another: switch states and element values."""
     return tuple((el.name, getattr(el, "closed", None), tuple((k, str(v)) for k, v in el.values.items()))
-                 for el in getattr(system, "elements", {}).values())
+                 for el in _elements(system))
 
 
 def with_changes(system, changes):
     """``system`` with element values or switch states changed (a new network; the old one untouched), and
     the changes that are parameters (names that are no element)."""
     elements = getattr(system, "elements", None)
-    if not elements:
+    if not isinstance(elements, dict) or not elements:
         return system, dict(changes)
     params, replaced = {}, {}
     for name, value in changes.items():
@@ -206,7 +212,7 @@ def solve_with_events(problem, events, restart_start=None):
     counts = {e.name: 0 for e in events}
     records, pieces = [], []
     # switches already past their thresholds at t0 flip before anything is integrated (ngspice's DC rule)
-    for _ in range(len(getattr(system, "elements", {})) + 1):
+    for _ in range(len(_elements(system)) + 1):
         flips = _level_flips(system, segs, problem, t0)
         if not flips:
             break
@@ -314,7 +320,7 @@ def _corners(system, t0, t1):
     """PULSE/PWL corners of a network's sources inside the span (scan times: a crossing on a ramp is then
     bracketed by the ramp alone)."""
     from netdyn.lagrange.sources import corners
-    values = [v for el in getattr(system, "elements", {}).values() for v in el.values.values()]
+    values = [v for el in _elements(system) for v in el.values.values()]
     return np.asarray(corners(values, t0, t1), dtype=float)
 
 
@@ -398,7 +404,7 @@ def _locate(event, segs, pb, key, sol, k, xtol):
 
 def _level_flips(system, segs, problem, t0):
     """Switches whose control is already past a threshold at ``t0`` (their state changes before the run)."""
-    cases = [(el, c) for el in getattr(system, "elements", {}).values()
+    cases = [(el, c) for el in _elements(system)
              for c in getattr(el, "switching", lambda: ())()]
     if not cases:
         return {}
@@ -436,7 +442,7 @@ def _reinit(segs, pb, key, sol_b, state_changes, t, scan):
 
 def _ideal_switches(system):
     from netdyn.components.switch import Switch
-    return [el for el in getattr(system, "elements", {}).values() if isinstance(el, Switch)]
+    return [el for el in _elements(system) if isinstance(el, Switch)]
 
 
 class JumpWarning(UserWarning):

@@ -143,4 +143,5 @@ def _spice_start(problem):
 
 def _switched(system):
     """Whether a network holds switches (elements with a ``closed`` state)."""
-    return any(hasattr(el, "closed") for el in getattr(system, "elements", {}).values())
+    elements = getattr(system, "elements", None)
+    return isinstance(elements, dict) and any(hasattr(el, "closed") for el in elements.values())
