@@ -25,8 +25,7 @@ NGSPICE_TOLERANCES = ({"reltol": 1e-6, "abstol": 1e-12, "vntol": 1e-9}, {"reltol
 
 # --- the netlist cards -------------------------------------------------------------------------------
 
-def test_s_and_w_cards_with_their_models():
-    net = read_netlist("""switches
+SWITCH_DECK = """switches
 V1 in 0 5
 Vs s 0 0
 S1 in a c 0 SMOD ON
@@ -35,7 +34,11 @@ Vc c 0 1
 R1 a 0 1k
 .model SMOD SW(VT=2.5 VH=0.5 RON=0.1)
 .model WMOD CSW(IT=1m IH=0.2m ROFF=1e9)
-""")
+"""
+
+
+def test_s_and_w_cards_with_their_models():
+    net = read_netlist(SWITCH_DECK)
     s, w = net["S1"], net["W1"]
     assert isinstance(s, VoltageSwitch) and isinstance(w, CurrentSwitch)
     assert s.closed and (s.RON, s.ROFF, s.threshold, s.hysteresis) == (0.1, 1e12, 2.5, 0.5)  # ngspice's ROFF
@@ -264,16 +267,7 @@ def test_switch_cards_written_back():
     """write_netlist writes S/W cards and their .model; read back, the same switches (an ideal Switch has no
     card: refused by name)."""
     from netdyn.io import write_netlist
-    deck = """switches
-V1 in 0 5
-Vs s 0 0
-S1 in a c 0 SMOD ON
-W1 a s Vs WMOD
-Vc c 0 1
-R1 a 0 1k
-.model SMOD SW(VT=2.5 VH=0.5 RON=0.1)
-.model WMOD CSW(IT=1m IH=0.2m ROFF=1e9)
-"""
+    deck = SWITCH_DECK
     again = read_netlist(write_netlist(read_netlist(deck)))
     for name in ("S1", "W1"):
         a, b = read_netlist(deck)[name], again[name]
