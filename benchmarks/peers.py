@@ -158,6 +158,23 @@ def _ngspice(deck_path, raw_path, timeout):
     return wall, cpu, text
 
 
+def ngspice_deck(text, repeats=3, timeout=600):
+    """ngspice on a deck's text: ``(median process CPU seconds over up to ``repeats`` runs — one if a run
+    takes over 2 s —, the last run's raw data)``."""
+    with tempfile.TemporaryDirectory(prefix="netdyn-bench-") as tmp:
+        tmp = Path(tmp)
+        path = tmp / "deck.cir"
+        path.write_text(text)
+        cpus = []
+        for k in range(repeats):
+            wall, cpu, _ = _ngspice(path, tmp / f"r{k}.raw", timeout)
+            cpus.append(cpu)
+            if wall > 2.0:
+                break
+        data = read_raw(tmp / f"r{len(cpus) - 1}.raw")
+    return float(np.median(cpus)), data
+
+
 def ngspice_rc_ladder(N, repeats=3, timeout=600, deck=rc_ladder_deck):
     """ngspice on the N-section RC ladder; medians over ``repeats`` runs (one if a run takes over 2 s).
 

@@ -3,4 +3,4 @@
 ``electrical``, ``translational``, ``rotational`` (and the modules added by
 later layers) each state their sign conventions in their docstring.
 """
-from . import base, electrical, nonholonomic, planar, rotational, transducers, translational  # noqa: F401
+from . import base, electrical, nonholonomic, planar, rotational, switch, transducers, translational  # noqa: F401

@@ -108,6 +108,7 @@ _LAZY = {
     "LagrangianModel": "netdyn.lagrange.model",
     "simulate": "netdyn.numerics.simulate",
     "Solution": "netdyn.numerics.results.solution",
+    "Event": "netdyn.numerics.results.events",
     "sweep": "netdyn.analysis.sweep",
     "StateSpace": "netdyn.analysis.linear",
     "Descriptor": "netdyn.analysis.linear",

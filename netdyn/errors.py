@@ -184,7 +184,7 @@ class ParseError(NetdynError):
     >>> netdyn.read_netlist("title\\nR1 a 0 1k\\nC1 a 0 1u\\nQ1 c b e qmod\\n")
     Traceback (most recent call last):
     ...
-    netdyn.errors.ParseError: line 4: Q1: bipolar transistor elements are not supported (netdyn reads R, L, C, V, I, E, F, G, H, D, K and X)
+    netdyn.errors.ParseError: line 4: Q1: bipolar transistor elements are not supported (netdyn reads R, L, C, V, I, E, F, G, H, D, S, W, K and X)
     """
 
     def __init__(self, message: str, line: int | None = None) -> None:

@@ -24,7 +24,9 @@ Controlled sources ``E``/``G`` (``n+ n- nc+ nc- value``) and ``F``/``H``
 (``n+ n- Vname value``), diodes ``D name a k model [area] [TEMP=°C] [DTEMP=°C]`` with
 ``.model NAME D(IS= N= RS= ...)`` (the temperature coefficients of :data:`DIODE_PARAMETERS` included), and ``.op`` / ``.ac DEC|OCT|LIN n f1 f2``
 (``net.analyses``, ``net.ac``; a source's ``AC mag [phase]`` goes to
-``net.ac_sources``) are read too. Anything else (transistors, other model
+``net.ac_sources``) are read too, and switches: ``S n+ n- nc+ nc- model [ON|OFF]`` with ``.model NAME
+SW(VT= VH= RON= ROFF=)`` and ``W n+ n- Vname model [ON|OFF]`` with ``.model NAME CSW(IT= IH= RON= ROFF=)``
+(ngspice's hysteretic switch, :mod:`netdyn.components.switch`; ``simulate`` locates their switchings). Anything else (transistors, other model
 types or diode parameters, ``.include``, unknown dot-cards) raises
 :class:`~netdyn.errors.ParseError` with the line number: nothing is dropped silently.
 
@@ -76,6 +78,7 @@ from netdyn.graph.network import Network
 from netdyn.io.cards import TranCard
 from netdyn.components import controlled as ctl
 from netdyn.components.diode import Diode
+from netdyn.components.switch import CurrentSwitch, VoltageSwitch
 
 from typing import TYPE_CHECKING
 
@@ -93,8 +96,7 @@ _NUMBER = NUMBER
 UNSUPPORTED_DEVICES = {
     "a": "XSPICE code model", "b": "behavioral source", "j": "JFET", "m": "MOSFET", "n": "device model (OSDI)",
     "o": "lossy transmission line", "p": "coupled transmission line", "q": "bipolar transistor",
-    "s": "voltage-controlled switch", "t": "transmission line", "u": "uniform RC line",
-    "w": "current-controlled switch", "y": "transmission line", "z": "MESFET",
+    "t": "transmission line", "u": "uniform RC line", "y": "transmission line", "z": "MESFET",
 }
 SKIPPED_CARDS = {
     ".options": "simulator options", ".option": "simulator options", ".opt": "simulator options",
@@ -744,13 +746,15 @@ class _Reader:
                 self._controlled(card, letter, params, prefix, portmap)
             elif letter == "d":
                 self._diode(card, params, prefix, portmap)
+            elif letter in "sw":
+                self._switch(card, letter, params, prefix, portmap)
             elif letter == "k":
                 self._coupling(card, params, prefix)
             elif letter == "x":
                 self._instance(card, scope, params, prefix, portmap, stack)
             elif letter in UNSUPPORTED_DEVICES:
                 raise ParseError(f"{card.tokens[0]}: {UNSUPPORTED_DEVICES[letter]} elements are not supported "
-                                 "(netdyn reads R, L, C, V, I, E, F, G, H, D, K and X)", card.line)
+                                 "(netdyn reads R, L, C, V, I, E, F, G, H, D, S, W, K and X)", card.line)
             else:
                 raise ParseError(f"{card.tokens[0]}: unknown element type {card.tokens[0][0]!r}", card.line)
 
@@ -949,6 +953,33 @@ class _Reader:
         self.element_specs.append((card, letter, name, nodes, self.value(pos[nfields], params, card.line)))
         self.keep_expression(name, self._GAIN_NAMES[letter], pos[nfields], prefix, card.line)
 
+    #: the switch models: card letter -> (.model type, control parameter names, ngspice's defaults)
+    _SWITCH = {"s": ("sw", "n+ n- nc+ nc- model [ON|OFF]", {"vt": 0.0, "vh": 0.0, "ron": 1.0, "roff": 1e12}),
+               "w": ("csw", "n+ n- Vname model [ON|OFF]", {"it": 0.0, "ih": 0.0, "ron": 1.0, "roff": 1e12})}
+
+    def _switch(self, card, letter, params, prefix, portmap):
+        """An S (voltage-controlled: four nodes) or W (current-controlled: two nodes and the sensing voltage
+        source) switch card with its .model SW / CSW."""
+        toks = card.tokens
+        mtype, fields, defaults = self._SWITCH[letter]
+        pos, pairs = _keyvals(toks[1:], card.line, toks[0])
+        state = [p.lower() for p in pos if p.lower() in ("on", "off")]
+        pos = [p for p in pos if p.lower() not in ("on", "off")]
+        nfields = len(fields.split()) - 1
+        if pairs or len(pos) != nfields or len(state) > 1:
+            raise ParseError(f"{toks[0]}: a switch card is '{toks[0]} {fields}'", card.line)
+        name = self.element_name(toks[0], prefix, card.line)
+        model = self.models.get(pos[-1].lower())
+        if model is None or model[0] != mtype:
+            raise ParseError(f"{toks[0]}: no switch model {pos[-1]!r} of type {mtype.upper()} (define it: .model "
+                             f"{pos[-1]} {mtype.upper()}({' '.join(k.upper() + '=' for k in defaults)}))", card.line)
+        values = dict(defaults, **model[1])
+        nnodes = 4 if letter == "s" else 2
+        nodes = tuple(self.node(x, prefix, portmap) for x in pos[:nnodes])
+        if letter == "w":
+            nodes += (prefix + pos[2],)
+        self.element_specs.append((card, letter, name, nodes, (values, state == ["on"])))
+
     def _diode(self, card, params, prefix, portmap):
         toks = card.tokens
         pos, pairs = _keyvals(toks[1:], card.line, toks[0])
@@ -1005,14 +1036,22 @@ class _Reader:
         if len(toks) < 2:
             raise ParseError(".model needs a name and a type: .model NAME D(IS=... N=... RS=...)", card.line)
         name, mtype = toks[0], toks[1].lower()
-        if mtype != "d":
+        if mtype not in ("d", "sw", "csw"):
             raise ParseError(f".model {name}: device models of type {toks[1].upper()} are not supported (netdyn "
-                             "has the diode, type D)", card.line)
+                             "has the diode, type D, and the switches, SW and CSW)", card.line)
         rest = [x for x in toks[2:] if x not in "()"]
         pos, pairs = _keyvals(rest, card.line, ".model")
         if pos:
             raise ParseError(f".model {name}: cannot read {pos[0]!r} (parameters are NAME=value)", card.line)
         values = {}
+        if mtype != "d":
+            known = self._SWITCH["s" if mtype == "sw" else "w"][2]
+            for k, v in pairs:
+                if k.lower() not in known:
+                    raise ParseError(f".model {name}: {k.upper()} is not a {mtype.upper()} parameter (netdyn's "
+                                     f"switch takes {', '.join(x.upper() for x in known)})", card.line)
+                values[k.lower()] = self.value(v, params, card.line)
+            pairs = ()
         for k, v in pairs:
             key = DIODE_ALIASES.get(k.lower(), k.lower())
             if key in DIODE_NOT_MODELLED:
@@ -1140,6 +1179,14 @@ class _Reader:
                     element = Diode(name, *nodes, **kw)
                     element.spice_model = value[0]
                     element.spice_instance = dict(inst, area=value[2])  # as written on the card (write_netlist)
+                elif letter in "sw":
+                    mv, on = value
+                    if letter == "s":
+                        element = VoltageSwitch(name, *nodes, RON=mv["ron"], ROFF=mv["roff"], VT=mv["vt"],
+                                                VH=mv["vh"], on=on)
+                    else:
+                        element = CurrentSwitch(name, nodes[0], nodes[1], _spelled(self.element_specs, nodes[2]),
+                                                RON=mv["ron"], ROFF=mv["roff"], IT=mv["it"], IH=mv["ih"], on=on)
                 else:
                     cls = {"r": el.Resistor, "l": el.Inductor, "c": el.Capacitor,
                            "v": el.VoltageSource, "i": el.CurrentSource}[letter]
@@ -1215,7 +1262,7 @@ def read_netlist(source: PathArg | IO[str], max_elements: int | None = None, max
     >>> read_netlist("title\\nR1 1 0 1k\\nQ1 1 2 0 npn\\n")
     Traceback (most recent call last):
     ...
-    netdyn.errors.ParseError: line 3: Q1: bipolar transistor elements are not supported (netdyn reads R, L, C, V, I, E, F, G, H, D, K and X)
+    netdyn.errors.ParseError: line 3: Q1: bipolar transistor elements are not supported (netdyn reads R, L, C, V, I, E, F, G, H, D, S, W, K and X)
     """
     text, origin = _read_source(source)
     name = pathlib.Path(str(origin)).stem if origin else ""

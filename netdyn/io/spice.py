@@ -43,6 +43,7 @@ from netdyn.symbols import t
 from netdyn.components import controlled as ctl
 from netdyn.components import electrical as el
 from netdyn.components.diode import Diode
+from netdyn.components.switch import CurrentSwitch, Switch, VoltageSwitch
 from netdyn.lagrange.sources import spice_form
 
 from typing import TYPE_CHECKING
@@ -155,7 +156,9 @@ def ngspice_expression(expr):
 # --- names ------------------------------------------------------------------------------------
 
 def _element_kind(element):
-    for cls, letter in ((ctl.VCVS, "E"), (ctl.VCCS, "G"), (ctl.CCCS, "F"), (ctl.CCVS, "H"), (Diode, "D"),
+    if isinstance(element, Switch):
+        return None  # an ideal switch (a 0 V / 0 A source by state) has no SPICE card
+    for cls, letter in ((VoltageSwitch, "S"), (CurrentSwitch, "W"), (ctl.VCVS, "E"), (ctl.VCCS, "G"), (ctl.CCCS, "F"), (ctl.CCVS, "H"), (Diode, "D"),
                         (el.Resistor, "R"), (el.Inductor, "L"), (el.Capacitor, "C"),
                         (el.VoltageSource, "V"), (el.CurrentSource, "I"), (el.MutualInductance, "K"),
                         (el.CoupledInductors, "LL"), (el.IdealTransformer, "XFMR")):
@@ -192,7 +195,8 @@ def spice_names(net):
         if kind is None:
             raise NetdynError(f"{name}: {type(element).__name__} has no SPICE equivalent; write_netlist handles "
                               "resistors, inductors, capacitors, voltage and current sources, controlled sources, "
-                              "diodes, mutual inductances, coupled inductors and ideal transformers")
+                              "diodes, S/W switches, mutual inductances, coupled inductors and ideal transformers (an ideal "
+                              "Switch has no card: a VoltageSwitch with a small RON is the SPICE one)")
         if kind == "LL":
             base = _spice_name("L", name)
             spice = (base + "_1", base + "_2")
@@ -390,6 +394,19 @@ def write_netlist(net: Network, tran: TranCard | None = None, params: Mapping[An
             card = "D(" + " ".join(f"{k}={_fmt(v)}" for k, v in element.model_parameters.items()) + ")"
             model = models.setdefault(card, f"dmod{len(models) + 1}")
             lines.append(f"{spice} {a} {k} {model}{_diode_temperature(net, element)}")
+        elif kind in ("S", "W"):
+            a, b = (nodes[n] for n in element.terminals)
+            t, h = ("VT", "VH") if kind == "S" else ("IT", "IH")
+            card = (f"{'SW' if kind == 'S' else 'CSW'}({t}={_fmt(element.threshold)} {h}={_fmt(element.hysteresis)} "
+                    f"RON={_fmt(element.RON)} ROFF={_fmt(element.ROFF)})")
+            model = models.setdefault(card, f"swmod{len(models) + 1}")
+            if kind == "S":
+                control = " ".join(nodes.get(n, n) for n in element.control_nodes)
+            else:
+                if element.sense not in el_names or _element_kind(net.elements[element.sense]) != "V":
+                    raise NetdynError(f"{name} senses {element.sense!r}, which is not a voltage source of the network")
+                control = el_names[element.sense]
+            lines.append(f"{spice} {a} {b} {control} {model}{' ON' if element.closed else ''}")
     lines += [f".model {model} {card}" for card, model in models.items()]
     ics = getattr(net, "initial_voltages", None) or {}
     if ics:

@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
     from collections.abc import Iterable, Sequence
     from typing import Any
 
-__all__ = ["step", "sine", "pulse", "pwl", "spice_form", "breakpoints", "corners", "corner_schedule", "Sawtooth"]
+__all__ = ["step", "sine", "pulse", "pwm", "pwl", "spice_form", "breakpoints", "corners", "corner_schedule", "Sawtooth"]
 
 # expression -> (kind, args): how the expression is written as a SPICE source.
 _SPICE_FORMS = {}
@@ -374,6 +374,30 @@ def sine(offset: Any, amplitude: Any, freq: Any, delay: Any = 0, damping: Any = 
     else:
         expr = sp.Piecewise((offset + amplitude * sp.sin(phase), t < delay), (running, True))
     return _remember(expr, "SIN", (offset, amplitude, freq, delay, damping, phase_deg))
+
+
+def pwm(low: Any, high: Any, frequency: Any, duty: Any, delay: Any = 0, edge: Any = 0) -> sp.Expr:
+    """A pulse-width-modulated wave: ``high`` for ``duty`` of each period ``1/frequency``, ``low`` for the
+    rest, from ``delay`` on; ``edge`` the rise and fall time (0: ideal edges). It is :func:`pulse` with
+    ``period = 1/frequency`` and ``width = duty/frequency - edge`` (SPICE decks write PULSE for it), so its
+    corners are time events every path steps onto exactly.
+
+    >>> import numpy as np, sympy as sp
+    >>> from netdyn.symbols import t
+    >>> f = sp.lambdify(t, pwm(0, 5, 100e3, 0.25), "numpy")
+    >>> f(np.array([1e-6, 3e-6, 11e-6])).tolist()
+    [5.0, 0.0, 5.0]
+    """
+    frequency, duty, edge = (_num(x, what) for x, what in ((frequency, "PWM frequency"), (duty, "PWM duty"),
+                                                            (edge, "PWM edge time")))
+    if frequency.is_number and not frequency.is_positive:
+        raise ElementError(f"PWM frequency must be positive, got {frequency}")
+    if duty.is_number and not (0 < float(duty) < 1):
+        raise ElementError(f"PWM duty must lie strictly between 0 and 1, got {duty}")
+    width = duty / frequency - edge
+    if width.is_number and width < 0:
+        raise ElementError(f"PWM edge time {edge} is longer than the pulse ({duty}/{frequency} s)")
+    return pulse(low, high, delay, edge, edge, width, 1 / frequency)
 
 
 def pulse(v1: Any, v2: Any, delay: Any = 0, rise: Any = 0, fall: Any = 0, width: Any = None,

@@ -27,6 +27,7 @@ import numpy as np
 from netdyn.errors import IntegrationError
 from netdyn.graph.assembly import fill as stored_assembly
 from netdyn.numerics.integrators.options import check_arguments, check_formulation
+from netdyn.numerics.results.events import as_events
 
 #: the methods ``simulate`` knows (``"auto"`` walks the path table)
 METHODS = ("auto", "linear", "circuit", "projection", "ida", "recursive")
@@ -62,11 +63,12 @@ class Problem:
     watch_singularities: bool | None = None
     compiled_loop: Any = None
     asked: Any = None
+    events: tuple = ()
 
     @classmethod
     def from_call(cls, system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=None, atol=None,
                   method="auto", solver=None, guess=None, max_step=np.inf, formulation=None, progress=None,
-                  watch_singularities=None, compiled_loop=None):
+                  watch_singularities=None, compiled_loop=None, events=None):
         """The record of a ``simulate`` call (same keywords), every argument checked here; ``q0``, ``f0`` and
         ``guess`` the caller did not give come from the network's assembly (``net.assembly``).
 
@@ -88,7 +90,7 @@ class Problem:
         check_arguments(DEFAULT_CHECK_RTOL if rtol is None else rtol, max_step, progress)
         return cls(system, t_span, output_times(t_span, t_eval), _frozen(q0), _frozen(f0), _frozen(params), rtol,
                    atol, method, solver, _frozen(guess), max_step, formulation, progress, watch_singularities,
-                   compiled_loop, asked)
+                   compiled_loop, asked, as_events(events))
 
     def replace(self, **changes):
         """A new record with ``changes`` (dicts copied)."""

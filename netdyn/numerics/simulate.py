@@ -28,8 +28,9 @@ if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
     from netdyn.lagrange.model import LagrangianModel
     from netdyn.numerics.results.solution import Solution
     from netdyn.hints import ArrayLike, Formulation, Initial, Params, TimeSpan
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from typing import Any
+    from netdyn.numerics.results.events import Event
 
 #: ``simulate`` and, for code written against 0.2, the helpers that lived here
 __all__ = ["simulate", "solve", "METHODS", "DEFAULT_RTOL", "formulation_parameters", "integrate_segments",
@@ -41,7 +42,8 @@ def simulate(system: Network | LagrangianModel | BondGraph, t_span: TimeSpan, q0
              rtol: float | None = None, atol: float | None = None, method: str = "auto", solver: str | None = None,
              guess: Initial | None = None, max_step: float = np.inf, formulation: Formulation = None,
              progress: bool | str | Callable[..., Any] | None = None, watch_singularities: bool | None = None,
-             compiled_loop: bool | None = None) -> Solution:
+             compiled_loop: bool | None = None,
+             events: Sequence[Event | str | Callable[..., Any]] | None = None) -> Solution:
     """Integrate a model or a network over ``t_span``.
 
     Parameters
@@ -103,6 +105,13 @@ def simulate(system: Network | LagrangianModel | BondGraph, t_span: TimeSpan, q0
         (``1``/``auto``/``0``); unset, it is ``"auto"`` without a ``progress`` callback and ``False`` with
         one (the Python loop reports every step; ``netdyn simulate`` passes ``"auto"``).
 
+    events : list of Event, str or callable, optional
+        Zero-crossing events (:class:`~netdyn.numerics.results.events.Event`: a condition such as
+        ``"v(C1) - 2.5"`` or ``g(t, s)``, direction, terminal, action): located to the integrator's
+        tolerance on every path, actions applied and the run restarted there; ``sol.events`` lists them
+        (:mod:`netdyn.numerics.events`, docs/events.md). A network with switches (``S``/``W`` cards,
+        :class:`~netdyn.components.electrical.Switch`) runs this way without being asked.
+
     Returns
     -------
     Solution
@@ -119,21 +128,36 @@ def simulate(system: Network | LagrangianModel | BondGraph, t_span: TimeSpan, q0
     (0.632121, 'linear')
     """
     problem = Problem.from_call(system, t_span, q0, f0, params, t_eval, rtol, atol, method, solver, guess, max_step,
-                                formulation, progress, watch_singularities, compiled_loop)
+                                formulation, progress, watch_singularities, compiled_loop, events)
     return solve(problem)
 
 
 def solve(problem):
     """The solution of a :class:`~netdyn.numerics.problem.Problem`: the SPICE start where it applies, then
-    the path table."""
+    the path table (through :mod:`netdyn.numerics.events` when there are events or switches)."""
     system = problem.system
-    if problem.method != "recursive" and problem.q0 is None and problem.f0 is None \
-            and getattr(system, "tran", None) is not None and hasattr(system, "elements"):
-        from netdyn.numerics.circuit.operating_point import spice_initial_state  # a netlist starts as SPICE does
-        q0, f0 = spice_initial_state(system, problem.formulation,
-                                     linear_jump=problem.method in ("auto", "linear") and not problem.params)
+    spice = problem.method != "recursive" and problem.q0 is None and problem.f0 is None \
+        and getattr(system, "tran", None) is not None and hasattr(system, "elements")
+    if spice:
+        q0, f0 = _spice_start(problem)
         if getattr(q0, "network", None) is not None:  # flux circulating around loops of inductors (node fluxes)
             from netdyn.numerics.circuit.loop_flux import settle
             return settle(solve(problem.replace(system=q0.network, q0=dict(q0), f0=f0)), q0.offsets)
         problem = problem.replace(q0=q0, f0=f0)
+    if problem.events or _switched(system):
+        from netdyn.numerics.events import solve_with_events
+        restart = (lambda pb: pb.replace(q0=dict(_spice_start(pb)[0]), f0=_spice_start(pb)[1])) if spice else None
+        return solve_with_events(problem, problem.events, restart)
     return paths.run(problem)
+
+
+def _spice_start(problem):
+    from netdyn.numerics.circuit.operating_point import spice_initial_state  # a netlist starts as SPICE does
+    return spice_initial_state(problem.system, problem.formulation,
+                               linear_jump=problem.method in ("auto", "linear") and not problem.params)
+
+
+def _switched(system):
+    """Whether a network holds switches (elements with a ``closed`` state)."""
+    elements = getattr(system, "elements", None)
+    return isinstance(elements, dict) and any(hasattr(el, "closed") for el in elements.values())

@@ -272,6 +272,10 @@ class LinearSolution(Solution):
                                                for fn in fns]) if fns else np.zeros((0, self.t.size))
         return self._cache["inputs"]
 
+    def series(self, spec):
+        """A named series (:meth:`Solution.series`); a network's names need no symbolic model."""
+        return self._named_series(spec)
+
     def _pose_names(self):
         return []  # a network of one-dimensional elements: no joints, and no symbolic model to build for a table
 

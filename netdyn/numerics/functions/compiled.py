@@ -64,9 +64,22 @@ def time_function(expr):
     >>> from netdyn.symbols import t
     >>> time_function(2 * t)(np.array([0.0, 1.5])).tolist()
     [0.0, 3.0]
+
+    Functions are kept by expression (a switched circuit's segments and an event's trials make the same
+    sources' functions again and again; printing and compiling one costs milliseconds).
     """
-    [expr], tables = tabulate([sp.sympify(expr)])
-    return sp.lambdify(t, expr, modules=[tables] + _MODULES)
+    expr = sp.sympify(expr)
+    fn = _TIME_FUNCTIONS.get(expr)
+    if fn is None:
+        [tab], tables = tabulate([expr])
+        fn = sp.lambdify(t, tab, modules=[tables] + _MODULES)
+        if len(_TIME_FUNCTIONS) > 4096:
+            _TIME_FUNCTIONS.clear()
+        _TIME_FUNCTIONS[expr] = fn
+    return fn
+
+
+_TIME_FUNCTIONS = {}
 
 
 def _input_function(value, name):

@@ -458,6 +458,10 @@ class Solution:
         expr = signal(spec) if signal is not None else None
         if expr is not None:
             return self.evaluate(self._internal(sp.sympify(expr)))
+        return self._named_series(spec)
+
+    def _named_series(self, spec):
+        """A coordinate/multiplier name or ``v(X)``/``i(X)`` (no front end's own names)."""
         if len(spec) > 3 and spec[1] == "(" and spec.endswith(")"):
             kind, inner = spec[0].lower(), spec[2:-1]
             if kind == "v":

@@ -100,7 +100,22 @@ def _emit(e, code):
 
 def compile_sources(exprs):
     """``(ops, args, ptr)``: the programs of ``exprs`` one after the other (program ``j`` is
-    ``ops[ptr[j]:ptr[j + 1]]``), or ``None`` when one has a function the kernel does not know."""
+    ``ops[ptr[j]:ptr[j + 1]]``), or ``None`` when one has a function the kernel does not know.
+
+    Kept by the expressions (a switched circuit's segments and event trials compile the same sources again);
+    the arrays are read, never written, by the kernel."""
+    key = tuple(sp.sympify(e) for e in exprs)
+    if key not in _COMPILED:
+        if len(_COMPILED) > 256:
+            _COMPILED.clear()
+        _COMPILED[key] = _compile_sources(key)
+    return _COMPILED[key]
+
+
+_COMPILED = {}
+
+
+def _compile_sources(exprs):
     ops, args, ptr = [], [], [0]
     for expr in exprs:
         code = []
