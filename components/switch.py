@@ -20,6 +20,7 @@ from .base import require_positive
 from .base import Element
 from .electrical import CurrentSource, Resistor, VoltageSource
 from netdyn.errors import ElementError
+from typing import Any
 
 __all__ = ["Switch", "VoltageSwitch", "CurrentSwitch"]
 
@@ -45,7 +46,8 @@ class Switch(Element):
             cls = ClosedSwitch if closed else OpenSwitch
         return object.__new__(cls)
 
-    def __init__(self, name, a, b, closed=False, close_when=None, open_when=None):
+    def __init__(self, name: str, a: str | int, b: str | int, closed: bool = False, close_when: Any = None,
+                 open_when: Any = None) -> None:
         self.closed = bool(closed)
         self.close_when, self.open_when = close_when, open_when
         if self.closed:
@@ -120,7 +122,8 @@ class VoltageSwitch(_Switch):
     [('v(c) - 1.0', 1, True)]
     """
 
-    def __init__(self, name, a, b, cp, cn, RON=1.0, ROFF=1e12, VT=0.0, VH=0.0, on=False):
+    def __init__(self, name: str, a: str | int, b: str | int, cp: str | int, cn: str | int, RON: float = 1.0,
+                 ROFF: float = 1e12, VT: float = 0.0, VH: float = 0.0, on: bool = False) -> None:
         self.control_nodes = (str(cp), str(cn))
         self._setup(name, a, b, RON, ROFF, VT, VH, on, "V")
 
@@ -136,7 +139,8 @@ class CurrentSwitch(_Switch):
     [('i(Vsense) - 0.015', 1, True)]
     """
 
-    def __init__(self, name, a, b, vname, RON=1.0, ROFF=1e12, IT=0.0, IH=0.0, on=False):
+    def __init__(self, name: str, a: str | int, b: str | int, vname: str, RON: float = 1.0, ROFF: float = 1e12,
+                 IT: float = 0.0, IH: float = 0.0, on: bool = False) -> None:
         self.sense = str(vname)
         self._setup(name, a, b, RON, ROFF, IT, IH, on, "I")
 

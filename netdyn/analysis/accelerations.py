@@ -12,6 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from netdyn.errors import ModelError
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # names for the hints only
+    from collections.abc import Mapping
 from netdyn.numerics.functions.compiled import compile_model
 from netdyn.recursive import TreeData
 from netdyn.recursive.closed import forward_dynamics
@@ -19,7 +23,8 @@ from netdyn.recursive.planar import NotRecursive, tree_from_network
 from netdyn.recursive.spatial import tree_from_spatial_network
 
 
-def accelerations(system, q, v, efforts=None, t=0.0, params=None):
+def accelerations(system: Any, q: Any, v: Any, efforts: Any = None, t: float = 0.0,
+                  params: Mapping[Any, Any] | None = None) -> np.ndarray:
     """``q̈`` at the state ``(q, v)`` with generalized ``efforts`` on the coordinates (doing positive work on
     them), like Pinocchio's ``aba``.
 

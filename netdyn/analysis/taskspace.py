@@ -24,6 +24,10 @@ from netdyn.lagrange.motion import Samples
 from netdyn.recursive import TreeData, TreeModel
 from netdyn.recursive.constraints import constraint_terms
 from netdyn.recursive.closed import denoc_inverse_dynamics
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # names for the hints only
+    from collections.abc import Mapping, Sequence
 from netdyn.recursive.inverse import RecursiveInverse, initial_guess
 from netdyn.recursive.model import CutJoint
 from netdyn.recursive.planar import tree_from_network
@@ -57,7 +61,8 @@ def _with_weld(m, body):
                      m.body_names, m.joint_names, cuts=[*m.cuts, weld])
 
 
-def task_space_motion(net, body, trajectory, t, actuated, guess=None, params=None, tol=1e-12):
+def task_space_motion(net: Any, body: str, trajectory: Any, t: Any, actuated: Sequence[str], guess: Any = None,
+                      params: Mapping[Any, Any] | None = None, tol: float = 1e-12) -> dict[str, Any]:
     """``{joint: Samples(q, q̇, q̈)}`` of the ``actuated`` joints while ``body`` follows ``trajectory`` at ``t``.
 
     >>> import numpy as np

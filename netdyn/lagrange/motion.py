@@ -28,6 +28,10 @@ import numpy as np
 import sympy as sp
 
 from netdyn.errors import ModelError
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # names for the hints only
+    from collections.abc import Mapping
 from netdyn.symbols import as_expr, t as T_SYMBOL
 
 
@@ -43,7 +47,7 @@ class Samples:
     qd: np.ndarray
     qdd: np.ndarray
 
-    def __init__(self, q, qd, qdd):
+    def __init__(self, q: Any, qd: Any, qdd: Any) -> None:
         for name, v in (("q", q), ("qd", qd), ("qdd", qdd)):
             object.__setattr__(self, name, np.atleast_1d(np.asarray(v, dtype=float)))
 
@@ -159,7 +163,8 @@ def sample_motions(motions, times, params=None):
     return {name: out[name] for name in dict(motions)}
 
 
-def sample_motion(motion, times, where="motion", params=None):
+def sample_motion(motion: Any, times: Any, where: str = "motion", params: Mapping[Any, Any] | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(q, q̇, q̈)`` of one motion at ``times``: see the module docstring for the forms.
 
     >>> import numpy as np

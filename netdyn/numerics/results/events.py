@@ -66,7 +66,7 @@ class Event:
     _g: Callable = field(default=None, repr=False, compare=False)
     _names: tuple = field(default=(), repr=False, compare=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.direction not in (-1, 0, 1):
             raise IntegrationError(f"event {self.name or self.condition!r}: direction must be -1, 0 or +1, "
                                    f"got {self.direction!r}")
@@ -91,22 +91,22 @@ class Event:
             raise IntegrationError(f"an event condition is a string such as 'v(C1) - 2.5' or a callable "
                                    f"g(t, s); got {type(self.condition).__name__}")
 
-    def names(self):
+    def names(self) -> tuple:
         """The named series a string condition reads (empty for a callable)."""
         return self._names
 
-    def value(self, t, s):
+    def value(self, t: float, s: Any) -> float:
         """``g(t, s)`` as a float (``s[name]``: the named quantity at ``t``)."""
         return float(self._g(t, s))
 
     @property
-    def stops_after(self):
+    def stops_after(self) -> int:
         """How many occurrences end the run (0: never)."""
         if self.action == "stop":
             return 1
         return int(self.terminal) if self.terminal is not True else 1
 
-    def changes(self, t, s):
+    def changes(self, t: float, s: Any) -> dict:
         """The action's dict of changes at ``t`` (``{}`` for none or ``"stop"``)."""
         if self.action is None or self.action == "stop":
             return {}
