@@ -1,15 +1,20 @@
 """A :class:`~netdyn.recursive.model.TreeModel` from a spatial network (``netdyn.components.spatial``).
 
-The tree is grown breadth first from the ground over the one-coordinate joints
-(:func:`netdyn.graph.mechanism.spanning_tree`; ball joints are always cut), so without ball joints it is
-the relative formulation's and the coordinates are its ``thetaz_<joint>`` / ``sz_<joint>``, same signs. Each body's tree frame is the
-frame of its tree joint on it (origin at the joint point, z along the joint axis); mass, centre of
-mass and inertia are carried over into that frame.
+The tree is grown breadth first from the ground (:func:`netdyn.graph.mechanism.spanning_tree`; ball joints
+are always cut), so without ball joints it is the relative formulation's and the coordinates are its
+``sx_<joint>`` … ``thetaz_<joint>``, ``alpha_<joint>``/``beta_<joint>`` (Universal), same signs.
 
-Offered: :class:`RigidBody`; :class:`Revolute`, :class:`Prismatic` and :class:`Fixed` in the tree;
-:class:`Spherical`, :class:`Revolute` and :class:`Fixed` as cut joints; :class:`Gravity`. Anything
-else (a Spherical or Universal joint in the tree, drivers, loads, prescribed components) raises
-:class:`~netdyn.recursive.planar.NotRecursive`.
+Every tree joint is the general relative pose of :class:`~netdyn.components.spatial.Joint`: frame b sits
+at ``d`` in frame a, turned by ``R_rel``. Its free translations become prismatic joints along the axes of
+frame a, its free rotation a revolute joint (a Universal: a revolute about x, then one about the turned
+y), one after the other through massless intermediate frames, as Featherstone models multi-freedom
+joints; held components are zero and constant prescribed components fixed offsets. So Revolute,
+Prismatic, Cylindrical, Planar, Universal, Fixed and any general ``Joint`` with at most one free rotation
+(or the Universal's two) are tree joints. Several free Euler-parameter rotations (a Spherical joint, a
+free-floating body) have no such chain: a Spherical joint is cut (three rows), the others raise
+:class:`~netdyn.recursive.planar.NotRecursive` (the symbolic path takes them). Cut joints: Spherical,
+Revolute and Fixed. Each real body's tree frame is the frame of its tree joint on it; mass, centre of mass
+and inertia are carried over into that frame. Loads: :mod:`netdyn.recursive.spatial_loads`.
 
 >>> from netdyn.linkages.spatial import spatial_chain
 >>> tree = tree_from_spatial_network(spatial_chain(3))
@@ -18,16 +23,17 @@ else (a Spherical or Universal joint in the tree, drivers, loads, prescribed com
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
+import sympy as sp
 
 from .model import TreeModel
 from .planar import NotRecursive, _number
-from netdyn.components.spatial import FREE, PRESCRIBED, Fixed, Prismatic, Revolute, Spherical
+from netdyn.components.spatial import AXES, FREE, PRESCRIBED, Spherical, Universal, quat_matrix
 from netdyn.graph import mechanism
 from netdyn.graph.spatial import check_structure, joints
+from netdyn.symbols import identifier, t as T_SYMBOL
 
 
 @dataclass
@@ -38,91 +44,164 @@ class SpatialTree:
     network: object
     body_index: dict        # body name -> tree index
     frames: dict            # body name -> (origin, rotation) of its tree frame in its body frame
-    joint_coordinate: dict  # tree joint name -> coordinate index
+    joint_coordinate: dict  # tree joint name -> its first coordinate's index
     coordinate_names: list
+    components: dict = field(default_factory=dict)  # (joint, component) -> coordinate index
+    loads: object = None    # the network's loads (netdyn.recursive.spatial_loads.SpatialLoads) or None
 
 
-def _kind(j):
-
-    for c, (k, v) in j.spec.items():
-        if k == PRESCRIBED:
-            raise NotRecursive(f"joint {j.name}: its component {c} is prescribed (a driven joint)")
-        if k != FREE and v not in (0, None):
-            raise NotRecursive(f"joint {j.name}: component {c} is held at {v}, not 0")
-    if isinstance(j, Revolute) and j.free == ("rz",):
-        return "revolute"
-    if isinstance(j, Prismatic) and j.free == ("z",):
-        return "prismatic"
-    if isinstance(j, Fixed) and j.free == ():
-        return "fixed"
-    if isinstance(j, Spherical) and j.free == ("rx", "ry", "rz"):
-        return "spherical"
-    raise NotRecursive(f"joint {j.name} ({type(j).__name__}) is not offered by the recursive path")
+def is_ball(j):
+    """A joint whose rotation is all free and position all held: cut (three rows)."""
+    return isinstance(j, Spherical) or (not isinstance(j, Universal) and j.free == ("rx", "ry", "rz"))
 
 
-def tree_from_spatial_network(net, params=None):
-    """The :class:`SpatialTree` of a spatial network (see the module docstring)."""
+def _constant(j, c, value, params):
+    """A held or prescribed component's constant value (NotRecursive for a motion in time)."""
+    e = sp.sympify(value)
+    if T_SYMBOL in e.free_symbols:
+        raise NotRecursive(f"joint {j.name}: its component {c} is prescribed in time ({e}); the recursive "
+                           "simulation takes constant components (drive it through inverse_dynamics, or use "
+                           "the symbolic path)")
+    return _number(e, params, f"joint {j.name}: component {c}")
+
+
+def joint_steps(j, params):
+    """The chain of frame a → frame b as steps ``("move", kind, axis, component)`` and ``("place", d, R)``
+    (constant offsets), in frame-a order; see the module docstring."""
+    steps = []
+    for k, a in enumerate(AXES):
+        kind, value = j.spec[a]
+        if kind == FREE:
+            steps.append(("move", "prismatic", np.eye(3)[k], a))
+        elif kind == PRESCRIBED:
+            steps.append(("place", _constant(j, a, value, params) * np.eye(3)[k], np.eye(3)))
+    if isinstance(j, Universal):
+        steps += [("move", "revolute", np.eye(3)[0], "rx"), ("move", "revolute", np.eye(3)[1], "ry")]
+        return steps
+    free_rot = [k for k, a in enumerate(AXES) if j.spec["r" + a][0] == FREE]
+    if len(free_rot) > 1:
+        raise NotRecursive(f"joint {j.name} ({type(j).__name__}) has {len(free_rot)} free rotations (Euler "
+                           "parameters); the recursive tree takes one free rotation a joint (two for a Universal), "
+                           "a Spherical joint as a cut joint; the symbolic path takes it")
+    spec = {c: (kind, _constant(j, c, v, params) if kind == PRESCRIBED else v) for c, (kind, v) in j.spec.items()}
+    qp = [float(v) for v in j.prescribed_quat(spec)]
+    if free_rot:
+        steps.append(("move", "revolute", np.eye(3)[free_rot[0]], "r" + AXES[free_rot[0]]))
+    if qp != [1.0, 0.0, 0.0, 0.0]:
+        steps.append(("place", np.zeros(3), np.array(quat_matrix(qp), dtype=float)))
+    return steps
+
+
+def _inverse(steps):
+    """The steps of frame b → frame a: reversed, each inverted."""
+    out = []
+    for s in reversed(steps):
+        if s[0] == "move":
+            out.append(("move", s[1], -s[2], s[3]))
+        else:
+            out.append(("place", -s[2].T @ s[1], s[2].T))
+    return out
+
+
+def _coordinate_name(j, comp):
+    if comp in AXES:
+        return f"s{comp}"
+    if isinstance(j, Universal):
+        return "alpha" if comp == "rx" else "beta"
+    return f"theta{comp[-1]}"
+
+
+def _compose(p, q):
+    return p[0] + p[1] @ q[0], p[1] @ q[1]
+
+
+def tree_from_spatial_network(net, params=None, loads=True):
+    """The :class:`SpatialTree` of a spatial network (see the module docstring); ``loads=False`` refuses
+    loads instead of reading them (:mod:`netdyn.recursive.spatial_loads`)."""
+    from .spatial_loads import SpatialLoads, is_spatial_load
 
     def vec(v, where):
         return np.array([_number(x, params, where) for x in v])
 
+    load_elements = []
     for el in net.elements.values():
         kind = type(el).__name__
         if not getattr(el, "spatial", False):
-            raise NotRecursive(f"{el.name} is not a spatial element; the recursive path models bodies and joints only")
-        if not getattr(el, "is_joint", False) and kind != "Gravity":
+            raise NotRecursive(f"{el.name} is not a spatial element; the recursive path models spatial bodies, "
+                               "joints and loads")
+        if getattr(el, "is_driver", False):
+            raise NotRecursive(f"{el.name} (Driver) prescribes a joint in time; the recursive simulation takes "
+                               "free joints (inverse_dynamics takes drivers)")
+        if getattr(el, "is_joint", False) or kind == "Gravity":
+            continue
+        if not (loads and is_spatial_load(el)):
             raise NotRecursive(f"{el.name} ({kind}) is not evaluated by the recursive path")
+        load_elements.append(el)
     check_structure(net)
     js = joints(net)
-    # ball joints close loops: the tree is grown from the one-coordinate joints first (breadth first)
-    balls = [j for j in js if _kind(j) == "spherical"]
-    tree, cuts = mechanism.spanning_tree([j for j in js if _kind(j) != "spherical"])
+    balls = [j for j in js if is_ball(j)]
+    tree, cuts = mechanism.spanning_tree([j for j in js if not is_ball(j)])
     cuts = cuts + balls
     if len(tree) != len(net.bodies):
         missing = sorted(set(net.bodies) - {child for _, _, child in tree})
-        raise NotRecursive(f"bodies {missing} hang on ball joints only; the recursive tree needs one-coordinate "
-                           "joints (Revolute, Prismatic, Fixed) to reach every body")
+        raise NotRecursive(f"bodies {missing} hang on ball joints only; the recursive tree needs joints with at most "
+                           "one free rotation (or a Universal) to reach every body")
     g = np.zeros(3)
     for el in net.elements.values():
         if type(el).__name__ == "Gravity":
             g += vec([el.values[f"g{a}"] for a in "xyz"], f"{el.name}: vector")
     frames = {"0": (np.zeros(3), np.eye(3))}
-    bodies, names, index = [], [], {}
+    bodies, names, index, components, jcoord = [], [], {}, {}, {}
     for j, parent, child in tree:
-        kind = _kind(j)
-        pa, pb = vec(j.point_a, f"{j.name}: point_a"), vec(j.point_b, f"{j.name}: point_b")
         parent_is_a = parent == j.bodies[0]
-        (p_par, R_par), (p_ch, R_ch) = ((pa, j.R_a), (pb, j.R_b)) if parent_is_a else ((pb, j.R_b), (pa, j.R_a))
-        R_par, R_ch = np.asarray(R_par, dtype=float), np.asarray(R_ch, dtype=float)
+        pa, pb = vec(j.point_a, f"{j.name}: point_a"), vec(j.point_b, f"{j.name}: point_b")
+        Ra, Rb = np.asarray(j.R_a, dtype=float), np.asarray(j.R_b, dtype=float)
+        (p_par, R_par), (p_ch, R_ch) = ((pa, Ra), (pb, Rb)) if parent_is_a else ((pb, Rb), (pa, Ra))
+        steps = joint_steps(j, params)
+        steps = steps if parent_is_a else _inverse(steps)
         oP, RP = frames[parent]
-        frames[child] = (p_ch, R_ch)
-        body = net.bodies[child]
-        v = body.values
+        pending = (RP.T @ (p_par - oP), RP.T @ R_par)  # the joint frame on the parent, in its tree frame
+        last = None if parent == "0" else parent
+        ident = identifier(j.name)
+        moves = [s for s in steps if s[0] == "move"]
+        for s in steps:
+            if s[0] == "place":
+                pending = _compose(pending, (s[1], s[2]))
+                continue
+            _, kind, axis, comp = s
+            final = s is moves[-1]
+            name = child if final else f"{child}@{j.name}.{comp}"
+            bodies.append(dict(name=name, parent=last, joint_name=j.name, joint=kind, axis=axis,
+                               translation=pending[0], rotation=pending[1], mass=0.0, com=np.zeros(3),
+                               inertia=np.zeros((3, 3))))
+            coord = _coordinate_name(j, comp)
+            components[(j.name, comp)] = len(names)
+            jcoord.setdefault(j.name, len(names))
+            names.append(f"{coord}_{ident}")
+            last, pending = name, (np.zeros(3), np.eye(3))
+        if not moves:
+            bodies.append(dict(name=child, parent=last, joint_name=j.name, joint="fixed",
+                               translation=pending[0], rotation=pending[1]))
+            pending = (np.zeros(3), np.eye(3))
+        # the child's tree frame: its joint frame, less the offsets after the last moving step
+        R_tree = R_ch @ pending[1].T
+        frames[child] = (p_ch - R_tree @ pending[0], R_tree)
+        o, R = frames[child]
+        v = net.bodies[child].values
         m = _number(v["m"], params, f"body {child}: mass")
         J = np.array([[_number(v.get(f"J{a}{b}", v.get(f"J{b}{a}")), params, f"body {child}: inertia")
                        for b in "xyz"] for a in "xyz"])
         com = vec([v[f"c{a}"] for a in "xyz"], f"body {child}: com")
-        spec = dict(name=child, parent=None if parent == "0" else parent, joint_name=j.name,
-                    translation=RP.T @ (p_par - oP), rotation=RP.T @ R_par, mass=m,
-                    com=R_ch.T @ (com - p_ch), inertia=R_ch.T @ J @ R_ch)
-        sign = 1.0 if parent_is_a else -1.0
-        ident = re.sub(r"\W", "_", j.name)
-        if kind == "revolute":
-            spec.update(joint="revolute", axis=(0, 0, sign))
-            names.append(f"thetaz_{ident}")
-        elif kind == "prismatic":
-            spec.update(joint="prismatic", axis=(0, 0, sign))
-            names.append(f"sz_{ident}")
-        else:
-            spec.update(joint="fixed")
-        index[child] = len(bodies)
-        bodies.append(spec)
+        bodies[-1].update(mass=m, com=R.T @ (com - o), inertia=R.T @ J @ R)
+        index[child] = len(bodies) - 1
     cut_specs = []
     for j in cuts:
-        kind = _kind(j)
-        if kind == "prismatic":
-            raise NotRecursive(f"joint {j.name} (Prismatic) closes a loop; spatial prismatic cut joints are not "
-                               "offered")
+        kind = ("spherical" if is_ball(j) else "revolute" if j.free == ("rz",) and type(j).__name__ != "Universal"
+                else "fixed" if j.free == () else None)
+        if kind is None or any(k == PRESCRIBED for k, _ in j.spec.values()):
+            raise NotRecursive(f"joint {j.name} ({type(j).__name__}) closes a loop; the recursive path cuts "
+                               "Spherical, Revolute and Fixed joints only (put this joint in the tree by cutting "
+                               "another one of the loop, or use the symbolic path)")
         a, b = j.bodies
         (oA, RA), (oB, RB) = frames[a], frames[b]
         pa, pb = vec(j.point_a, f"{j.name}: point_a"), vec(j.point_b, f"{j.name}: point_b")
@@ -132,5 +211,57 @@ def tree_from_spatial_network(net, params=None):
                               body_b=None if b == "0" else b, point_b=RB.T @ (pb - oB),
                               axis=Ra[:, 2], axis_b=Rb[:, 2], rotation=Ra @ Rb.T))
     model = TreeModel.from_bodies(bodies, gravity=g, cuts=cut_specs)
-    jcoord = {model.joint_names[i]: int(model.qindex[i]) for i in range(model.n) if model.qindex[i] >= 0}
-    return SpatialTree(model, net, index, {b: f for b, f in frames.items() if b != "0"}, jcoord, names)
+    tree_out = SpatialTree(model, net, index, {b: f for b, f in frames.items() if b != "0"}, jcoord, names,
+                           components)
+    if load_elements:
+        tree_out.loads = SpatialLoads(tree_out, load_elements, params)
+    return tree_out
+
+
+def _pose_of(values, body):
+    """``(origin, R)`` of a body from absolute names (``x_b`` … ``e3_b``), None when any is missing."""
+    ib = identifier(body)
+    keys = [f"{a}_{ib}" for a in AXES] + [f"e{k}_{ib}" for k in range(4)]
+    if body == "0":
+        return np.zeros(3), np.eye(3)
+    if not all(k in values for k in keys):
+        return None
+    e = np.array([float(values[k]) for k in keys[3:]])
+    e = e / np.linalg.norm(e)
+    return np.array([float(values[k]) for k in keys[:3]]), np.array(quat_matrix(e), dtype=float)
+
+
+def coordinates_from_poses(tree, values):
+    """Tree coordinates ``{name: value}`` from absolute body poses (``x_<b>``…``e3_<b>``, the absolute
+    formulation's names, as a stored assembly holds them), for every tree joint whose two bodies are given.
+
+    >>> from netdyn.linkages.spatial import spatial_chain
+    >>> tree = tree_from_spatial_network(spatial_chain(2))
+    >>> coordinates_from_poses(tree, {"x_L0": 0, "y_L0": 0, "z_L0": 0, "e0_L0": 0.0, "e1_L0": 0, "e2_L0": 0,
+    ...                               "e3_L0": 1.0})
+    {'thetaz_J0': 3.141592653589793}
+    """
+    out = {}
+    net = tree.network
+    for j in joints(net):
+        comps = [c for (jn, c) in tree.components if jn == j.name]
+        if not comps:
+            continue
+        A, B = _pose_of(values, j.bodies[0]), _pose_of(values, j.bodies[1])
+        if A is None or B is None:
+            continue
+        Pa = A[0] + A[1] @ np.array([float(x) for x in j.point_a])
+        Pb = B[0] + B[1] @ np.array([float(x) for x in j.point_b])
+        Ra, Rb = A[1] @ np.asarray(j.R_a, dtype=float), B[1] @ np.asarray(j.R_b, dtype=float)
+        d, R = Ra.T @ (Pb - Pa), Ra.T @ Rb
+        for c in comps:
+            k = tree.components[(j.name, c)]
+            if c in AXES:
+                value = d[AXES.index(c)]
+            elif isinstance(j, Universal):
+                value = np.arctan2(-R[1, 2], R[2, 2]) if c == "rx" else np.arctan2(R[0, 2], R[0, 0])
+            else:
+                a, b = [(AXES.index(c[1]) + s) % 3 for s in (1, 2)]
+                value = np.arctan2(R[b, a] - R[a, b], R[a, a] + R[b, b])  # the angle about axis c
+            out[tree.coordinate_names[k]] = float(value)
+    return out
