@@ -130,10 +130,16 @@ def _body_frame(frame, d, i, previous):
     e = _quaternion(R)
     if previous is not None and e @ previous < 0:
         e = -e
-    w = R.T @ d.omega[i]  # body-frame angular velocity: ė = G(e)ᵀ ω / 2
+    w, wd = R.T @ d.omega[i], R.T @ d.alpha[i]  # body-frame angular velocity and its rate: ė = G(e)ᵀ ω / 2
+    rho = r - d.p[i]
+    a = d.acc[i] + np.cross(d.alpha[i], rho) + np.cross(d.omega[i], np.cross(d.omega[i], rho))
+    ed = _G(e).T @ w / 2
+    return {"r": r, "v": v, "a": a, "e": e, "ed": ed, "edd": (_G(e).T @ wd + _G(ed).T @ w) / 2}
+
+
+def _G(e):
     e0, e1, e2, e3 = e
-    G = np.array([[-e1, e0, e3, -e2], [-e2, -e3, e0, e1], [-e3, e2, -e1, e0]])
-    return {"r": r, "v": v, "e": e, "ed": G.T @ w / 2}
+    return np.array([[-e1, e0, e3, -e2], [-e2, -e3, e0, e1], [-e3, e2, -e1, e0]])
 
 
 def _quaternion(R):

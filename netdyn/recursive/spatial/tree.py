@@ -14,7 +14,7 @@ Prismatic, Cylindrical, Planar, Universal, Fixed and any general ``Joint`` with 
 free-floating body) have no such chain: a Spherical joint is cut (three rows), the others raise
 :class:`~netdyn.recursive.planar.NotRecursive` (the symbolic path takes them). Cut joints: Spherical,
 Revolute and Fixed. Each real body's tree frame is the frame of its tree joint on it; mass, centre of mass
-and inertia are carried over into that frame. Loads: :mod:`netdyn.recursive.spatial_loads`.
+and inertia are carried over into that frame. Loads: :mod:`netdyn.recursive.spatial.loads`.
 
 >>> from netdyn.linkages.spatial import spatial_chain
 >>> tree = tree_from_spatial_network(spatial_chain(3))
@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-from .model import TreeModel
-from .planar import NotRecursive, _number
+from ..model import TreeModel
+from ..planar import NotRecursive, _number
 from netdyn.components.spatial import AXES, FREE, PRESCRIBED, Spherical, Universal, quat_matrix
 from netdyn.graph import mechanism
 from netdyn.graph.spatial import check_structure, joints
@@ -47,7 +47,8 @@ class SpatialTree:
     joint_coordinate: dict  # tree joint name -> its first coordinate's index
     coordinate_names: list
     components: dict = field(default_factory=dict)  # (joint, component) -> coordinate index
-    loads: object = None    # the network's loads (netdyn.recursive.spatial_loads.SpatialLoads) or None
+    loads: object = None    # the network's loads (netdyn.recursive.spatial.loads.SpatialLoads) or None
+    prescribed: dict = field(default_factory=dict)  # label -> (coordinate index, motion): drivers=True
 
 
 def is_ball(j):
@@ -65,12 +66,23 @@ def _constant(j, c, value, params):
     return _number(e, params, f"joint {j.name}: component {c}")
 
 
-def joint_steps(j, params):
+def _timed(kind, value):
+    return kind == PRESCRIBED and T_SYMBOL in sp.sympify(value).free_symbols
+
+
+def joint_steps(j, params, timed=None):
     """The chain of frame a → frame b as steps ``("move", kind, axis, component)`` and ``("place", d, R)``
-    (constant offsets), in frame-a order; see the module docstring."""
+    (constant offsets), in frame-a order; see the module docstring. With a dict ``timed``, components
+    prescribed in time become coordinates too, their motions recorded there by ``(joint, component)``."""
+    spec = dict(j.spec)
+    if timed is not None:
+        for c, (kind, value) in j.spec.items():
+            if _timed(kind, value):
+                timed[(j.name, c)] = (f"{j.name}[{c}]", value)
+                spec[c] = (FREE, None)
     steps = []
     for k, a in enumerate(AXES):
-        kind, value = j.spec[a]
+        kind, value = spec[a]
         if kind == FREE:
             steps.append(("move", "prismatic", np.eye(3)[k], a))
         elif kind == PRESCRIBED:
@@ -78,12 +90,12 @@ def joint_steps(j, params):
     if isinstance(j, Universal):
         steps += [("move", "revolute", np.eye(3)[0], "rx"), ("move", "revolute", np.eye(3)[1], "ry")]
         return steps
-    free_rot = [k for k, a in enumerate(AXES) if j.spec["r" + a][0] == FREE]
+    free_rot = [k for k, a in enumerate(AXES) if spec["r" + a][0] == FREE]
     if len(free_rot) > 1:
         raise NotRecursive(f"joint {j.name} ({type(j).__name__}) has {len(free_rot)} free rotations (Euler "
                            "parameters); the recursive tree takes one free rotation a joint (two for a Universal), "
                            "a Spherical joint as a cut joint; the symbolic path takes it")
-    spec = {c: (kind, _constant(j, c, v, params) if kind == PRESCRIBED else v) for c, (kind, v) in j.spec.items()}
+    spec = {c: (kind, _constant(j, c, v, params) if kind == PRESCRIBED else v) for c, (kind, v) in spec.items()}
     qp = [float(v) for v in j.prescribed_quat(spec)]
     if free_rot:
         steps.append(("move", "revolute", np.eye(3)[free_rot[0]], "r" + AXES[free_rot[0]]))
@@ -115,10 +127,12 @@ def _compose(p, q):
     return p[0] + p[1] @ q[0], p[1] @ q[1]
 
 
-def tree_from_spatial_network(net, params=None, loads=True):
+def tree_from_spatial_network(net, params=None, loads=True, drivers=False):
     """The :class:`SpatialTree` of a spatial network (see the module docstring); ``loads=False`` refuses
-    loads instead of reading them (:mod:`netdyn.recursive.spatial_loads`)."""
-    from .spatial_loads import SpatialLoads, is_spatial_load
+    loads instead of reading them (:mod:`netdyn.recursive.spatial.loads`); ``drivers=True`` (inverse
+    dynamics) takes Driver elements and components prescribed in time as coordinates whose motions
+    ``tree.prescribed`` lists (label → ``(coordinate index, motion)``)."""
+    from .loads import SpatialLoads, is_spatial_load
 
     def vec(v, where):
         return np.array([_number(x, params, where) for x in v])
@@ -129,6 +143,8 @@ def tree_from_spatial_network(net, params=None, loads=True):
         if not getattr(el, "spatial", False):
             raise NotRecursive(f"{el.name} is not a spatial element; the recursive path models spatial bodies, "
                                "joints and loads")
+        if getattr(el, "is_driver", False) and drivers:
+            continue
         if getattr(el, "is_driver", False):
             raise NotRecursive(f"{el.name} (Driver) prescribes a joint in time; the recursive simulation takes "
                                "free joints (inverse_dynamics takes drivers)")
@@ -151,13 +167,13 @@ def tree_from_spatial_network(net, params=None, loads=True):
         if type(el).__name__ == "Gravity":
             g += vec([el.values[f"g{a}"] for a in "xyz"], f"{el.name}: vector")
     frames = {"0": (np.zeros(3), np.eye(3))}
-    bodies, names, index, components, jcoord = [], [], {}, {}, {}
+    bodies, names, index, components, jcoord, timed = [], [], {}, {}, {}, {}
     for j, parent, child in tree:
         parent_is_a = parent == j.bodies[0]
         pa, pb = vec(j.point_a, f"{j.name}: point_a"), vec(j.point_b, f"{j.name}: point_b")
         Ra, Rb = np.asarray(j.R_a, dtype=float), np.asarray(j.R_b, dtype=float)
         (p_par, R_par), (p_ch, R_ch) = ((pa, Ra), (pb, Rb)) if parent_is_a else ((pb, Rb), (pa, Ra))
-        steps = joint_steps(j, params)
+        steps = joint_steps(j, params, timed if drivers else None)
         steps = steps if parent_is_a else _inverse(steps)
         oP, RP = frames[parent]
         pending = (RP.T @ (p_par - oP), RP.T @ R_par)  # the joint frame on the parent, in its tree frame
@@ -194,8 +210,16 @@ def tree_from_spatial_network(net, params=None, loads=True):
         com = vec([v[f"c{a}"] for a in "xyz"], f"body {child}: com")
         bodies[-1].update(mass=m, com=R.T @ (com - o), inertia=R.T @ J @ R)
         index[child] = len(bodies) - 1
+    for d in (el for el in net.elements.values() if drivers and getattr(el, "is_driver", False)):
+        if (d.joint, d.component) not in components:
+            raise NotRecursive(f"driver {d.name}: component {d.component} of joint {d.joint} is not a coordinate "
+                               "of the recursive tree (a cut joint, or not free)")
+        timed[(d.joint, d.component)] = (d.name, d.values["motion"])
     cut_specs = []
     for j in cuts:
+        if any(_timed(*kv) for kv in j.spec.values()):
+            raise NotRecursive(f"joint {j.name} closes a loop and has a component prescribed in time; the recursive "
+                               "path drives tree joints")
         kind = ("spherical" if is_ball(j) else "revolute" if j.free == ("rz",) and type(j).__name__ != "Universal"
                 else "fixed" if j.free == () else None)
         if kind is None or any(k == PRESCRIBED for k, _ in j.spec.values()):
@@ -213,6 +237,7 @@ def tree_from_spatial_network(net, params=None, loads=True):
     model = TreeModel.from_bodies(bodies, gravity=g, cuts=cut_specs)
     tree_out = SpatialTree(model, net, index, {b: f for b, f in frames.items() if b != "0"}, jcoord, names,
                            components)
+    tree_out.prescribed = {label: (components[key], motion) for key, (label, motion) in timed.items()}
     if load_elements:
         tree_out.loads = SpatialLoads(tree_out, load_elements, params)
     return tree_out
@@ -235,11 +260,13 @@ def coordinates_from_poses(tree, values):
     """Tree coordinates ``{name: value}`` from absolute body poses (``x_<b>``…``e3_<b>``, the absolute
     formulation's names, as a stored assembly holds them), for every tree joint whose two bodies are given.
 
-    >>> from netdyn.linkages.spatial import spatial_chain
-    >>> tree = tree_from_spatial_network(spatial_chain(2))
-    >>> coordinates_from_poses(tree, {"x_L0": 0, "y_L0": 0, "z_L0": 0, "e0_L0": 0.0, "e1_L0": 0, "e2_L0": 0,
-    ...                               "e3_L0": 1.0})
-    {'thetaz_J0': 3.141592653589793}
+    >>> from netdyn import Network
+    >>> from netdyn.components.spatial import RigidBody, Revolute
+    >>> net = Network()
+    >>> _ = net.add(RigidBody("arm", 1.0, (1, 1, 1)), Revolute("A", "ground", (0, 0, 0), "arm", (0, 0, 0)))
+    >>> turned = {"x_arm": 0, "y_arm": 0, "z_arm": 0, "e0_arm": 0.0, "e1_arm": 0, "e2_arm": 0, "e3_arm": 1.0}
+    >>> coordinates_from_poses(tree_from_spatial_network(net), turned)      # half a turn about z
+    {'thetaz_A': 3.141592653589793}
     """
     out = {}
     net = tree.network

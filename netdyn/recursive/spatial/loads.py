@@ -36,9 +36,9 @@ from netdyn.components.spatial import (Damper, Force, JointActuator, JointDamper
                                        Torque)
 from netdyn.symbols import t as T_SYMBOL
 
-from .algorithms import forward_kinematics, rnea
-from .model import TreeData
-from .planar import NotRecursive
+from ..algorithms import forward_kinematics, rnea
+from ..model import TreeData
+from ..planar import NotRecursive
 
 BODY_LOADS = (Force, Torque, Spring, Damper)
 JOINT_LOADS = (JointActuator, JointSpring, JointDamper)
