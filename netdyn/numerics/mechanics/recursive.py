@@ -135,4 +135,23 @@ def auto_verdict(problem):
         bad = sorted(str(n) for n in given if str(n) not in names and (what != "guess" or str(n) not in poses))
         if bad:
             return False, f"{what} names {bad}, not joint coordinates of the recursive tree ({sorted(names)})"
+    if tree.model.m:  # a closed chain: it must assemble, move, and hold no redundant cut-joint row
+        import numpy as np
+        from netdyn.recursive.closed import constraint_terms
+        from netdyn.recursive.joint_space import initial_state
+        from netdyn.recursive.model import TreeData
+        from netdyn.recursive.spatial import coordinates_from_poses
+        guess = dict(problem.guess or {})
+        guess = {**coordinates_from_poses(tree, guess), **{k: v for k, v in guess.items() if k in names}}
+        try:
+            q, _ = initial_state(tree, problem.q0, problem.f0, guess)
+        except Exception as err:  # noqa: BLE001 - the symbolic start names the cause
+            return False, f"the closed chain does not assemble on the recursive tree ({type(err).__name__})"
+        _, J, _ = constraint_terms(tree.model, TreeData(tree.model), q)
+        rank = np.linalg.matrix_rank(J, tol=1e-9 * max(1.0, np.max(np.abs(J), initial=0.0)))
+        if rank < J.shape[0]:
+            return False, (f"the cut joints' {J.shape[0]} rows have rank {rank} (overconstrained): the symbolic "
+                           "path handles redundant constraints")
+        if rank >= tree.model.nq:
+            return False, "the closed chain cannot move (locked): the symbolic path names its joints"
     return True, AUTO_REASON

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from netdyn.errors import ModelError
+from netdyn.symbols import identifier
 
 from ..algorithms import forward_kinematics
 from ..closed import closed_kinematics, denoc_inverse_dynamics
@@ -63,6 +64,10 @@ def spatial_inverse_dynamics(net, drivers, t, guess=None, params=None, model=Non
         labels.append(label)
         act.append(k)
     guess = dict(guess or {})
+    poses = {f"{a}_{identifier(b)}" for b in net.bodies for a in ("x", "y", "z", "e0", "e1", "e2", "e3")}
+    unknown = sorted(k for k in guess if k not in tree.coordinate_names and k not in poses)
+    if unknown:
+        raise NotRecursive(f"guess names {unknown}, neither joint coordinates of the recursive tree nor body poses")
     start = {**coordinates_from_poses(tree, guess), **{k: v for k, v in guess.items() if k in tree.coordinate_names}}
     q0 = np.array([float(start.get(n, 0.0)) for n in tree.coordinate_names])
     data = TreeData(tree.model)

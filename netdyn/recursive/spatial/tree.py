@@ -244,16 +244,18 @@ def tree_from_spatial_network(net, params=None, loads=True, drivers=False):
 
 
 def _pose_of(values, body):
-    """``(origin, R)`` of a body from absolute names (``x_b`` … ``e3_b``), None when any is missing."""
+    """``(origin, R)`` of a body from absolute names (``x_b`` … ``e3_b``; those missing 0, e0 1), None when
+    none is given."""
     ib = identifier(body)
     keys = [f"{a}_{ib}" for a in AXES] + [f"e{k}_{ib}" for k in range(4)]
     if body == "0":
         return np.zeros(3), np.eye(3)
-    if not all(k in values for k in keys):
+    if not any(k in values for k in keys):
         return None
-    e = np.array([float(values[k]) for k in keys[3:]])
+    # what the symbolic start assumes of a coordinate not given: 0, and e0 = 1
+    e = np.array([float(values.get(k, 1.0 if k.startswith("e0_") else 0.0)) for k in keys[3:]])
     e = e / np.linalg.norm(e)
-    return np.array([float(values[k]) for k in keys[:3]]), np.array(quat_matrix(e), dtype=float)
+    return np.array([float(values.get(k, 0.0)) for k in keys[:3]]), np.array(quat_matrix(e), dtype=float)
 
 
 def coordinates_from_poses(tree, values):
