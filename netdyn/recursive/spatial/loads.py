@@ -109,6 +109,12 @@ class SpatialLoads:
         o, R = self.tree.frames[body]
         return self.tree.body_index[body], R.T @ (point - o)
 
+    def _body_rotation(self, body):
+        """World rotation of a body's own frame (not its tree frame)."""
+        if body == "0":
+            return np.eye(3)
+        return self.data.R[self.tree.body_index[body]] @ self.tree.frames[body][1].T
+
     def _point(self, i, local):
         d = self.data
         if i < 0:
@@ -139,11 +145,11 @@ class SpatialLoads:
             if isinstance(el, Force):
                 i, local = pts[0]
                 x, _ = self._point(i, local)
-                F = d.R[i] @ val if el.frame == "body" and i >= 0 else val
+                F = self._body_rotation(el.bodies[0]) @ val if el.frame == "body" else val
                 self._push(i, x, F)
             elif isinstance(el, Torque):
                 ids = [self._local(b, np.zeros(3))[0] for b in el.bodies]
-                T = d.R[ids[0]] @ val if el.frame == "body" and ids[0] >= 0 else val
+                T = self._body_rotation(el.bodies[0]) @ val if el.frame == "body" else val
                 for i, sign in zip(ids, (1.0, -1.0)):
                     self._torque(i, sign * T)
             else:
