@@ -8,16 +8,6 @@ tree_from_spatial_network` with ``drivers=True``); the driver motions (a joint `
 taken out. :class:`SpatialInverse` answers ``efforts``, ``t``, ``sol[name]`` (tree coordinates; body
 poses by the absolute formulation's names ``x_<b>`` … ``e3_<b>``, with ``_dot``/``_ddot``), ``cut_lam``;
 anything else (``reaction``, …) comes from the least-squares solution of the same motion (``reference``).
-
->>> import numpy as np
->>> from netdyn import Network
->>> from netdyn.components.spatial import RigidBody, Revolute, Gravity
->>> net = Network()
->>> _ = net.add(RigidBody("arm", 2.0, (0.05, 0.04, 0.02), com=(0.0, 0.3, 0.0)), Gravity(),
-...             Revolute("A", "ground", (0, 0, 0), "arm", (0, 0, 0), axis=(1, 0, 0)))
->>> res = spatial_inverse_dynamics(net, {"A": 0}, [0.0])     # held horizontal: m g l
->>> round(float(res.efforts["A"][0]), 9)
-5.886
 """
 from __future__ import annotations
 
@@ -48,7 +38,18 @@ def driver_coordinate(tree, name):
 
 
 def spatial_inverse_dynamics(net, drivers, t, guess=None, params=None, model=None, reference=None):
-    """Actuator efforts for driver motions on a spatial network (see the module docstring)."""
+    """Actuator efforts for driver motions on a spatial network (see the module docstring).
+
+    >>> import numpy as np
+    >>> from netdyn import Network
+    >>> from netdyn.components.spatial import RigidBody, Revolute, Gravity
+    >>> net = Network()
+    >>> _ = net.add(RigidBody("arm", 2.0, (0.05, 0.04, 0.02), com=(0.0, 0.3, 0.0)), Gravity(),
+    ...             Revolute("A", "ground", (0, 0, 0), "arm", (0, 0, 0), axis=(1, 0, 0)))
+    >>> res = spatial_inverse_dynamics(net, {"A": 0}, [0.0])     # held horizontal: m g l
+    >>> round(float(res.efforts["A"][0]), 9)
+    5.886
+    """
     from ..inverse import _motion
 
     tree = tree_from_spatial_network(net, params, drivers=True)

@@ -8,16 +8,6 @@ the tests' chains). The inputs are joint actuators (their efforts; ``B`` is exac
 τ), the outputs tree coordinates and their rates. Positions no equation depends on (ignorable, a free
 shaft's angle) are left out of the states, as :func:`netdyn.linearize` does. Closed chains are not
 offered (their states need the constraint partitioning of the symbolic path).
-
->>> import numpy as np
->>> from netdyn import Network
->>> from netdyn.components.spatial import RigidBody, Revolute, Gravity
->>> net = Network()
->>> _ = net.add(RigidBody("arm", 1.0, (0.1, 0.1, 0.05), com=(0, 0, -1.0)), Gravity(),
-...             Revolute("A", "ground", (0, 0, 0), "arm", (0, 0, 0), axis=(1, 0, 0)))
->>> A, B, C, D, states, inputs, outputs = tree_linearization(net)
->>> states, np.round(A, 8).tolist()                      # a pendulum: ω² = m g l / (I + m l²)
-(['thetaz_A', 'thetaz_A_dot'], [[0.0, 1.0], [-8.91818182, 0.0]])
 """
 from __future__ import annotations
 
@@ -36,7 +26,18 @@ STEP = 1e-3
 def tree_linearization(net, q_op=None, f_op=None, inputs=(), outputs=(), params=None, guess=None, tol=1e-7):
     """``(A, B, C, D, states, inputs, outputs)`` of a spatial open tree at ``(q_op, f_op)`` (tree-coordinate
     names; missing ones from ``guess``, absolute body poses allowed, else 0). Raises
-    :class:`~netdyn.recursive.planar.NotRecursive` for what the symbolic path must do."""
+    :class:`~netdyn.recursive.planar.NotRecursive` for what the symbolic path must do.
+
+    >>> import numpy as np
+    >>> from netdyn import Network
+    >>> from netdyn.components.spatial import RigidBody, Revolute, Gravity
+    >>> net = Network()
+    >>> _ = net.add(RigidBody("arm", 1.0, (0.1, 0.1, 0.05), com=(0, 0, -1.0)), Gravity(),
+    ...             Revolute("A", "ground", (0, 0, 0), "arm", (0, 0, 0), axis=(1, 0, 0)))
+    >>> A, B, C, D, states, inputs, outputs = tree_linearization(net)
+    >>> states, np.round(A, 8).tolist()                      # a pendulum: ω² = m g l / (I + m l²)
+    (['thetaz_A', 'thetaz_A_dot'], [[0.0, 1.0], [-8.91818182, 0.0]])
+    """
     tree = tree_from_spatial_network(net, params)
     m = tree.model
     if m.m:

@@ -71,7 +71,19 @@ def _values(el, params):
 
 
 class SpatialLoads:
-    """The loads of a spatial network on its :class:`~netdyn.recursive.spatial.SpatialTree`."""
+    """The loads of a spatial network on its :class:`~netdyn.recursive.spatial.SpatialTree`.
+
+    >>> import numpy as np
+    >>> from netdyn import Network
+    >>> from netdyn.components.spatial import RigidBody, Prismatic, Force
+    >>> from netdyn.recursive.spatial import tree_from_spatial_network
+    >>> net = Network()
+    >>> _ = net.add(RigidBody("block", 1.0, (0.1, 0.1, 0.1)), Prismatic("P", "ground", (0, 0, 0), "block", (0, 0, 0)),
+    ...             Force("push", "block", (0, 0, 0), (1.0, 0.0, 3.0)))
+    >>> loads = tree_from_spatial_network(net).loads
+    >>> loads.generalized(0.0, np.zeros(1), np.zeros(1)).round(9).tolist()    # along the slide (z) only
+    [3.0]
+    """
 
     def __init__(self, tree, elements, params=None):
         self.tree, self.model = tree, tree.model

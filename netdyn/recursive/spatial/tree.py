@@ -131,7 +131,16 @@ def tree_from_spatial_network(net, params=None, loads=True, drivers=False):
     """The :class:`SpatialTree` of a spatial network (see the module docstring); ``loads=False`` refuses
     loads instead of reading them (:mod:`netdyn.recursive.spatial.loads`); ``drivers=True`` (inverse
     dynamics) takes Driver elements and components prescribed in time as coordinates whose motions
-    ``tree.prescribed`` lists (label → ``(coordinate index, motion)``)."""
+    ``tree.prescribed`` lists (label → ``(coordinate index, motion)``).
+
+    >>> from netdyn import Network
+    >>> from netdyn.components.spatial import RigidBody, Universal
+    >>> net = Network()
+    >>> _ = net.add(RigidBody("shaft", 1.0, (0.1, 0.1, 0.02)), Universal("U", "ground", (0, 0, 0), "shaft", (0, 0, 0)))
+    >>> tree = tree_from_spatial_network(net)
+    >>> tree.coordinate_names, tree.model.body_names          # two revolutes through a massless cross
+    (['alpha_U', 'beta_U'], ['shaft@U.rx', 'shaft'])
+    """
     from .loads import SpatialLoads, is_spatial_load
 
     def vec(v, where):
