@@ -18,6 +18,7 @@ from netdyn.symbols import identifier
 
 from ..algorithms import forward_kinematics
 from ..closed import closed_kinematics, denoc_inverse_dynamics
+from ..inverse import RecursiveInverse, _motion
 from ..joint_space import _body_frame
 from ..model import TreeData
 from ..planar import NotRecursive
@@ -50,8 +51,6 @@ def spatial_inverse_dynamics(net, drivers, t, guess=None, params=None, model=Non
     >>> round(float(res.efforts["A"][0]), 9)
     5.886
     """
-    from ..inverse import _motion
-
     tree = tree_from_spatial_network(net, params, drivers=True)
     times = np.atleast_1d(np.asarray(t, dtype=float))
     prescribed, labels, act = {}, [], []
@@ -80,10 +79,9 @@ def spatial_inverse_dynamics(net, drivers, t, guess=None, params=None, model=Non
     return SpatialInverse(tree, times, result, labels, model, reference)
 
 
-class SpatialInverse:
-    """Result of :func:`spatial_inverse_dynamics` (``method = "recursive"``); see the module docstring."""
-
-    method = "recursive"
+class SpatialInverse(RecursiveInverse):
+    """Result of :func:`spatial_inverse_dynamics` (``method = "recursive"``); see the module docstring. Motion
+    by name, ``model_motion``, ``reference`` and what it answers as :class:`~netdyn.recursive.inverse.RecursiveInverse`."""
 
     def __init__(self, tree, t, result, labels, model=None, reference=None):
         self.tree, self.t = tree, t
@@ -114,29 +112,6 @@ class SpatialInverse:
             self._vals = out
         return self._vals
 
-    def __getitem__(self, name):
-        if name in self._values:
-            return self._values[name]
-        return self.reference[name]
-
-    def model_motion(self, names):
-        """``(q, f, acc)`` arrays of the named coordinates (the model's: absolute or relative) along the motion."""
-        missing = [n for n in names if n not in self._values]
-        if missing:
-            raise ModelError(f"the recursive motion does not give the coordinates {missing}")
-        return tuple(np.array([self._values[n + s] for n in names]).reshape(len(names), -1)
-                     for s in ("", "_dot", "_ddot"))
-
-    @property
-    def reference(self):
-        """The least-squares solution of the same motion (built on first use): reactions and the rest."""
-        if self._ref is None:
-            if self._reference is None:
-                raise ModelError("no least-squares reference was attached to this recursive result")
-            self._ref = self._reference(self)
-        return self._ref
-
-    def __getattr__(self, name):
-        if name.startswith("_") or name in ("tree", "reference"):
-            raise AttributeError(name)
-        return getattr(self.reference, name)
+    def reaction(self, joint):
+        """The joint's reaction, from the least-squares solution of the same motion (the spatial convention)."""
+        return self.reference.reaction(joint)

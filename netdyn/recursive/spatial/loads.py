@@ -15,17 +15,6 @@ the tree-frame origin: :func:`netdyn.recursive.rnea`'s ``fext``) from the world 
 Values are numbers, parameters or functions of time. :meth:`SpatialLoads.generalized` gives ``Q(t, q, q̇)``
 (``rnea(q, q̇, 0) − rnea(q, q̇, 0, fext)`` plus the joint efforts), the right-hand side the integrator adds to
 the actuators' efforts; :meth:`SpatialLoads.potential` the springs' energy.
-
->>> import numpy as np
->>> from netdyn import Network
->>> from netdyn.components.spatial import RigidBody, Revolute, JointSpring
->>> from netdyn.recursive.spatial import tree_from_spatial_network
->>> net = Network()
->>> _ = net.add(RigidBody("arm", 1.0, (0.1, 0.1, 0.1)), Revolute("A", "ground", (0, 0, 0), "arm", (0, 0, 0)),
-...             JointSpring("k", "A", 10.0))
->>> tree = tree_from_spatial_network(net)
->>> tree.loads.generalized(0.0, np.array([0.1]), np.zeros(1)).round(9).tolist()
-[-1.0]
 """
 from __future__ import annotations
 
