@@ -183,3 +183,20 @@ def test_body_poses_by_absolute_names_match_the_absolute_formulation():
     for n in ref.model.coordinate_names:
         assert np.max(np.abs(rec[n] - ref[n])) < 1e-9, n
         assert np.max(np.abs(rec[n + "_dot"] - ref[n + "_dot"])) < 1e-9, n
+
+
+def test_universal_angles_are_driven_and_read_in_the_absolute_formulation():
+    net, free = network("universal")
+    drivers = {"J[rx]": 0.1 + 0.2 * sp.sin(2 * t), "J[ry]": -0.2 + 0.3 * t}
+    te = np.linspace(0, 0.4, 3)
+    rec = netdyn.inverse_dynamics(net, drivers, te)
+    start = {f"{c}_b": float(rec[f"{c}_b"][0]) for c in ("x", "y", "z", "e0", "e1", "e2", "e3")}
+    ref = netdyn.inverse_dynamics(net.model(), drivers, te, method="least-squares", guess=start)
+    assert ref.model.metadata["spatial"].formulation == "absolute"
+    for d in drivers:
+        assert np.max(np.abs(rec.efforts[d] - ref.efforts[d])) < 1e-8 * (1 + np.max(np.abs(ref.efforts[d]))), d
+    # the Cardan angles measured on the absolute motion are the driven ones
+    joint = net.elements["J"]
+    md = ref.model.metadata["spatial"]
+    alpha = joint.coordinate(netdyn.components.spatial.GROUND, md.poses["b"], "rx")
+    assert np.max(np.abs(ref.evaluate(ref._internal(alpha)) - rec["alpha_J"])) < 1e-9
