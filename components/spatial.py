@@ -255,7 +255,8 @@ class SpatialContribution:
 
 
 def _inertia_values(name, inertia, frame):
-    """``(J as 3×3 list of sympy numbers)``, checked symmetric positive definite with the triangle inequality."""
+    """``(J as 3×3 list of sympy numbers)``, checked symmetric positive semi-definite (one zero moment: a thin
+    rod, whose spin about its axis must be idle) with the triangle inequality."""
     arr = np.array(inertia, dtype=object)
     if arr.shape == (3,):
         J = sp.diag(*[as_expr(v) for v in arr])
@@ -271,9 +272,10 @@ def _inertia_values(name, inertia, frame):
         if np.max(np.abs(Jn - Jn.T)) > 1e-12 * max(1.0, np.max(np.abs(Jn))):
             raise ElementError(f"body {name!r}: the inertia tensor is not symmetric; give J with J[i][j] = J[j][i]")
         w = np.linalg.eigvalsh(Jn)
-        if w[0] <= 0:
-            raise ElementError(f"body {name!r}: the inertia tensor is not positive definite (principal moments "
-                               f"{np.round(w, 12).tolist()}); every principal moment must be positive")
+        if w[0] < -1e-12 * max(1.0, w[-1]) or w[1] <= 0:
+            raise ElementError(f"body {name!r}: the inertia tensor is not positive semi-definite with at most one "
+                               f"zero principal moment (principal moments {np.round(w, 12).tolist()}); a thin rod "
+                               "has one zero moment, about its axis, every other moment must be positive")
         tol = 1e-12 * w[-1]
         if w[0] + w[1] < w[2] - tol:
             raise ElementError(f"body {name!r}: principal moments {np.round(w, 12).tolist()} violate the triangle "
@@ -283,8 +285,9 @@ def _inertia_values(name, inertia, frame):
 
 class RigidBody(Recorded):
     """A rigid body in space: ``mass``, ``inertia`` about its centre of mass (3 principal moments or a 3×3
-    tensor in body axes; with ``frame`` the principal axes as columns of a rotation matrix) and the centre
-    of mass ``com`` in the body frame.
+    tensor in body axes; with ``frame`` the principal axes as columns of a rotation matrix; one moment may be
+    zero — a thin rod, whose spin about its axis the joints must hold or leave idle between two ball joints)
+    and the centre of mass ``com`` in the body frame.
 
     >>> RigidBody("top", mass=15.0, inertia=(0.234375, 0.46875, 0.234375), com=(0, 1, 0)).values["m"]
     15.0000000000000

@@ -200,3 +200,43 @@ def test_universal_angles_are_driven_and_read_in_the_absolute_formulation():
     md = ref.model.metadata["spatial"]
     alpha = joint.coordinate(netdyn.components.spatial.GROUND, md.poses["b"], "rx")
     assert np.max(np.abs(ref.evaluate(ref._internal(alpha)) - rec["alpha_J"])) < 1e-9
+
+
+def rssr_network(coupling):
+    """The RSSR four-bar of ``netdyn.linkages.spatial.rssr`` with a thin-rod coupler (no axial inertia),
+    its far end on a ball joint (``"S"``: the rod's spin idle) or on a Universal joint (``"U"``)."""
+    from netdyn.linkages.spatial import rssr_guess
+    net = Network(f"RSS{coupling}")
+    far = (Spherical("J2", "rod", (0, 0, 1.0), "rocker", (0, 0, 0.7)) if coupling == "S" else
+           Universal("J2", "rod", (0, 0, 1.0), "rocker", (0, 0, 0.7), axis_a=(1, 0, 0), axis_b=(0, 1, 0)))
+    net.add(RigidBody("crank", 0.5, (1e-3, 2e-3, 2e-3), com=(0.1, 0, 0)),
+            RigidBody("rod", 1.0, (0.08, 0.08, 0.0), com=(0, 0, 0.5)),
+            RigidBody("rocker", 0.8, (0.03, 0.03, 1e-3), com=(0, 0, 0.35)), Gravity(),
+            Revolute("R1", "ground", (0, 0, 0), "crank", (0, 0, 0), axis=(0, 0, 1)),
+            Spherical("J1", "crank", (0.2, 0, 0), "rod", (0, 0, 0)), far,
+            Revolute("R2", "ground", (0.6, 0.0, 0.3), "rocker", (0, 0, 0), axis=(1, 0, 0)))
+    net.set_assembly(guess=rssr_guess(formulation="absolute"))
+    return net
+
+
+def test_spatial_four_bar_with_an_idle_coupler_spin_matches_its_universal_twin_and_the_closed_form():
+    from netdyn.errors import IdleFreedomWarning
+    from netdyn.linkages.spatial import rssr_guess
+    te = np.linspace(0, 0.5, 26)
+    drive = {"R1": 2 * np.pi * t}
+    with pytest.warns(IdleFreedomWarning, match="rod: its spin about the line of ball joints J1 and J2 is idle"):
+        rec = netdyn.inverse_dynamics(rssr_network("S"), drive, te)
+    assert rec.method == "recursive"
+    ref = netdyn.inverse_dynamics(rssr_network("U").model(), drive, te, method="least-squares",
+                                  guess=rssr_guess(formulation="absolute"))
+    assert np.max(np.abs(rec.efforts["R1"] - ref.efforts["R1"])) < 1e-8 * np.max(np.abs(ref.efforts["R1"]))
+    # the rocker follows the closed-form input-output relation (rod length kept), at every sample
+    for k in (0, 7, 19):
+        g = rssr_guess(angle=2 * np.pi * te[k], formulation="absolute")
+        assert abs(rec["e1_rocker"][k] - g["e1_rocker"]) < 1e-9 and abs(rec["e0_rocker"][k] - g["e0_rocker"]) < 1e-9
+
+
+def test_a_thin_rod_turned_about_its_own_axis_is_refused_by_name():
+    net = Network("spun rod")
+    net.add(RigidBody("rod", 1.0, (0.1, 0.1, 0.0)), Revolute("A", "ground", (0, 0, 0), "rod", (0, 0, 0)))
+    assert "move no inertia" in dict(method_for(net).declined)["recursive"]

@@ -49,6 +49,7 @@ class SpatialTree:
     components: dict = field(default_factory=dict)  # (joint, component) -> coordinate index
     loads: object = None    # the network's loads (netdyn.recursive.spatial.loads.SpatialLoads) or None
     prescribed: dict = field(default_factory=dict)  # label -> (coordinate index, motion): drivers=True
+    joints: dict = field(default_factory=dict)  # joint name -> the joint as the tree reads it (idle spins held)
 
 
 def is_ball(j):
@@ -115,6 +116,79 @@ def _inverse(steps):
     return out
 
 
+def idle_spins(net, js, params=None):
+    """``js`` with the first ball joint of every S–S link (a body held by two ball joints and nothing else)
+    replaced by a :class:`~netdyn.components.spatial.Universal` whose forks are normal to the line of the
+    two ball centres: the link's spin about that line is idle (no inertia about it when the link is
+    axisymmetric about it, no load can turn it) and is held, with an
+    :class:`~netdyn.errors.IdleFreedomWarning` naming it. The fork frame on the other body is chosen so
+    that both angles are zero in the network's stored assembly (far from the Universal's singularity).
+    A link that is not axisymmetric about the line raises :class:`~netdyn.recursive.planar.NotRecursive`."""
+    import warnings
+
+    from netdyn.errors import IdleFreedomWarning
+    from netdyn.graph.assembly import fill
+
+    guess = dict(fill(net)[2] or {})
+    out = list(js)
+    for body in net.bodies:
+        mine = [j for j in js if body in j.bodies]
+        if len(mine) != 2 or not all(is_ball(j) and not isinstance(j, Universal) for j in mine):
+            continue
+        j, other = sorted(mine, key=lambda x: mechanism.natural_key(x.name))
+        side = j.bodies.index(body)
+        here = np.array([_number(x, params, f"{j.name}: point") for x in (j.point_a, j.point_b)[side]])
+        there = np.array([_number(x, params, f"{other.name}: point")
+                          for x in (other.point_a, other.point_b)[other.bodies.index(body)]])
+        if np.linalg.norm(there - here) == 0:
+            continue
+        Rlink = np.column_stack(_frame_along((there - here) / np.linalg.norm(there - here)))
+        v = net.bodies[body].values
+        J = np.array([[_number(v.get(f"J{a}{b}", v.get(f"J{b}{a}")), params, f"body {body}: inertia")
+                       for b in "xyz"] for a in "xyz"])
+        c = np.array([_number(v[f"c{a}"], params, f"body {body}: com") for a in "xyz"]) - here
+        Jl, cl = Rlink.T @ J @ Rlink, Rlink.T @ c
+        scale = max(1.0, np.max(np.abs(J)))
+        if (abs(Jl[0, 0] - Jl[1, 1]) > 1e-9 * scale or np.max(np.abs([Jl[0, 1], Jl[0, 2], Jl[1, 2]])) > 1e-9 * scale
+                or np.max(np.abs(cl[:2])) > 1e-9 * max(1.0, np.max(np.abs(c)))):
+            raise NotRecursive(f"body {body} hangs on ball joints {j.name} and {other.name}: its spin about their line "
+                               "is a freedom (the body is not axisymmetric about it), not idle; the symbolic path "
+                               "takes it")
+        far = j.bodies[1 - side]
+        A, B = _pose_of(guess, far), _pose_of(guess, body)
+        R_far_to_link = Rlink if A is None or B is None else A[1].T @ B[1] @ Rlink
+        p_far = (j.point_a, j.point_b)[1 - side]
+        frames = [(p_far, R_far_to_link), (tuple(here), Rlink)]
+        if side == 0:
+            frames.reverse()
+        out[out.index(j)] = Universal(j.name, j.bodies[0], frames[0], j.bodies[1], frames[1])
+        warnings.warn(f"body {body}: its spin about the line of ball joints {j.name} and {other.name} is idle "
+                      f"(axial inertia {Jl[2, 2]:.3g}, no load turns it); the recursive path holds it (joint {j.name} "
+                      "as a Universal with forks normal to the line)", IdleFreedomWarning, stacklevel=3)
+    return out
+
+
+def _check_inertia(model, names):
+    """NotRecursive naming a coordinate that moves no inertia (a thin rod turned about its own axis)."""
+    from ..algorithms import crba
+    from ..model import TreeData
+    if not model.nq:
+        return
+    d = np.diag(crba(model, TreeData(model), np.zeros(model.nq)))
+    idle = [names[k] for k in np.flatnonzero(d <= 1e-12 * max(1.0, np.max(d)))]
+    if idle:
+        raise NotRecursive(f"the joint coordinate(s) {idle} move no inertia (a thin rod turned about its own axis): "
+                           "hold that freedom with the joint, or leave it idle between two ball joints")
+
+
+def _frame_along(z):
+    """Two unit vectors normal to ``z`` and ``z``: a right-handed frame with third axis ``z``."""
+    helper = np.eye(3)[int(np.argmin(np.abs(z)))]
+    x = np.cross(helper, z)
+    x /= np.linalg.norm(x)
+    return x, np.cross(z, x), z
+
+
 def _coordinate_name(j, comp):
     if comp in AXES:
         return f"s{comp}"
@@ -163,7 +237,7 @@ def tree_from_spatial_network(net, params=None, loads=True, drivers=False):
             raise NotRecursive(f"{el.name} ({kind}) is not evaluated by the recursive path")
         load_elements.append(el)
     check_structure(net)
-    js = joints(net)
+    js = idle_spins(net, joints(net), params)
     balls = [j for j in js if is_ball(j)]
     tree, cuts = mechanism.spanning_tree([j for j in js if not is_ball(j)])
     cuts = cuts + balls
@@ -244,8 +318,10 @@ def tree_from_spatial_network(net, params=None, loads=True, drivers=False):
                               body_b=None if b == "0" else b, point_b=RB.T @ (pb - oB),
                               axis=Ra[:, 2], axis_b=Rb[:, 2], rotation=Ra @ Rb.T))
     model = TreeModel.from_bodies(bodies, gravity=g, cuts=cut_specs)
+    _check_inertia(model, names)
     tree_out = SpatialTree(model, net, index, {b: f for b, f in frames.items() if b != "0"}, jcoord, names,
                            components)
+    tree_out.joints = {j.name: j for j in js}
     tree_out.prescribed = {label: (components[key], motion) for key, (label, motion) in timed.items()}
     if load_elements:
         tree_out.loads = SpatialLoads(tree_out, load_elements, params)
@@ -280,8 +356,7 @@ def coordinates_from_poses(tree, values):
     {'thetaz_A': 3.141592653589793}
     """
     out = {}
-    net = tree.network
-    for j in joints(net):
+    for j in tree.joints.values():
         comps = [c for (jn, c) in tree.components if jn == j.name]
         if not comps:
             continue
