@@ -273,9 +273,9 @@ def _inertia_values(name, inertia, frame):
             raise ElementError(f"body {name!r}: the inertia tensor is not symmetric; give J with J[i][j] = J[j][i]")
         w = np.linalg.eigvalsh(Jn)
         if w[0] < -1e-12 * max(1.0, w[-1]) or w[1] <= 0:
-            raise ElementError(f"body {name!r}: the inertia tensor is not positive semi-definite with at most one "
-                               f"zero principal moment (principal moments {np.round(w, 12).tolist()}); a thin rod "
-                               "has one zero moment, about its axis, every other moment must be positive")
+            raise ElementError(f"body {name!r}: the inertia tensor is not positive definite (principal moments "
+                               f"{np.round(w, 12).tolist()}); every principal moment must be positive, but for one "
+                               "zero moment about a thin rod's axis")
         tol = 1e-12 * w[-1]
         if w[0] + w[1] < w[2] - tol:
             raise ElementError(f"body {name!r}: principal moments {np.round(w, 12).tolist()} violate the triangle "
