@@ -240,3 +240,12 @@ def test_a_thin_rod_turned_about_its_own_axis_is_refused_by_name():
     net = Network("spun rod")
     net.add(RigidBody("rod", 1.0, (0.1, 0.1, 0.0)), Revolute("A", "ground", (0, 0, 0), "rod", (0, 0, 0)))
     assert "move no inertia" in dict(method_for(net).declined)["recursive"]
+
+
+def test_mobility_on_the_tree_counts_the_idle_spin_out():
+    from netdyn.errors import IdleFreedomWarning
+    with pytest.warns(IdleFreedomWarning):
+        m = netdyn.mobility(rssr_network("S"))
+    assert (m.dof, m.gruebler, m.redundant) == (1, 2, [])      # Grübler counts the coupler's idle spin
+    twin = netdyn.mobility(rssr_network("U"))
+    assert twin.dof == 1
