@@ -249,3 +249,34 @@ def test_mobility_on_the_tree_counts_the_idle_spin_out():
     assert (m.dof, m.gruebler, m.redundant) == (1, 2, [])      # Grübler counts the coupler's idle spin
     twin = netdyn.mobility(rssr_network("U"))
     assert twin.dof == 1
+
+
+def bricard():
+    """The orthogonal Bricard 6R loop (Bricard 1897; Baker 1980): six equal links of length a, every twist
+    90°, no offsets — in DH terms joint k+1 sits at (a, 0, 0) of link k turned by Rx(90°). Grübler counts 0
+    freedoms, the loop moves with one (a redundant row). Built through the public API with (point, R) frames."""
+    Rx = np.array([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]])
+    net = Network("orthogonal Bricard")
+    for k in range(1, 6):
+        net.add(RigidBody(f"B{k}", 1.0, (0.1, 0.1, 0.05), com=(0.5, 0, 0)))
+    net.add(Gravity(), Revolute("J1", "ground", ((0, 0, 0), np.eye(3)), "B1", ((0, 0, 0), np.eye(3))),
+            *[Revolute(f"J{k}", f"B{k - 1}", ((1.0, 0, 0), Rx), f"B{k}", ((0, 0, 0), np.eye(3))) for k in range(2, 6)],
+            Revolute("J6", "B5", ((1.0, 0, 0), Rx), "ground", ((-1.0, 0, 0), Rx.T)))
+    return net
+
+
+def test_overconstrained_bricard_loop_moves_and_its_drive_power_is_the_energy_rate():
+    net = bricard()
+    # an assembly on the one-freedom branch (θ1 = −θ5 = −θ3, θ2 = −θ6: the loop's symmetry)
+    a, b = 1.189202845777101, 1.845591040474703
+    guess = {"thetaz_J1": a, "thetaz_J2": b, "thetaz_J3": -a, "thetaz_J5": -a, "thetaz_J6": -b}
+    m = netdyn.mobility(net, guess=guess)
+    assert (m.dof, m.gruebler, len(m.redundant)) == (1, 0, 1)
+    h, centres = 1e-4, np.array([0.1, 0.3])
+    te = np.sort(np.concatenate([centres - h, centres, centres + h]))
+    res = netdyn.inverse_dynamics(net, {"J1": a + 0.4 * t}, te, guess=guess)
+    assert res.method == "recursive" and np.ptp(res["thetaz_J2"]) > 0.04
+    E = res.energy()                                   # kinetic + gravitational; nothing dissipates
+    for k in (1, 4):
+        dE = (E[k + 1] - E[k - 1]) / (2 * h)
+        assert abs(res.efforts["J1"][k] * 0.4 - dE) < 1e-6 * (1 + abs(dE))

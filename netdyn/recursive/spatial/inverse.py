@@ -89,6 +89,15 @@ class SpatialInverse(RecursiveInverse):
         self.cut_lam, self.redundant = result.lam, result.redundant
         self.efforts = {name: result.efforts[k] for k, name in enumerate(labels)}
         self._model, self._reference, self._ref, self._vals = model, reference, None, None
+        self._data = TreeData(tree.model)
+
+    def energy(self):
+        """Kinetic, gravitational and spring energy along the motion."""
+        E = super().energy()
+        loads = self.tree.loads
+        if loads is not None:
+            E = E + np.array([loads.potential(self.joint_q[:, k]) for k in range(self.t.size)])
+        return E
 
     @property
     def _values(self):
