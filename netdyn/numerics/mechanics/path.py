@@ -63,7 +63,14 @@ def _recursive_accepts(problem, start):
                              "netdyn.recursive")
     from netdyn.numerics.mechanics.recursive import auto_verdict
     ok, reason = auto_verdict(problem)
-    return Verdict(ok, reason, hard=False)
+    # a model, a circuit or a planar network was never a candidate: no news in sol.method.declined
+    quiet = not ok and not _spatial_network(problem.system)
+    return Verdict(ok, reason, hard=False, quiet=quiet)
+
+
+def _spatial_network(system):
+    from netdyn.graph.spatial import is_spatial
+    return hasattr(system, "bodies") and hasattr(system, "elements") and is_spatial(system)
 
 
 def _recursive_run(problem, start, plan):
