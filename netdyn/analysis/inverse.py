@@ -25,6 +25,7 @@ from netdyn.errors import ModelError
 from netdyn.numerics.results.reactions import motion_multipliers
 from netdyn.numerics.results.solution import Solution
 from netdyn.recursive.inverse import recursive_inverse_dynamics
+from netdyn.recursive.spatial.inverse import spatial_inverse_dynamics
 from netdyn.recursive.planar import NotRecursive
 from netdyn.analysis.kinematics import with_drivers
 from netdyn.graph.network import as_model
@@ -59,8 +60,9 @@ def inverse_dynamics(system, drivers, t, guess=None, params=None, method="auto")
     guess = stored_assembly(system, guess=guess)[2]
     if method != "least-squares":
         try:
-            return recursive_inverse_dynamics(system, drivers, t, guess=guess, params=params,
-                                              reference=lambda res: _least_squares_of(system, drivers, res, params))
+            run = spatial_inverse_dynamics if _spatial(system) else recursive_inverse_dynamics
+            return run(system, drivers, t, guess=guess, params=params,
+                       reference=lambda res: _least_squares_of(system, drivers, res, params))
         except NotRecursive:
             if method == "recursive":
                 raise
@@ -70,6 +72,15 @@ def inverse_dynamics(system, drivers, t, guess=None, params=None, method="auto")
     labels = sol.model.constraint_labels
     sol.efforts = {name: -sol.lam[labels.index(f"driver {name}")] for name in dict(drivers)}
     return sol
+
+
+def _spatial(system):
+    from netdyn.graph.spatial import is_spatial
+    from netdyn.recursive.inverse import _network
+    try:
+        return is_spatial(_network(system)[0])
+    except NotRecursive:
+        return False
 
 
 def _least_squares_of(system, drivers, res, params):

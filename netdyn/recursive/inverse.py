@@ -273,10 +273,6 @@ def recursive_inverse_dynamics(system, drivers, t, guess=None, params=None, refe
     recursive path does not evaluate, or a driver names a cut joint or a coordinate.
     """
     net, model = _network(system)
-    from netdyn.graph.spatial import is_spatial
-    if is_spatial(net):
-        from .spatial.inverse import spatial_inverse_dynamics
-        return spatial_inverse_dynamics(net, drivers, t, guess, params, model, reference)
     tree = tree_from_network(net, params)
     times = np.atleast_1d(np.asarray(t, dtype=float))
     drivers = dict(drivers)

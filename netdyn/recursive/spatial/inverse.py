@@ -18,7 +18,7 @@ from netdyn.symbols import identifier
 
 from ..algorithms import forward_kinematics
 from ..closed import closed_kinematics, denoc_inverse_dynamics
-from ..inverse import RecursiveInverse, _motion
+from ..inverse import RecursiveInverse, _motion, _network
 from ..joint_space import _body_frame
 from ..model import TreeData
 from ..planar import NotRecursive
@@ -38,8 +38,9 @@ def driver_coordinate(tree, name):
     return tree.components[(joint, comp)]
 
 
-def spatial_inverse_dynamics(net, drivers, t, guess=None, params=None, model=None, reference=None):
-    """Actuator efforts for driver motions on a spatial network (see the module docstring).
+def spatial_inverse_dynamics(system, drivers, t, guess=None, params=None, reference=None):
+    """Actuator efforts for driver motions on a spatial network, or a model assembled from one (see the
+    module docstring).
 
     >>> import numpy as np
     >>> from netdyn import Network
@@ -51,6 +52,7 @@ def spatial_inverse_dynamics(net, drivers, t, guess=None, params=None, model=Non
     >>> round(float(res.efforts["A"][0]), 9)
     5.886
     """
+    net, model = _network(system)
     tree = tree_from_spatial_network(net, params, drivers=True)
     times = np.atleast_1d(np.asarray(t, dtype=float))
     prescribed, labels, act = {}, [], []
