@@ -260,7 +260,8 @@ class SpatialContribution:
 
 
 def _inertia_values(name, inertia, frame):
-    """``(J as 3×3 list of sympy numbers)``, checked symmetric positive definite with the triangle inequality."""
+    """``(J as 3×3 list of sympy numbers)``, checked symmetric positive semi-definite (one zero moment: a thin
+    rod, whose spin about its axis must be idle) with the triangle inequality."""
     arr = np.array(inertia, dtype=object)
     if arr.shape == (3,):
         J = sp.diag(*[as_expr(v) for v in arr])
@@ -276,9 +277,10 @@ def _inertia_values(name, inertia, frame):
         if np.max(np.abs(Jn - Jn.T)) > 1e-12 * max(1.0, np.max(np.abs(Jn))):
             raise ElementError(f"body {name!r}: the inertia tensor is not symmetric; give J with J[i][j] = J[j][i]")
         w = np.linalg.eigvalsh(Jn)
-        if w[0] <= 0:
+        if w[0] < -1e-12 * max(1.0, w[-1]) or w[1] <= 0:
             raise ElementError(f"body {name!r}: the inertia tensor is not positive definite (principal moments "
-                               f"{np.round(w, 12).tolist()}); every principal moment must be positive")
+                               f"{np.round(w, 12).tolist()}); every principal moment must be positive, but for one "
+                               "zero moment about a thin rod's axis")
         tol = 1e-12 * w[-1]
         if w[0] + w[1] < w[2] - tol:
             raise ElementError(f"body {name!r}: principal moments {np.round(w, 12).tolist()} violate the triangle "
@@ -288,8 +290,9 @@ def _inertia_values(name, inertia, frame):
 
 class RigidBody(Recorded):
     """A rigid body in space: ``mass``, ``inertia`` about its centre of mass (3 principal moments or a 3×3
-    tensor in body axes; with ``frame`` the principal axes as columns of a rotation matrix) and the centre
-    of mass ``com`` in the body frame.
+    tensor in body axes; with ``frame`` the principal axes as columns of a rotation matrix; one moment may be
+    zero — a thin rod, whose spin about its axis the joints must hold or leave idle between two ball joints)
+    and the centre of mass ``com`` in the body frame.
 
     >>> RigidBody("top", mass=15.0, inertia=(0.234375, 0.46875, 0.234375), com=(0, 1, 0)).values["m"]
     15.0000000000000
@@ -612,12 +615,21 @@ class _Named(Joint):
     def __init__(self, name: str, body_a: str, point_a: Any, body_b: str, point_b: Any, axis: Any = (0, 0, 1),
                  axis_b: Any = None, motion: Any = None) -> None:
         Fa, Fb = _axis_frames(name, axis, axis_b)
+        point_a, Fa = _given_frame(point_a, Fa)
+        point_b, Fb = _given_frame(point_b, Fb)
         pos, rot = self.position_mask, self.rotation_mask
         if motion is not None:
             if self.drives is None:
                 raise ElementError(f"{name}: a {type(self).__name__} joint has no single free motion to prescribe")
             pos, rot = _with_motion(pos, rot, self.drives, motion)
         super().__init__(name, body_a, (point_a, Fa), body_b, (point_b, Fb), position=pos, rotation=rot)
+
+
+def _given_frame(point, default):
+    """``(point, R)`` as given (a joint frame: its z is the joint axis), or ``(point, default)``."""
+    if isinstance(point, (tuple, list)) and len(point) == 2 and np.ndim(point[1]) == 2:
+        return point[0], point[1]
+    return point, default
 
 
 def _with_motion(pos, rot, component, motion):
@@ -709,6 +721,10 @@ class Universal(Joint):
     body b), perpendicular in the reference configuration, stay perpendicular (4 constraints). Not a mask
     of the Euler vector (the Cardan rotation ``Rx(α) Ry(β)`` has a z component), so the rotation
     constraint is the dot product ``(R_a x̂)·(R_b ŷ) = 0`` of the joint frames (x = axis_a, y = axis_b).
+    ``point_a``/``point_b`` may be ``(point, R)`` frames instead (x of frame a: the fork axis of body a,
+    y of frame b: that of body b; the two need not be aligned at the start). Its two angles, components
+    ``"rx"`` (α, about the fork of a) and ``"ry"`` (β, about the fork of b) with ``R_aᵀ R_b = Rx(α) Ry(β)``,
+    take drivers and actuators.
 
     >>> Universal("U", "ground", (0, 0, 0), "shaft", (0, 0, 0)).components
     ('x', 'y', 'z', 'rz')
@@ -722,11 +738,14 @@ class Universal(Joint):
             raise ElementError(f"{name}: axis_a and axis_b must be non-zero and perpendicular, got {axis_a}, {axis_b}")
         xa, yb = xa / np.linalg.norm(xa), yb / np.linalg.norm(yb)
         F = np.column_stack([xa, yb, np.cross(xa, yb)])
-        super().__init__(name, body_a, (point_a, F), body_b, (point_b, F), position="xyz", rotation="z")
+        point_a, Fa = _given_frame(point_a, F)
+        point_b, Fb = _given_frame(point_b, F)
+        super().__init__(name, body_a, (point_a, Fa), body_b, (point_b, Fb), position="xyz", rotation="z")
 
     def rotation_equations(self, pa, pb, spec):
         _, Ra, _, Rb = self.frames(pa, pb)
-        return [(Ra[:, 0].T * Rb[:, 1])[0]]
+        rows = [self.coordinate(pa, pb, c) - spec[c][1] for c in ("rx", "ry") if spec[c][0] == PRESCRIBED]
+        return rows + [(Ra[:, 0].T * Rb[:, 1])[0]]
 
     def relative_names(self, spec=None):
         return ["alpha", "beta"]
@@ -738,8 +757,15 @@ class Universal(Joint):
         return sp.zeros(3, 1), q_rel, omega, []
 
     def coordinate(self, pa, pb, component):
-        raise ElementError(f"joint {self.name}: a Universal joint has two coupled rotations; act on them with "
-                           "the relative formulation or use two Revolute joints and a cross body")
+        """The Cardan angle α (``"rx"``) or β (``"ry"``) of ``R_rel = R_aᵀ R_b = Rx(α) Ry(β)``."""
+        if component not in ("rx", "ry"):
+            raise ElementError(f"joint {self.name}: a Universal joint's free components are 'rx' (alpha) and "
+                               f"'ry' (beta), not {component!r}")
+        _, Ra, _, Rb = self.frames(pa, pb)
+        R = Ra.T * Rb
+        if component == "rx":
+            return sp.atan2(-R[1, 2], R[2, 2])
+        return sp.atan2(R[0, 2], R[0, 0])
 
 
 # ------------------------------------------------------------------------------------------ drivers

@@ -339,7 +339,7 @@ def _columns(net, sol, headers):
                 cols.append((h, sol.through(h[2:-1])))
             elif not h.startswith(("v(", "i(")):
                 cols.append((h, sol[h]))
-        except (KeyError, ValueError):
+        except (KeyError, ValueError, AttributeError):  # AttributeError: a joint-space (recursive) solution
             continue
     return cols
 

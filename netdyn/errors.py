@@ -234,6 +234,15 @@ class OptionError(NetdynError):
     """
 
 
+class IdleFreedomWarning(UserWarning):
+    """A freedom that moves no inertia and that the answer does not depend on (a thin rod's spin between
+    two ball joints) was held, and is named.
+
+    >>> issubclass(IdleFreedomWarning, UserWarning)
+    True
+    """
+
+
 class OptionWarning(UserWarning):
     """A keyword option the path netdyn chose (``method="auto"``) does not use; the answer is unaffected
     (it is within the tolerance asked for), the option had no effect. The message names the option and

@@ -32,6 +32,7 @@ from netdyn.errors import ModelError
 from netdyn.numerics.results.reactions import motion_multipliers
 from netdyn.numerics.results.solution import Solution
 from netdyn.recursive.inverse import recursive_inverse_dynamics
+from netdyn.recursive.spatial.inverse import spatial_inverse_dynamics
 from netdyn.recursive.planar import NotRecursive
 from netdyn.graph.network import as_model
 from netdyn.graph.assembly import fill as stored_assembly
@@ -89,6 +90,9 @@ def inverse_dynamics(system: Network | LagrangianModel, drivers: Mapping[str, An
     drivers = driver_motions(system, drivers, params)  # motions as text: the restricted parser, never eval
     if method != "least-squares":
         try:
+            if _spatial(system):
+                return spatial_inverse_dynamics(system, drivers, t, guess=guess, params=params,
+                                                reference=lambda res: _least_squares_of(system, drivers, res, params))
             return recursive_inverse_dynamics(system, _sampled(drivers, t, params), t, guess=guess, params=params,
                                               reference=lambda res: _least_squares_of(system, drivers, res, params))
         except NotRecursive:
@@ -126,6 +130,15 @@ def _sampled(drivers, t, params):
     except ModelError:
         return drivers
     return {name: Samples(*v) for name, v in values.items()}
+
+
+def _spatial(system):
+    from netdyn.graph.spatial import is_spatial
+    from netdyn.recursive.inverse import _network
+    try:
+        return is_spatial(_network(system)[0])
+    except NotRecursive:
+        return False
 
 
 def _least_squares_of(system, drivers, res, params):

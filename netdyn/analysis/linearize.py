@@ -391,7 +391,7 @@ def linearize(system: Network | LagrangianModel | BondGraph | OperatingPoint,
               q_op: OperatingPoint | Initial | None = None, f_op: Initial | None = None,
               inputs: Sequence[str] = (), outputs: Sequence[str] = (), u: Mapping[str, float] | None = None,
               params: Params | None = None, tol: float = 1e-7,
-              formulation: Formulation = None, guess: Initial | None = None) -> LinearModel:
+              formulation: Formulation = None, guess: Initial | None = None, method: str = "auto") -> LinearModel:
     """Linearize at an operating point; returns a :class:`LinearModel` (with ``.descriptor``).
 
     ``q_op``/``f_op`` map coordinate names to values (an :class:`OperatingPoint`
@@ -404,7 +404,12 @@ def linearize(system: Network | LagrangianModel | BondGraph | OperatingPoint,
     circuit's loop charge through an inductor) are left out of the states.
     ``formulation`` is passed to ``Network.model``; ``guess`` starts the
     completion of the displacements (a rough assembly of a linkage; not given, the network's stored one,
-    ``net.assembly``).
+    ``net.assembly``). ``method``: ``"auto"`` linearizes a spatial open tree (a Network whose elements the
+    recursive tree reads, inputs on joint actuators, outputs tree coordinates, ``q_op``/``f_op`` in tree
+    coordinates) by numeric derivatives of the recursive algorithms
+    (:mod:`netdyn.recursive.spatial.linear`: central differences with Richardson extrapolation), everything
+    else symbolically; ``"recursive"`` or ``"symbolic"`` insist. ``lin.method`` says which, ``lin.reason``
+    why.
 
     >>> import netdyn
     >>> from netdyn.components.electrical import VoltageSource, Resistor, Inductor, Capacitor
@@ -415,6 +420,15 @@ def linearize(system: Network | LagrangianModel | BondGraph | OperatingPoint,
     >>> lin.natural_frequencies().round(6), lin.damping_ratios().round(6), float(lin.static_gain()[0, 0])
     (array([2.]), array([0.5]), 1.0)
     """
+    if method not in ("auto", "recursive", "symbolic"):
+        raise OptionError(f"method={method!r}: use 'auto', 'recursive' or 'symbolic'")
+    if method != "symbolic":
+        lin, why = _recursive_linearization(system, q_op, f_op, inputs, outputs, u, params, tol, formulation,
+                                            guess, method)
+        if lin is not None:
+            return lin
+    else:
+        why = "method='symbolic' was named"
     if isinstance(system, OperatingPoint):
         system, q_op = None, system
     if isinstance(q_op, OperatingPoint):
@@ -486,7 +500,39 @@ def linearize(system: Network | LagrangianModel | BondGraph | OperatingPoint,
     lin.model = model
     lin.descriptor = _descriptor(model, J, Ym, out_names, lin.inputs)
     lin.descriptor.n_finite = nx_  # the descriptor keeps the ignorable directions (poles at 0)
+    lin.method, lin.reason = "symbolic", why
     return lin
+
+
+def _recursive_linearization(system, q_op, f_op, inputs, outputs, u, params, tol, formulation, guess, method):
+    """``(LinearModel or None, why not)``: the recursive linearization of a spatial open tree."""
+    from netdyn.graph.spatial import is_spatial
+    from netdyn.recursive.planar import NotRecursive
+    from netdyn.recursive.spatial.linear import tree_linearization
+
+    named = method == "recursive"
+    if isinstance(system, OperatingPoint) or isinstance(q_op, OperatingPoint) or u:
+        why = "an OperatingPoint or input values u= belong to the symbolic linearization"
+    elif not (hasattr(system, "bodies") and hasattr(system, "elements")) or not is_spatial(system):
+        why = "not a spatial Network (a model keeps its own coordinates)"
+    elif formulation not in (None, "relative"):
+        why = f"formulation={formulation!r} asks for the symbolic coordinates"
+    else:
+        try:
+            A, B, C, D, states, ins, outs = tree_linearization(
+                system, q_op, f_op, inputs, outputs, params, stored_assembly(system, guess=guess)[2], tol)
+        except NotRecursive as err:
+            if named:
+                raise
+            return None, f"not on the recursive tree: {err}"
+        lin = LinearModel(A, B, C, D, states=states, inputs=ins, outputs=outs)
+        lin.method = "recursive"
+        lin.reason = ("a spatial open tree: numeric derivatives (central differences, Richardson) of the "
+                      "articulated-body algorithm")
+        return lin, lin.reason
+    if named:
+        raise NotRecursive(f"method='recursive': {why}")
+    return None, why
 
 
 def _reaction_basis(Rn, Nf, M, labels):

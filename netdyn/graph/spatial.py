@@ -31,8 +31,8 @@ import sympy as sp
 
 from netdyn.graph import mechanism
 from netdyn.graph.mechanism import BodyPart, joint_multipliers
-from netdyn.components.spatial import (AXES, COMPONENTS, FREE, GROUND, PRESCRIBED, Pose, body_omega, quat_conj,
-                                       quat_matrix, quat_mul)
+from netdyn.components.spatial import (AXES, COMPONENTS, FREE, GROUND, PRESCRIBED, Pose, Universal, body_omega,
+                                       quat_conj, quat_matrix, quat_mul)
 from netdyn.errors import ElementError, ModelError, TopologyError
 from netdyn.symbols import as_expr, identifier
 
@@ -236,6 +236,8 @@ def assemble_spatial(net, formulation, new_coordinate, values_of, cut=None):
             for c in [c for c in COMPONENTS if loose[c][0] == FREE]:
                 if c in AXES and f"s{c}" in qs:
                     coords[c] = qs[f"s{c}"]
+                elif isinstance(j, Universal):
+                    coords[c] = qs["alpha" if c == "rx" else "beta"]
                 elif f"theta{c[-1]}" in qs:
                     coords[c] = qs[f"theta{c[-1]}"]
         else:
@@ -320,6 +322,8 @@ def driver_constraint(model, name, motion):
     if md.formulation == "relative" and joint in md.tree:
         names = j.relative_names({c: ((FREE, None) if k == PRESCRIBED else (k, v)) for c, (k, v) in j.spec.items()})
         key = f"s{component}" if component in AXES else f"theta{component[-1]}"
+        if isinstance(j, Universal):
+            key = "alpha" if component == "rx" else "beta"
         if key not in names:
             raise ModelError(f"joint {joint!r}: component {component} has no coordinate in the relative "
                              "formulation; use formulation='absolute'")
@@ -331,6 +335,8 @@ def driver_constraint(model, name, motion):
     only[component] = spec[component]
     if component in AXES:
         return j.constraint_equations(pa, pb, only)[0]
+    if isinstance(j, Universal):
+        return j.coordinate(pa, pb, component) - motion
     # rotation: the error of the joint's own prescribed rotation and this one
     for c in COMPONENTS:
         if c.startswith("r") and c != component and spec[c][0] != FREE:

@@ -3,14 +3,14 @@
 =========== ============================================================ ===============================
 path        takes                                                        room
 =========== ============================================================ ===============================
-recursive   a planar or spatial mechanism in joint coordinates (opt-in)  :mod:`~netdyn.numerics.mechanics`
+recursive   a spatial network the recursive tree reads (planar: named)  :mod:`~netdyn.numerics.mechanics`
 linear      every element linear with numeric values, index one          :mod:`~netdyn.numerics.circuit`
 circuit     linear except for nonlinear dissipators (diodes)             :mod:`~netdyn.numerics.circuit`
 projection  a regular constrained mass matrix, not stiff                 :mod:`~netdyn.numerics.mechanics`
 ida         every model                                                  :mod:`~netdyn.numerics.ida`
 =========== ============================================================ ===============================
 
-``method="auto"`` asks each path in turn (opt-in paths excepted) and runs the first that accepts; the
+``method="auto"`` asks each path in turn and runs the first that accepts; the
 symbolic paths share one consistent start (:class:`~netdyn.numerics.dae.start.SymbolicStart`). A named
 method asks only its own path, which runs or says why not (its own error). The answer is a
 :class:`~netdyn.numerics.integrators.path.Method` on ``sol.method``: the path, its reason, and the paths
@@ -65,7 +65,8 @@ def walk(problem, start=None):
             return row, verdict, declined, start
         if problem.named:
             row.refuse(problem, start, verdict)
-        declined.append((row.name, verdict.reason))
+        if not verdict.quiet:
+            declined.append((row.name, verdict.reason))
     raise AssertionError("the last path of the table takes every problem")  # pragma: no cover
 
 

@@ -152,10 +152,11 @@ class InverseDynamics:
         return out
 
 
-def denoc_inverse_dynamics(model, data, q, qd, qdd, actuated, tol=1e-9):
+def denoc_inverse_dynamics(model, data, q, qd, qdd, actuated, tol=1e-9, loads=None):
     """Actuator efforts and cut-joint reactions for a motion ``(q, q̇, q̈)`` (arrays ``(nq,)`` or ``(nq, times)``).
 
-    ``actuated``: indices of the actuated joint coordinates. See the module docstring for the method.
+    ``actuated``: indices of the actuated joint coordinates; ``loads``: the applied loads' generalised
+    efforts ``(nq, times)`` (taken out of the efforts the motion needs). See the module docstring.
     Raises :class:`~netdyn.errors.SingularSystemError` when the actuators cannot produce the motion.
     """
     q, qd, qdd = (np.asarray(x, dtype=float) for x in (q, qd, qdd))
@@ -168,6 +169,8 @@ def denoc_inverse_dynamics(model, data, q, qd, qdd, actuated, tol=1e-9):
     every = not model.m and np.array_equal(np.sort(act), np.arange(model.nq))  # an open tree driven everywhere
     for k in range(T):
         tau = rnea(model, data, q[:, k], qd[:, k], qdd[:, k])
+        if loads is not None:
+            tau = tau - np.asarray(loads, dtype=float).reshape(model.nq, -1)[:, k]
         if every:
             eff[:, k] = tau[act]
             continue

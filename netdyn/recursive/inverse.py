@@ -52,8 +52,8 @@ def _motion(expr, times, params=None):
 
 def initial_guess(tree, guess):
     """Tree coordinates from a guess of relative names (``theta_<joint>``) or absolute body poses."""
-    model, guess = tree.model, dict(guess or {})
-    q = np.zeros(model.nq)
+    guess = dict(guess or {})
+    q = np.array([float(guess.get(n, 0.0)) for n in tree.coordinate_names])
     theta = {"0": 0.0}
     pos = {"0": np.zeros(2)}
     for b in tree.body_index:

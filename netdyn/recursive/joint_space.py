@@ -47,17 +47,21 @@ plane or ``z_`` in space, with ``_dot``; every body's pose is computed in one pa
 
     def _pose_values(self):
         m, d = self.tree.model, self._data
-        out = {}
+        out, previous = {}, {}
+        spatial = hasattr(self.tree, "frames")  # a spatial network: body-frame origins and Euler parameters
         for k in range(self.t.size):
             forward_kinematics(m, d, self.q[:, k], self.f[:, k])
             P, V, _ = com_motion(m, d)
             for b, i in self.tree.body_index.items():
                 R = d.R[i]
                 vals = {"x": (P[i, 0], V[i, 0]), "y": (P[i, 1], V[i, 1])}
-                if m.planar:
+                if m.planar and not spatial:
                     vals["theta"] = (np.arctan2(R[1, 0], R[0, 0]), d.omega[i, 2])
                 else:
-                    vals["z"] = (P[i, 2], V[i, 2])
+                    vals = _body_frame(self.tree.frames[b], d, i, previous.get(b))
+                    previous[b] = vals["e"]
+                    vals = {**{a: (vals["r"][k], vals["v"][k]) for k, a in enumerate("xyz")},
+                            **{f"e{k}": (vals["e"][k], vals["ed"][k]) for k in range(4)}}
                 for c, (x, v) in vals.items():
                     out.setdefault(f"{c}_{b}", np.zeros(self.t.size))[k] = x
                     out.setdefault(f"{c}_{b}_dot", np.zeros(self.t.size))[k] = v
@@ -76,6 +80,14 @@ plane or ``z_`` in space, with ``_dot``; every body's pose is computed in one pa
             return self._poses[name]
         raise KeyError(f"{name!r}: neither a tree coordinate ({self.coordinate_names}) nor a body pose "
                        f"(x_/y_/theta_ of {sorted(self.tree.body_index)}, with _dot)")
+
+    def __getattr__(self, name):
+        if name.startswith("_") or name in ("tree", "trajectory"):
+            raise AttributeError(name)
+        raise AttributeError(f"{name!r}: this solution comes from the recursive path (joint coordinates, "
+                             f"{type(self).__name__}: coordinates, body poses, energy(), to_pandas(), the cut "
+                             "joints' multipliers in .trajectory.lam); pass method='projection' for the symbolic "
+                             "solution's multipliers, reactions and energy balance")
 
     def series(self, name):
         """The series called ``name`` (as ``sol[name]``)."""
@@ -103,14 +115,54 @@ plane or ``z_`` in space, with ``_dot``; every body's pose is computed in one pa
 
     def energy(self):
         """Kinetic plus gravitational energy over time."""
-        m = self.tree.model
-        return np.array([sum(energy(m, self._data, self.q[:, k], self.f[:, k])) for k in range(self.t.size)])
+        m, loads = self.tree.model, getattr(self.tree, "loads", None)
+        return np.array([sum(energy(m, self._data, self.q[:, k], self.f[:, k]))
+                         + (0.0 if loads is None else loads.potential(self.q[:, k])) for k in range(self.t.size)])
+
+
+def _body_frame(frame, d, i, previous):
+    """Origin, velocity, Euler parameters (sign continued from ``previous``) and their rates of a spatial
+    body's frame from its tree frame ``i`` in ``d``; ``frame``: the tree frame in the body frame."""
+    o, Rt = frame
+    R = d.R[i] @ Rt.T
+    r = d.p[i] - R @ o
+    v = d.v[i] + np.cross(d.omega[i], r - d.p[i])
+    e = _quaternion(R)
+    if previous is not None and e @ previous < 0:
+        e = -e
+    w, wd = R.T @ d.omega[i], R.T @ d.alpha[i]  # body-frame angular velocity and its rate: ė = G(e)ᵀ ω / 2
+    rho = r - d.p[i]
+    a = d.acc[i] + np.cross(d.alpha[i], rho) + np.cross(d.omega[i], np.cross(d.omega[i], rho))
+    ed = _G(e).T @ w / 2
+    return {"r": r, "v": v, "a": a, "e": e, "ed": ed, "edd": (_G(e).T @ wd + _G(ed).T @ w) / 2}
+
+
+def _G(e):
+    e0, e1, e2, e3 = e
+    return np.array([[-e1, e0, e3, -e2], [-e2, -e3, e0, e1], [-e3, e2, -e1, e0]])
+
+
+def _quaternion(R):
+    """Euler parameters of a rotation matrix (Shepperd's method), e0 ≥ 0 where it is largest."""
+    tr = np.trace(R)
+    k = int(np.argmax([tr, R[0, 0], R[1, 1], R[2, 2]]))
+    if k == 0:
+        s = 2 * np.sqrt(1 + tr)
+        e = [s / 4, (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s]
+    else:
+        a, b, c = [(k - 1 + j) % 3 for j in range(3)]
+        s = 2 * np.sqrt(1 + R[a, a] - R[b, b] - R[c, c])
+        e = [0.0] * 4
+        e[0] = (R[c, b] - R[b, c]) / s
+        e[1 + a], e[1 + b], e[1 + c] = s / 4, (R[a, b] + R[b, a]) / s, (R[a, c] + R[c, a]) / s
+    e = np.array(e)
+    return e if e[0] >= 0 else -e
 
 
 def _given(tree, values):
     """Tree-coordinate values named in ``values`` (relative names, or body angles both sides of a revolute)."""
     values = dict(values or {})
-    out = {}
+    out = {k: float(values[n]) for k, n in enumerate(tree.coordinate_names) if n in values}
     for j in tree.network.elements.values():
         k = tree.joint_coordinate.get(j.name)
         if k is None:
@@ -119,7 +171,7 @@ def _given(tree, values):
         a, b = j.bodies
         ang = {"0": 0.0, **{bb: values[f"theta_{bb}"] for bb in tree.body_index if f"theta_{bb}" in values}}
         if name in values:
-            out[k] = float(values[name])
+            continue
         elif name.startswith("theta_") and a in ang and b in ang:
             out[k] = float(ang[b] - ang[a])
     unknown = [n for n in values if n not in tree.coordinate_names and not any(

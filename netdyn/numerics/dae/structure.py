@@ -106,7 +106,8 @@ def without_constraints(model, drop):
 def mobility(system: Network | LagrangianModel | BondGraph, q0: Initial | None = None, guess: Initial | None = None,
              t: float = 0.0, params: Params | None = None) -> Mobility:
     """Degrees of freedom at a configuration assembled from ``q0``/``guess`` (see :func:`netdyn.simulate`; not
-    given, the network's stored ones, ``net.assembly``).
+    given, the network's stored ones, ``net.assembly``). A spatial network the recursive tree reads is
+    answered on the tree (``q`` its joint coordinates; an idle S–S spin held, so not counted).
 
     >>> import netdyn
     >>> from netdyn.components.planar import RigidBody, Revolute
@@ -118,6 +119,9 @@ def mobility(system: Network | LagrangianModel | BondGraph, q0: Initial | None =
     """
 
     q0, _, guess = stored_assembly(system, q0, None, guess)
+    fast = _tree_mobility(system, q0, guess, params)
+    if fast is not None:
+        return fast
     model = as_model(system)
     cm = compile_model(model)
     p = cm.parameter_vector(params)
@@ -128,6 +132,40 @@ def mobility(system: Network | LagrangianModel | BondGraph, q0: Initial | None =
     return Mobility(dof=cm.n - rank - _flow_rank(cm, t, q, p), rank=rank,
                     gruebler=planar.gruebler if planar else None,
                     redundant=[model.constraint_labels[j] for j in drop], q=q)
+
+
+def _tree_mobility(net, q0, guess, params):
+    """The :class:`Mobility` of a spatial network on its recursive tree (``q``: the tree's joint coordinates;
+    an idle spin held, so not counted), or None where the symbolic model must answer (a model, drivers, a
+    network the tree does not read, ``q0`` not in tree coordinates)."""
+    from netdyn.graph.spatial import is_spatial, joints
+    from netdyn.recursive.closed import constraint_terms
+    from netdyn.recursive.constraints import row_labels
+    from netdyn.recursive.joint_space import initial_state
+    from netdyn.recursive.model import TreeData
+    from netdyn.recursive.planar import NotRecursive
+    from netdyn.recursive.spatial import coordinates_from_poses, tree_from_spatial_network
+
+    if not (hasattr(net, "bodies") and hasattr(net, "elements")) or not is_spatial(net):
+        return None
+    if any(getattr(el, "is_driver", False) for el in net.elements.values()):
+        return None
+    try:
+        tree = tree_from_spatial_network(net, params)
+    except NotRecursive:
+        return None
+    if any(k not in tree.coordinate_names for k in dict(q0 or {})):
+        return None
+    guess = dict(guess or {})
+    guess = {**coordinates_from_poses(tree, guess), **{k: v for k, v in guess.items() if k in tree.coordinate_names}}
+    q, _ = initial_state(tree, q0, None, guess)
+    m = tree.model
+    J = constraint_terms(m, TreeData(m), q)[1] if m.m else np.zeros((0, m.nq))
+    drop = dependent_rows(J) if m.m else []
+    labels = row_labels(m)
+    gruebler = 6 * len(net.bodies) - sum(len(j.components) for j in joints(net))
+    return Mobility(dof=m.nq - (J.shape[0] - len(drop)), rank=J.shape[0] - len(drop), gruebler=gruebler,
+                    redundant=[labels[k] for k in drop], q=q)
 
 
 def _flow_rank(cm, tt, q, p):

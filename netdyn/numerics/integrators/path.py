@@ -18,12 +18,15 @@ from typing import Any, Callable
 class Verdict:
     """A path's answer to a problem: ``ok``, the ``reason`` (said on ``sol.method`` and by ``netdyn info``),
     whether a ``no`` is ``hard`` (it cannot run) or a preference (``auto`` looks further, a caller who named
-    the path gets it anyway), and what the path found on the way (``plan``, handed back to ``run``)."""
+    the path gets it anyway), and what the path found on the way (``plan``, handed back to ``run``).
+    ``quiet``: a no that is no news (the problem was never a candidate, as a circuit for the recursive path),
+    left out of ``declined``."""
 
     ok: bool
     reason: str
     hard: bool = True
     plan: Any = None
+    quiet: bool = False
 
 
 def _never(problem, start, verdict):  # pragma: no cover - a path that can always run

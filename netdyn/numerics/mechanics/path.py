@@ -3,10 +3,12 @@
 ``projection`` integrates the index-1 form with an explicit Runge–Kutta method and projects onto the
 constraints; ``method="auto"`` gives it a model whose constrained mass matrix is regular and whose index-1
 ODE is not stiff at the consistent start. ``recursive`` integrates a planar or spatial tree (or closed chain)
-in joint coordinates with the O(n) right-hand side of :mod:`netdyn.recursive`; it runs only when named.
+in joint coordinates with the O(n) right-hand side of :mod:`netdyn.recursive`; ``method="auto"`` asks it
+first and it takes a spatial network the recursive tree reads whole
+(:func:`~netdyn.numerics.mechanics.recursive.auto_verdict` says why not otherwise).
 
 >>> PROJECTION.symbolic, RECURSIVE.auto
-(True, False)
+(True, True)
 """
 from __future__ import annotations
 
@@ -56,8 +58,19 @@ def _projection_refuse(problem, start, verdict):
 
 
 def _recursive_accepts(problem, start):
-    return Verdict(True, "method='recursive' was named: joint coordinates, the O(n) right-hand side of "
-                         "netdyn.recursive")
+    if problem.named:
+        return Verdict(True, "method='recursive' was named: joint coordinates, the O(n) right-hand side of "
+                             "netdyn.recursive")
+    from netdyn.numerics.mechanics.recursive import auto_verdict
+    ok, reason = auto_verdict(problem)
+    # a model, a circuit or a planar network was never a candidate: no news in sol.method.declined
+    quiet = not ok and not _spatial_network(problem.system)
+    return Verdict(ok, reason, hard=False, quiet=quiet)
+
+
+def _spatial_network(system):
+    from netdyn.graph.spatial import is_spatial
+    return hasattr(system, "bodies") and hasattr(system, "elements") and is_spatial(system)
 
 
 def _recursive_run(problem, start, plan):
@@ -71,5 +84,5 @@ def _recursive_run(problem, start, plan):
 
 PROJECTION = Path("projection", _projection_accepts, _projection_run, _projection_refuse, symbolic=True,
                   integrates_with="a Runge–Kutta method with projection onto the constraints")
-RECURSIVE = Path("recursive", _recursive_accepts, _recursive_run, auto=False,
+RECURSIVE = Path("recursive", _recursive_accepts, _recursive_run,
                  integrates_with="DOP853 in joint coordinates")

@@ -1,0 +1,128 @@
+"""Inverse dynamics of a spatial network by recursion: ``netdyn.inverse_dynamics`` on a spatial tree.
+
+The network is read into a tree with its loads and drivers (:func:`~netdyn.recursive.spatial.tree.
+tree_from_spatial_network` with ``drivers=True``); the driver motions (a joint ``"A"``, a component
+``"U[rx]"``, Driver elements, joints' ``motion=``) fix their coordinates, the loop-closure Newton of
+:func:`~netdyn.recursive.closed.closed_kinematics` the others, and
+:func:`~netdyn.recursive.closed.denoc_inverse_dynamics` the efforts, with the loads' generalised efforts
+taken out. :class:`SpatialInverse` answers ``efforts``, ``t``, ``sol[name]`` (tree coordinates; body
+poses by the absolute formulation's names ``x_<b>`` … ``e3_<b>``, with ``_dot``/``_ddot``), ``cut_lam``;
+anything else (``reaction``, …) comes from the least-squares solution of the same motion (``reference``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from netdyn.errors import ModelError
+from netdyn.symbols import identifier
+
+from ..algorithms import forward_kinematics
+from ..closed import closed_kinematics, denoc_inverse_dynamics
+from ..inverse import RecursiveInverse, _motion, _network
+from ..joint_space import _body_frame
+from ..model import TreeData
+from ..planar import NotRecursive
+from .tree import coordinates_from_poses, tree_from_spatial_network
+
+
+def driver_coordinate(tree, name):
+    """The coordinate index a driver name (``"A"``: the joint's first free component; ``"A[rz]"``) drives."""
+    joint, comp = (name[:-1].split("[", 1) if name.endswith("]") and "[" in name else (name, None))
+    comps = [c for (jn, c) in tree.components if jn == joint]
+    if not comps:
+        raise NotRecursive(f"driver {name!r} is not a moving joint of the recursive tree")
+    order = ("x", "y", "z", "rx", "ry", "rz")
+    comp = comp or min(comps, key=order.index)
+    if (joint, comp) not in tree.components:
+        raise NotRecursive(f"driver {name!r}: component {comp} of {joint} is not free (free: {comps})")
+    return tree.components[(joint, comp)]
+
+
+def spatial_inverse_dynamics(system, drivers, t, guess=None, params=None, reference=None):
+    """Actuator efforts for driver motions on a spatial network, or a model assembled from one (see the
+    module docstring).
+
+    >>> import numpy as np
+    >>> from netdyn import Network
+    >>> from netdyn.components.spatial import RigidBody, Revolute, Gravity
+    >>> net = Network()
+    >>> _ = net.add(RigidBody("arm", 2.0, (0.05, 0.04, 0.02), com=(0.0, 0.3, 0.0)), Gravity(),
+    ...             Revolute("A", "ground", (0, 0, 0), "arm", (0, 0, 0), axis=(1, 0, 0)))
+    >>> res = spatial_inverse_dynamics(net, {"A": 0}, [0.0])     # held horizontal: m g l
+    >>> round(float(res.efforts["A"][0]), 9)
+    5.886
+    """
+    net, model = _network(system)
+    tree = tree_from_spatial_network(net, params, drivers=True)
+    times = np.atleast_1d(np.asarray(t, dtype=float))
+    prescribed, labels, act = {}, [], []
+    items = [(name, driver_coordinate(tree, name), motion) for name, motion in dict(drivers).items()]
+    items += [(label, k, motion) for label, (k, motion) in tree.prescribed.items()]
+    for label, k, motion in items:
+        if k in prescribed:
+            raise ModelError(f"driver {label!r} drives coordinate {tree.coordinate_names[k]}, which another "
+                             "driver drives already")
+        prescribed[k] = _motion(motion, times)
+        labels.append(label)
+        act.append(k)
+    guess = dict(guess or {})
+    poses = {f"{a}_{identifier(b)}" for b in net.bodies for a in ("x", "y", "z", "e0", "e1", "e2", "e3")}
+    unknown = sorted(k for k in guess if k not in tree.coordinate_names and k not in poses)
+    if unknown:
+        raise NotRecursive(f"guess names {unknown}, neither joint coordinates of the recursive tree nor body poses")
+    start = {**coordinates_from_poses(tree, guess), **{k: v for k, v in guess.items() if k in tree.coordinate_names}}
+    q0 = np.array([float(start.get(n, 0.0)) for n in tree.coordinate_names])
+    data = TreeData(tree.model)
+    Q, QD, QDD = closed_kinematics(tree.model, data, prescribed, q0)
+    loads = None
+    if tree.loads is not None:
+        loads = np.column_stack([tree.loads.generalized(tt, Q[:, k], QD[:, k]) for k, tt in enumerate(times)])
+    result = denoc_inverse_dynamics(tree.model, data, Q, QD, QDD, act, loads=loads)
+    return SpatialInverse(tree, times, result, labels, model, reference)
+
+
+class SpatialInverse(RecursiveInverse):
+    """Result of :func:`spatial_inverse_dynamics` (``method = "recursive"``); see the module docstring. Motion
+    by name, ``model_motion``, ``reference`` and what it answers as :class:`~netdyn.recursive.inverse.RecursiveInverse`."""
+
+    def __init__(self, tree, t, result, labels, model=None, reference=None):
+        self.tree, self.t = tree, t
+        self.joint_q, self.joint_qd, self.joint_qdd = result.q, result.qd, result.qdd
+        self.cut_lam, self.redundant = result.lam, result.redundant
+        self.efforts = {name: result.efforts[k] for k, name in enumerate(labels)}
+        self._model, self._reference, self._ref, self._vals = model, reference, None, None
+        self._data = TreeData(tree.model)
+
+    def energy(self):
+        """Kinetic, gravitational and spring energy along the motion."""
+        E = super().energy()
+        loads = self.tree.loads
+        if loads is not None:
+            E = E + np.array([loads.potential(self.joint_q[:, k]) for k in range(self.t.size)])
+        return E
+
+    @property
+    def _values(self):
+        if self._vals is None:
+            tree, m = self.tree, self.tree.model
+            data, nt = TreeData(m), self.t.size
+            out = {}
+            for k, name in enumerate(tree.coordinate_names):
+                out[name], out[name + "_dot"], out[name + "_ddot"] = self.joint_q[k], self.joint_qd[k], self.joint_qdd[k]
+            previous = {}
+            for k in range(nt):
+                forward_kinematics(m, data, self.joint_q[:, k], self.joint_qd[:, k], self.joint_qdd[:, k])
+                for b, i in tree.body_index.items():
+                    f = _body_frame(tree.frames[b], data, i, previous.get(b))
+                    previous[b] = f["e"]
+                    rows = [(a, f["r"][c], f["v"][c], f["a"][c]) for c, a in enumerate("xyz")]
+                    rows += [(f"e{c}", f["e"][c], f["ed"][c], f["edd"][c]) for c in range(4)]
+                    for a, x, v, acc in rows:
+                        for suffix, val in (("", x), ("_dot", v), ("_ddot", acc)):
+                            out.setdefault(f"{a}_{b}{suffix}", np.zeros(nt))[k] = val
+            self._vals = out
+        return self._vals
+
+    def reaction(self, joint):
+        """The joint's reaction, from the least-squares solution of the same motion (the spatial convention)."""
+        return self.reference.reaction(joint)
