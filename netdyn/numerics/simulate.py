@@ -27,7 +27,7 @@ __all__ = ["simulate", "solve", "METHODS", "DEFAULT_RTOL", "formulation_paramete
 
 def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=None, atol=None,
              method="auto", solver=None, guess=None, max_step=np.inf, formulation=None, progress=None,
-             watch_singularities=None, compiled_loop=None):
+             watch_singularities=None, compiled_loop=None, save=None, output=None):
     """Integrate a model or a network over ``t_span``.
 
     Parameters
@@ -89,6 +89,17 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=No
         (``1``/``auto``/``0``); unset, it is ``"auto"`` without a ``progress`` callback and ``False`` with
         one (the Python loop reports every step; ``netdyn simulate`` passes ``"auto"``).
 
+    save : list of str, optional
+        SPICE's ``.save``: keep only these series (``"v(out)"``, ``"v(R1)"``, ``"i(L1)"``, coordinate names,
+        ``"x_dot"``, multipliers); reading anything else is an :class:`~netdyn.errors.UnsavedError` saying to
+        add it here. A netlist's ``.save`` cards give the default. On the linear path only the rows those
+        series need are kept while integrating. ``None`` keeps everything: in memory up to
+        ``NETDYN_OUTPUT_LIMIT`` bytes (default 256 MB), streamed to an HDF5 file above it, with an
+        :class:`~netdyn.errors.OutputWarning` (:mod:`netdyn.numerics.results.store`).
+    output : str or path, optional
+        An HDF5 file (h5py) the linear path streams its outputs to, whatever their size; the solution reads
+        it lazily with the same accessors.
+
     Returns
     -------
     Solution
@@ -105,7 +116,7 @@ def simulate(system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=No
     (0.632121, 'linear')
     """
     problem = Problem.from_call(system, t_span, q0, f0, params, t_eval, rtol, atol, method, solver, guess, max_step,
-                                formulation, progress, watch_singularities, compiled_loop)
+                                formulation, progress, watch_singularities, compiled_loop, save, output)
     return solve(problem)
 
 
