@@ -355,6 +355,11 @@ class LinearSolution(Solution):
     def _title(self):
         return getattr(self.net, "name", None)
 
+    def _signal(self):
+        # a network's series are v(), i() and coordinates: no symbolic model is built to ask (a bond graph's
+        # front end names its own, e(X), f(X), ...)
+        return super()._signal() if hasattr(self.net, "linear_form") else None
+
     def _make_index(self):
         """The index from the network and the stamp: no symbolic model is built for a read."""
         return ResultIndex.of_network(self.net, self.linear.names, self.multiplier_names, self.linear.ports)

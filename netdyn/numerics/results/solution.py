@@ -438,7 +438,7 @@ class Solution:
         model's front end defines (``metadata["signal"]``: a bond graph's ``e(X)``, ``f(X)``, ``p(X)``, ``q(X)``)."""
         if self._saved is not None:
             return self._saved_value(spec)
-        signal = self.model.metadata.get("signal")
+        signal = self._signal()
         expr = signal(spec) if signal is not None else None
         if expr is not None:
             return self.evaluate(self._internal(sp.sympify(expr)))
@@ -450,6 +450,10 @@ class Solution:
                 return self.through(inner)
             raise ModelError(f"unknown series {spec!r}; use v(name) or i(name)")
         return self[spec]
+
+    def _signal(self):
+        """The front end's own series names (a bond graph's), or ``None``."""
+        return self.model.metadata.get("signal")
 
     def series_names(self):
         """Every name :meth:`series` reads, in the order of :meth:`to_pandas`' columns: the coordinates, their
