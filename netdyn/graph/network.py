@@ -160,7 +160,8 @@ class Network:
         """The sub-multigraph of one domain's ports (edges keyed by port key).
 
         Built once per state of the network (in bulk) and shared: ``add``/``remove`` invalidate it,
-        and callers must not modify it (copy it first).
+        and callers must not modify it (copy it first). A network with ports in one domain only (and no
+        bodies) answers with its own graph: no copy of every edge.
 
         >>> from netdyn.components.electrical import Resistor
         >>> net = Network()
@@ -170,6 +171,8 @@ class Network:
         """
         key = ("domain", domain, self._version, len(self.graph))
         g = self._derived.get(key)
+        if g is None and not self.bodies and self.domains == [domain]:
+            return self.graph  # every port is in this domain: the graph itself, not a copy of every edge
         if g is None:
             g = nx.MultiDiGraph()
             g.add_edges_from((u, v, k, d) for u, v, k, d in self.graph.edges(keys=True, data=True)

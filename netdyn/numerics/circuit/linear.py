@@ -273,8 +273,8 @@ class LinearRadau(Integrator):
         if first >= 0:
             keep[first] = False
         T_out = grid[keep]
-        writer = store.writer(T_out.size)
-        B = writer.chunk_columns(2 * dae.size)
+        B = store.columns(2 * dae.size, T_out.size)
+        writer = store.writer(T_out.size, B)
         Yb = np.empty((dae.size, B), order="F")
         Rb = np.empty((dae.size, B), order="F") if differential else None
         Tb = np.empty(B)

@@ -226,7 +226,7 @@ def storage_for(net, lin, integrator, t_eval, save=None, output=None):
     warnings.warn(f"the outputs ({size / 1e6:.0f} MB: {n + n + m + (n if want_acc else 0)} rows × {K} times) exceed "
                   f"the output limit ({output_limit() / 1e6:.0f} MB, NETDYN_OUTPUT_LIMIT): they stream to {store.path}, "
                   "read lazily with the same accessors; pass save=[...] to keep only some quantities, or output= to "
-                  "choose the file", OutputWarning, stacklevel=4)
+                  "choose the file", OutputWarning, stacklevel=7)
     return store
 
 

@@ -141,8 +141,9 @@ class ColumnWriter:
     [4.0, 5.0, 14.0, 15.0]
     """
 
-    def __init__(self, layout, K, path=None, names=None):
+    def __init__(self, layout, K, path=None, names=None, columns=None):
         self.layout, self.K, self.path = dict(layout), int(K), path
+        self.columns = int(columns or min(self.K, 256)) or 1  # columns a write brings: one chunk wide
         self.k = 0
         self.file = None
         self.data = {}
@@ -159,15 +160,12 @@ class ColumnWriter:
             if self.file is None:
                 self.data[block] = np.empty((m, self.K))
             else:
-                chunk = (max(1, min(m, 256)), max(1, min(self.K, 256)))
+                cols = max(1, min(self.K, self.columns))  # whole chunks written at once, ~1 MB each
+                chunk = (max(1, min(m, 2 ** 17 // cols)), cols)
                 self.data[block] = self.file.create_dataset(block, shape=(m, self.K), dtype="f8",
                                                             chunks=chunk if m else None)
                 if rows is not None:
                     self.file.create_dataset(f"{block}_rows", data=np.asarray(rows, dtype=np.int64))
-
-    def chunk_columns(self, rows_per_column):
-        """How many columns to buffer before writing, for columns of ``rows_per_column`` values."""
-        return int(max(1, min(self.K, BUFFER_BYTES // max(1, 8 * rows_per_column))))
 
     def write(self, chunk):
         c = None
@@ -242,9 +240,14 @@ class Storage:
         self.layout, self.path, self.saved, self.names = dict(layout), path, tuple(saved), names or {}
         self.written = None
 
-    def writer(self, K):
-        self.written = ColumnWriter(self.layout, K, self.path, self.names)
+    def writer(self, K, columns=None):
+        """The :class:`ColumnWriter` of ``K`` output times, written ``columns`` at a time."""
+        self.written = ColumnWriter(self.layout, K, self.path, self.names, columns)
         return self.written
+
+    def columns(self, rows_per_column, K):
+        """How many output columns of ``rows_per_column`` values to buffer before writing."""
+        return int(max(1, min(K, BUFFER_BYTES // max(1, 8 * rows_per_column))))
 
     def bytes_per_time(self):
         """Bytes a column of every kept row takes."""
