@@ -200,7 +200,7 @@ def test_memory_per_element_of_a_numeric_network():
     stamp_bytes, stamp_blocks = lin_bytes - api_bytes, lin_blocks - api_blocks
     assert read_bytes < 1800 and read_blocks < 22, (read_bytes, read_blocks)
     assert api_bytes < 1800 and api_blocks < 22, (api_bytes, api_blocks)
-    assert stamp_bytes < 1200 and stamp_blocks < 17, (stamp_bytes, stamp_blocks)
+    assert stamp_bytes < 750 and stamp_blocks < 9, (stamp_bytes, stamp_blocks)
 
 
 def test_numeric_elements_still_give_their_symbolic_equations():
