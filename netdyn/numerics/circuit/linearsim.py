@@ -56,6 +56,8 @@ def try_linear(net, formulation=None):
         return None
     elif any(getattr(el, "prefers_kind", None) for el in net.elements.values()):
         return None  # a semiconductor device (diode): never linear, the circuit path takes it
+    from netdyn.numerics.circuit.operating_point import release_stamp
+    release_stamp()  # the SPICE start's stamp is the circuit path's; this path makes its own
     lin = None
     checked = False
     try:
