@@ -198,8 +198,8 @@ def test_memory_per_element_of_a_numeric_network():
     api_bytes, api_blocks = per_element(ladder)
     lin_bytes, lin_blocks = per_element(lambda N: (lambda net: (net, try_linear(net)))(ladder(N)))
     stamp_bytes, stamp_blocks = lin_bytes - api_bytes, lin_blocks - api_blocks
-    assert read_bytes < 1800 and read_blocks < 22, (read_bytes, read_blocks)
-    assert api_bytes < 1800 and api_blocks < 22, (api_bytes, api_blocks)
+    assert read_bytes < 1700 and read_blocks < 21.5, (read_bytes, read_blocks)
+    assert api_bytes < 1700 and api_blocks < 21.5, (api_bytes, api_blocks)
     assert stamp_bytes < 750 and stamp_blocks < 9, (stamp_bytes, stamp_blocks)
 
 
