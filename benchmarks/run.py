@@ -520,7 +520,8 @@ def main(argv=None):
     parser.add_argument("--only", default="chain,rc,nl,nli,closed,mixed,recursive,safety,read,cli",
                         help="comma-separated groups to run: chain, rc, nl (nonlinear ladder), nli (the same, driven "
                              "by a current source), closed, mixed (motor "
-                             "and four-bar), recursive, safety, read (reading results), cli (default: all)")
+                             "and four-bar), recursive, safety, read (reading results), cli (default: all), memory "
+                             "(peak memory beside time, whole processes; only when named)")
     parser.add_argument("--sizes", default=None,
                         help="override the sizes of the groups run, e.g. 10,100,1000")
     parser.add_argument("--series", default=",".join(CHAIN_SERIES),
@@ -601,7 +602,24 @@ def main(argv=None):
                                    [n for n in plan["cli"] if n <= 10000], cli_cap, size_arg="N")
         results["cli_few"] = sweep("command, four columns", "benchmarks.cli_cases:cli_vs_api_few", plan["cli"],
                                    cli_cap, size_arg="N")
+    if "memory" in groups:
+        from benchmarks import memory
+        log("memory beside time (whole processes)")
+        sizes = {k: v for k, v in memory.SIZES.items()}
+        if args.sizes:
+            sizes = {k: [int(x) for x in args.sizes.split(",") if x.strip()] for k in sizes}
+        results["memory"] = memory.run(sizes, log=log)
+        if groups == {"memory"}:
+            text = memory.table(results["memory"])
+            print(text)
+            output = Path(args.output or ROOT / "benchmarks" / "results-memory.md")
+            output.write_text(text)
+            log(f"written to {output}")
+            return 0
     text = build_report(results, plan, cap, args.quick, started, load0, groups)
+    if "memory" in groups:
+        from benchmarks import memory
+        text += "\n" + memory.table(results["memory"])
     if "cli" in groups:
         text += "\n" + _cli_table(results, plan)
     if "safety" in groups:

@@ -80,7 +80,7 @@ def port_key(element, k):
     return element.name if len(element.ports) == 1 else f"{element.name}:{k}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Port:
     """An oriented two-terminal port of an element in one domain (a graph edge).
 

@@ -36,8 +36,8 @@ import types
 from netdyn import _compat
 from netdyn.errors import (ElementError, ExportError, InitialConditionError, IntegrationError,  # noqa: F401
                            InvalidValueError, LockedMechanismError, LoopClosureError, ModelError, NetdynError,
-                           OperatingPointError, OptionError, OptionWarning, ParameterError, ParseError,
-                           SingularSystemError, TopologyError)
+                           OperatingPointError, OptionError, OptionWarning, OutputWarning, ParameterError,
+                           ParseError, SingularSystemError, TopologyError, UnsavedError)
 from netdyn.lagrange import slots as _slots
 
 __version__ = "0.3.0"
@@ -150,7 +150,7 @@ _SUBPACKAGES = ("components", "export", "io", "linkages", "models", "lagrange", 
 __all__ = ["NetdynError", "ModelError", "ElementError", "TopologyError", "ParameterError", "InitialConditionError",
            "SingularSystemError", "IntegrationError", "ParseError", "ExportError", "OperatingPointError",
            "InvalidValueError", "LoopClosureError", "LockedMechanismError", "OptionError", "OptionWarning",
-           "coordinates", "symbols", "t", *_LAZY]
+           "UnsavedError", "OutputWarning", "coordinates", "symbols", "t", *_LAZY]
 
 
 def __getattr__(name):

@@ -214,14 +214,17 @@ def _wants_coordinates(net):
     return bool(net.bodies or set(net.domains) - {"electrical"})
 
 
-def _selection(text):
-    """``--outputs`` as a list of patterns (``v(out); i(R*)``); None for the whole table."""
+def _selection(text, option="--outputs"):
+    """``--outputs`` as a list of patterns (``v(out); i(R*)``); None for the whole table (``--save``: names)."""
     if text is None:
         return None
     specs = [x.strip() for x in text.split(";") if x.strip()]
     if not specs:
-        raise UsageError("--outputs is empty; give ';'-separated columns such as 'v(out);i(R1)' or patterns "
-                         "such as 'v(*)'")
+        raise UsageError(f"{option} is empty; give ';'-separated columns such as 'v(out);i(R1)'"
+                         + (" or patterns such as 'v(*)'" if option == "--outputs" else ""))
+    if option == "--save" and any(c in x for x in specs for c in "*?["):
+        raise UsageError("--save takes names such as 'v(out);i(R1)', not patterns; --outputs picks columns by "
+                         "pattern from what is kept")
     return specs
 
 
@@ -328,7 +331,11 @@ def _columns(net, sol, headers):
     through variables, and coordinates by name."""
     cols = [("time", sol.t)]
     nodes = [h[2:-1] for h in headers if h.startswith("v(") and h[2:-1] in net.graph]
-    values = _node_values(net, sol, [n for n in nodes if n not in net.elements])
+    nodes = [n for n in nodes if n not in net.elements]
+    if getattr(sol, "_saved", None) is not None:  # --save / .save: the series kept, read by name
+        values = {n: sol.across(n) for n in nodes}
+    else:
+        values = _node_values(net, sol, nodes)
     for h in headers:
         try:
             if h.startswith("v(") and h[2:-1] in values:
@@ -575,6 +582,11 @@ def cmd_simulate(args):
         raise UsageError(f"--step {step:g} gives {points:,} output points over {tstop:g} s, over the cap of "
                          f"{args.max_points:,}; give a larger --step or raise the cap with --max-points {points}")
     bond = _is_bond_graph(net)
+    save = _selection(args.save, "--save") if getattr(args, "save", None) is not None else None
+    kept = save or getattr(net, "save", None)  # --save, else the netlist's .save cards
+    if kept and specs is None and not bond:  # the table holds what is kept
+        spelled = {h.lower(): h for h in _table_headers(net)}
+        specs = [spelled.get(k.lower(), k) for k in kept]
     if not bond:  # the columns, and the table's size, known before any work
         headers, pending = _select(_table_headers(net), specs)
         if pending and not _wants_coordinates(net):
@@ -594,7 +606,7 @@ def cmd_simulate(args):
     sol = None
     try:
         sol = simulate(net, (0.0, tstop), t_eval=t_eval, formulation=_formulation(args.formulation),
-                       progress=bar, compiled_loop=_compiled_loop(), **initial)
+                       progress=bar, compiled_loop=_compiled_loop(), save=save, **initial)
     finally:
         bar.close(stopped=sol is None or getattr(sol, "status", 0) == -2)
     tstart = (tran and tran.tstart) or 0.0
@@ -887,6 +899,9 @@ def build_parser():
                    "span is labelled (first pass, refining), and a Ctrl-C leaves it where the run stopped")
     s.add_argument("--outputs", metavar="LIST", help="';'-separated columns to write, names or patterns: "
                    "'v(out);i(R1)', 'v(*)', 'i(C*)' (default: every node and element)")
+    s.add_argument("--save", metavar="LIST", help="';'-separated quantities to keep, as SPICE's .save: "
+                   "'v(out);i(V1)' (default: the netlist's .save cards, else everything; outputs above "
+                   "NETDYN_OUTPUT_LIMIT bytes stream to an HDF5 file)")
     s.add_argument("--max-points", type=count, default=MAX_POINTS, metavar="N",
                    help=f"refuse more than N output times (default {MAX_POINTS:,})")
     s.add_argument("--max-cells", type=count, default=MAX_CELLS, metavar="N",

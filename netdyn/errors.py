@@ -258,3 +258,28 @@ class OptionWarning(UserWarning):
     >>> caught[0].category.__name__, str(caught[0].message)[:58]
     ('OptionWarning', "solver='RK45' was given, but method='auto' chose 'linear',")
     """
+
+
+class UnsavedError(NetdynError):
+    """A quantity was read that the simulation did not keep: ``simulate(..., save=[...])`` (or a netlist's
+    ``.save`` card, the command's ``--save``) keeps only the quantities named; the message says to add it.
+
+    >>> import netdyn
+    >>> from netdyn.components.electrical import VoltageSource, Resistor, Capacitor
+    >>> net = netdyn.Network()
+    >>> _ = net.add(VoltageSource("V1", "a", "0", 1.0), Resistor("R1", "a", "b", 1.0), Capacitor("C1", "b", "0", 1.0))
+    >>> sol = netdyn.simulate(net, (0, 1), save=["v(b)"])
+    >>> sol.current("R1")
+    Traceback (most recent call last):
+    ...
+    netdyn.errors.UnsavedError: i(R1) was not saved (save=['v(b)']); add 'i(R1)' to save= (or the netlist's .save card, --save on the command line) to keep it
+    """
+
+
+class OutputWarning(UserWarning):
+    """The outputs of a simulation were too large to keep in memory and stream to an HDF5 file instead
+    (:mod:`netdyn.numerics.results.store`); the message says how large, where, and how to keep fewer.
+
+    >>> issubclass(OutputWarning, UserWarning)
+    True
+    """

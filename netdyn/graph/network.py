@@ -35,6 +35,14 @@ if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
 E = TypeVar("E")
 
 
+_DOMAIN_SETS = {}
+
+
+def _domain_set(domains):
+    """The shared frozenset of these domains (a 10^5-node circuit keeps one, not 10^5 sets)."""
+    return _DOMAIN_SETS.setdefault(frozenset(domains), frozenset(domains))
+
+
 class Network:
     """A thin owner of a ``networkx.MultiDiGraph`` of elements; ``model()`` assembles its
     :class:`~netdyn.lagrange.model.LagrangianModel` in a formulation (loop charges by default for circuits,
@@ -91,9 +99,9 @@ class Network:
                 graph.add_edge(port.a, port.b, key=port_key(el, k), element=el, port=k, domain=domain)
                 for node in (port.a, port.b):
                     doms = node_domains.get(node)
-                    if doms is None:  # a new node (add_edge made it): the graph shares its set of domains
-                        doms = node_domains[node] = graph.nodes[node].setdefault("domains", set())
-                    doms.add(domain)
+                    if doms is None or domain not in doms:  # one shared frozenset a combination, not a set a node
+                        doms = _domain_set((doms or frozenset()) | {domain})
+                        node_domains[node] = graph.nodes[node]["domains"] = doms
                 counts[domain] = counts.get(domain, 0) + 1
             self.elements[name] = el
             last = el
@@ -104,8 +112,8 @@ class Network:
             raise ElementError(f"duplicate name {body.name!r}: every element needs its own name")
         self.bodies[body.name] = body
         self._version += 1
-        doms = self._node_domains.setdefault(body.name, set())
-        doms.add(getattr(body, "domain", "planar"))
+        doms = _domain_set(self._node_domains.get(body.name, frozenset()) | {getattr(body, "domain", "planar")})
+        self._node_domains[body.name] = doms
         self.graph.add_node(body.name, body=body, domains=doms)
 
     def __getitem__(self, name):
@@ -177,7 +185,8 @@ class Network:
         """The sub-multigraph of one domain's ports (edges keyed by port key).
 
         Built once per state of the network (in bulk) and shared: ``add``/``remove`` invalidate it,
-        and callers must not modify it (copy it first).
+        and callers must not modify it (copy it first). A network with ports in one domain only (and no
+        bodies) answers with its own graph: no copy of every edge.
 
         >>> from netdyn.components.electrical import Resistor
         >>> net = Network()
@@ -187,6 +196,8 @@ class Network:
         """
         key = ("domain", domain, self._version, len(self.graph))
         g = self._derived.get(key)
+        if g is None and not self.bodies and self.domains == [domain]:
+            return self.graph  # every port is in this domain: the graph itself, not a copy of every edge
         if g is None:
             g = nx.MultiDiGraph()
             g.add_edges_from((u, v, k, d) for u, v, k, d in self.graph.edges(keys=True, data=True)

@@ -100,7 +100,7 @@ UNSUPPORTED_DEVICES = {
 }
 SKIPPED_CARDS = {
     ".options": "simulator options", ".option": "simulator options", ".opt": "simulator options",
-    ".print": "output directive", ".plot": "output directive", ".save": "output directive",
+    ".print": "output directive", ".plot": "output directive",
     ".probe": "output directive", ".meas": "output directive", ".measure": "output directive",
     ".four": "output directive", ".width": "output directive", ".dc": "analysis (netdyn runs transients)",
     ".noise": "analysis (netdyn runs transients)", ".tf": "analysis (netdyn runs transients)",
@@ -274,9 +274,10 @@ def evaluate(expr, params, line=None, symbolic=False):
 
 # --- cards ------------------------------------------------------------------------------------
 
-@dataclass
+@dataclass(slots=True)
 class Card:
-    """One logical netlist line (continuations joined, comments removed)."""
+    """One logical netlist line (continuations joined, comments removed); ``__slots__``: a 10^5-line deck
+    holds 10^5 of them while it is read."""
 
     line: int
     text: str
@@ -542,6 +543,7 @@ class _Reader:
         self.models = {}            # lower-case .model name -> (type, {parameter: value}, line)
         self.temp = self.tnom = None  # °C: the circuit's temperature (.temp, .options temp=) and nominal one
         self.analyses = []          # ".op", ".ac" in the order given
+        self.save, self.save_all = [], False  # .save cards: the series a simulation keeps
         self.ac = None              # {"sweep", "points", "fstart", "fstop"}
         self.ac_sources = {}        # source name -> (magnitude, phase in degrees)
 
@@ -780,12 +782,32 @@ class _Reader:
             self._temperature(card, temps)
             if temps and len(temps) == len(pairs) + len(pos):
                 return  # nothing else on the card
+        if key == ".save":
+            self._save_card(card)
+            return
         if key in SKIPPED_CARDS:
             self.notes.append(f"line {card.line}: {card.tokens[0]} skipped ({SKIPPED_CARDS[key]})")
             return
         if key in UNSUPPORTED_CARDS:
             raise ParseError(f"{card.tokens[0]}: {UNSUPPORTED_CARDS[key]}", card.line)
         raise ParseError(f"unknown control card {card.tokens[0]!r}", card.line)
+
+    def _save_card(self, card):
+        """``.save v(out) i(V1) ...``: the series a simulation keeps (``net.save``); ``.save all`` keeps all."""
+        words = re.findall(r"[A-Za-z]\s*\([^)]*\)|[^\s,()]+", card.text.split(None, 1)[1] if len(card.tokens) > 1 else "")
+        if not words:
+            raise ParseError(".save needs the quantities to keep: .save v(out) i(V1) (or .save all)", card.line)
+        for word in words:
+            w = re.sub(r"\s+", "", word)
+            if w.lower() == "all":
+                self.save_all = True
+                continue
+            if w.startswith("@") or ("," in w and w[0].lower() == "v"):
+                raise ParseError(f".save {w}: device parameters and differential voltages are not supported; "
+                                 "save v(node), v(element), i(element) and subtract in Python", card.line)
+            if "(" in w and w[0].lower() not in "vi":
+                raise ParseError(f".save {w}: save v(node), v(element) or i(element)", card.line)
+            self.save.append(w)
 
     def _passive(self, card, letter, params, prefix, portmap):
         toks = card.tokens
@@ -1222,6 +1244,7 @@ class _Reader:
         net.analyses = list(self.analyses)
         net.ac = self.ac
         net.ac_sources = dict(self.ac_sources)
+        net.save = None if self.save_all or not self.save else tuple(dict.fromkeys(self.save))  # .save cards
         net.temp, net.tnom = self.temp, self.tnom  # °C (.temp, .options temp= tnom=), None where not given
         return net
 

@@ -31,6 +31,7 @@ from netdyn.numerics.circuit.path import CIRCUIT, LINEAR
 from netdyn.numerics.dae.start import SymbolicStart, kkt_regular, stiffness
 from netdyn.numerics.ida.path import IDA
 from netdyn.numerics.integrators.options import check_path
+from netdyn.errors import OptionWarning
 from netdyn.numerics.integrators.path import Method
 from netdyn.numerics.mechanics.path import PROJECTION, RECURSIVE
 from netdyn.numerics.problem import Problem
@@ -75,6 +76,12 @@ def run(problem):
     row, verdict, declined, start = walk(problem)
     sol = row.run(problem, start, verdict.plan)
     sol.method = Method(row.name, verdict.reason, declined)
+    if problem.output is not None and getattr(sol, "storage", None) is None:
+        import warnings
+        warnings.warn(f"output={str(problem.output)!r} streams the linear path's outputs; the {row.name!r} path "
+                      "kept them in memory and wrote no file", OptionWarning, stacklevel=3)
+    if problem.save is not None and getattr(sol, "_saved", None) is None:
+        sol.keep_only(problem.save)  # (the linear path kept only the rows they need while integrating)
     return sol
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from types import MappingProxyType
 from typing import Any
 
@@ -64,11 +65,13 @@ class Problem:
     compiled_loop: Any = None
     asked: Any = None
     events: tuple = ()
+    save: Any = None
+    output: Any = None
 
     @classmethod
     def from_call(cls, system, t_span, q0=None, f0=None, params=None, t_eval=None, rtol=None, atol=None,
                   method="auto", solver=None, guess=None, max_step=np.inf, formulation=None, progress=None,
-                  watch_singularities=None, compiled_loop=None, events=None):
+                  watch_singularities=None, compiled_loop=None, events=None, save=None, output=None):
         """The record of a ``simulate`` call (same keywords), every argument checked here; ``q0``, ``f0`` and
         ``guess`` the caller did not give come from the network's assembly (``net.assembly``).
 
@@ -90,7 +93,8 @@ class Problem:
         check_arguments(DEFAULT_CHECK_RTOL if rtol is None else rtol, max_step, progress)
         return cls(system, t_span, output_times(t_span, t_eval), _frozen(q0), _frozen(f0), _frozen(params), rtol,
                    atol, method, solver, _frozen(guess), max_step, formulation, progress, watch_singularities,
-                   compiled_loop, asked, as_events(events))
+                   compiled_loop, asked, as_events(events),
+                   save_list(save if save is not None else getattr(system, "save", None)), output)
 
     def replace(self, **changes):
         """A new record with ``changes`` (dicts copied)."""
@@ -114,6 +118,26 @@ def _frozen(value):
     """A plain dict copied, so the record never aliases (or is changed through) the caller's dict; other
     values (a SPICE start's state, which carries its network) as they are."""
     return dict(value) if type(value) is dict else value
+
+
+def save_list(save):
+    """``save=`` as a tuple of names (a string is split at ``;``, ``,`` and spaces), or ``None`` (keep all).
+
+    >>> save_list("v(out); i(L1)"), save_list(None), save_list(["v(a)"])
+    (('v(out)', 'i(L1)'), None, ('v(a)',))
+    """
+    if save is None:
+        return None
+    if isinstance(save, str):
+        save = [s for s in re.split(r"[;,\s]+", save) if s]
+    try:
+        names = tuple(save)
+    except TypeError:
+        raise IntegrationError(f"save= must be a list of names such as ['v(out)', 'i(L1)'], got {save!r}") from None
+    bad = [nm for nm in names if not isinstance(nm, str) or not nm.strip()]
+    if bad or not names:
+        raise IntegrationError(f"save= must be a non-empty list of names such as ['v(out)', 'i(L1)'], got {save!r}")
+    return tuple(nm.strip() for nm in names)
 
 
 def compiled_loop_option(value):

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
     from netdyn.graph.network import Network
     from netdyn.lagrange.model import LagrangianModel
     from netdyn.numerics.results.solution import Solution
-    from netdyn.hints import ArrayLike, Formulation, Initial, Params, TimeSpan
+    from netdyn.hints import ArrayLike, Formulation, Initial, Params, PathArg, TimeSpan
     from collections.abc import Callable, Sequence
     from typing import Any
     from netdyn.numerics.results.events import Event
@@ -43,7 +43,8 @@ def simulate(system: Network | LagrangianModel | BondGraph, t_span: TimeSpan, q0
              guess: Initial | None = None, max_step: float = np.inf, formulation: Formulation = None,
              progress: bool | str | Callable[..., Any] | None = None, watch_singularities: bool | None = None,
              compiled_loop: bool | None = None,
-             events: Sequence[Event | str | Callable[..., Any]] | None = None) -> Solution:
+             events: Sequence[Event | str | Callable[..., Any]] | None = None,
+             save: Sequence[str] | str | None = None, output: PathArg | None = None) -> Solution:
     """Integrate a model or a network over ``t_span``.
 
     Parameters
@@ -111,6 +112,16 @@ def simulate(system: Network | LagrangianModel | BondGraph, t_span: TimeSpan, q0
         tolerance on every path, actions applied and the run restarted there; ``sol.events`` lists them
         (:mod:`netdyn.numerics.events`, docs/events.md). A network with switches (``S``/``W`` cards,
         :class:`~netdyn.components.electrical.Switch`) runs this way without being asked.
+    save : list of str, optional
+        SPICE's ``.save``: keep only these series (``"v(out)"``, ``"v(R1)"``, ``"i(L1)"``, coordinate names,
+        ``"x_dot"``, multipliers); reading anything else is an :class:`~netdyn.errors.UnsavedError` saying to
+        add it here. A netlist's ``.save`` cards give the default. On the linear path only the rows those
+        series need are kept while integrating. ``None`` keeps everything: in memory up to
+        ``NETDYN_OUTPUT_LIMIT`` bytes (default 256 MB), streamed to an HDF5 file above it, with an
+        :class:`~netdyn.errors.OutputWarning` (:mod:`netdyn.numerics.results.store`).
+    output : str or path, optional
+        An HDF5 file (h5py) the linear path streams its outputs to, whatever their size; the solution reads
+        it lazily with the same accessors.
 
     Returns
     -------
@@ -128,7 +139,7 @@ def simulate(system: Network | LagrangianModel | BondGraph, t_span: TimeSpan, q0
     (0.632121, 'linear')
     """
     problem = Problem.from_call(system, t_span, q0, f0, params, t_eval, rtol, atol, method, solver, guess, max_step,
-                                formulation, progress, watch_singularities, compiled_loop, events)
+                                formulation, progress, watch_singularities, compiled_loop, events, save, output)
     return solve(problem)
 
 

@@ -27,6 +27,7 @@ from netdyn.numerics.dae.higherindex import algebraic_split, factor, impulse_con
 from netdyn.numerics.integrators.base import Integrator
 from netdyn.numerics.integrators.sensed import sensed_atol
 from netdyn.numerics.integrators.radau import LinearDAE, consistent_rates, fast, radau
+from netdyn.numerics.results.store import Unsaved
 from netdyn.numerics.results.trajectory import INTERRUPTED, SUCCESS, Trajectory, interrupted_message
 from netdyn.symbols import t as T_SYM
 
@@ -201,7 +202,9 @@ class LinearRadau(Integrator):
         self.dae.corners = self.corners
         self.given = given
 
-    def integrate(self, t0, t1, q0, f0, t_eval, rtol, atol, progress=None):
+    def integrate(self, t0, t1, q0, f0, t_eval, rtol, atol, progress=None, store=None):
+        """The :class:`Trajectory` at ``t_eval``; ``store`` (a :class:`Storage`, optional) keeps only the rows
+        it names, in memory or streamed to an HDF5 file, a chunk of output columns at a time."""
         lin, dae, I = self.lin, self.dae, self.I
         n, nI, m = lin.n, I.size, lin.m
         te = t_eval if t_eval[0] <= t0 else np.concatenate([[t0], t_eval])
@@ -229,6 +232,8 @@ class LinearRadau(Integrator):
                 return solve(tt, y[:, None], forcing=dae.G @ u)[1][:, 0]
         if len(self.sensed):  # F, H read a rate of the charges: their atol in amperes
             atol = sensed_atol(atol, len(dae.error_rows), range(n), te)
+        if store is not None:
+            return self._integrate_stored(store, t0, t_eval, te, grid, y0, rtol, atol, restart, progress, stats)
         # every component differential: the rates at the outputs are the last Radau stage's (exact there)
         R = np.empty((dae.size, grid.size), order="F") if self.differential.all() else None
         if R is not None:
@@ -254,6 +259,77 @@ class LinearRadau(Integrator):
         stopped = stats.get("interrupted")  # Ctrl-C: the times reached
         return Trajectory(T, q, f, acc, np.zeros((0, T.size)), Y[n + nI:], dissipated=W[0], supplied=W[1],
                           nsteps=stats["nsteps"], message=SUCCESS if stopped is None else interrupted_message(stopped),
+                          status=0 if stopped is None else INTERRUPTED)
+
+    def _integrate_stored(self, store, t0, t_eval, te, grid, y0, rtol, atol, restart, progress, stats):
+        """:meth:`integrate` with the output columns handed, a chunk at a time, to ``store``'s writer: the
+        same operations column by column as the dense path (rates, algebraic components, accelerations where
+        kept), so the values are those of the dense path."""
+        lin, dae, I = self.lin, self.dae, self.I
+        n, nI = lin.n, I.size
+        differential = bool(self.differential.all())
+        keep = np.isin(grid, te)
+        first = int(np.flatnonzero(keep)[0]) if t_eval[0] > t0 else -1  # the start, not an output time
+        if first >= 0:
+            keep[first] = False
+        T_out = grid[keep]
+        B = store.columns(2 * dae.size, T_out.size)
+        writer = store.writer(T_out.size, B)
+        Yb = np.empty((dae.size, B), order="F")
+        Rb = np.empty((dae.size, B), order="F") if differential else None
+        Tb = np.empty(B)
+        filled = [0]
+        want_acc = "acc" in store.layout
+
+        def flush():
+            c = filled[0]
+            if not c:
+                return
+            Tc, Yc = Tb[:c].copy(), Yb[:, :c].copy(order="F")
+            rates, Yc = self._rates(Tc, Yc, None if Rb is None else Rb[:, :c].copy(order="F"))
+            acc = None
+            if differential:
+                if want_acc:
+                    acc = _accelerations(dae, Tc, Yc, rates, n, I)
+            else:
+                rates, acc = _accelerations(dae, Tc, Yc, rates, n, I, keep_rates=True)
+            f = rates[:n]
+            f[I] = Yc[n:n + nI]
+            chunk = {"q": Yc[:n], "f": f, "mu": Yc[n + nI:]}
+            if want_acc:
+                chunk["acc"] = acc
+            writer.write(chunk)
+            filled[0] = 0
+
+        def sink(k, y, rate):
+            if not keep[k]:
+                return
+            c = filled[0]
+            Tb[c], Yb[:, c] = grid[k], y
+            if Rb is not None:
+                Rb[:, c] = np.nan if rate is None else rate
+            filled[0] = c + 1
+            if c + 1 == B:
+                flush()
+
+        T, _, W = radau(dae, grid, y0[:, 0], rtol=rtol, atol=atol, max_step=self.max_step, progress=progress,
+                        stats=stats, power=power_function(lin, dae, I), restart=restart,
+                        rates=True if differential else None, sink=sink)
+        flush()
+        W = W[:, keep[:W.shape[1]]]
+        T = T_out[:writer.k]
+        W = W[:, :T.size]
+        blocks = writer.blocks()
+        missing = lambda block, rows: blocks[block] if block in blocks else Unsaved((rows, T.size), block, store.saved)
+        stopped = stats.get("interrupted")
+        writer.put("t", T)
+        if W.shape[0]:
+            writer.put("dissipated", W[0])
+            writer.put("supplied", W[1])
+        return Trajectory(T, missing("q", n), missing("f", n), missing("acc", n), np.zeros((0, T.size)),
+                          missing("mu", lin.m), dissipated=W[0] if W.shape[0] else np.zeros(T.size),
+                          supplied=W[1] if W.shape[0] else np.zeros(T.size), nsteps=stats["nsteps"],
+                          message=SUCCESS if stopped is None else interrupted_message(stopped),
                           status=0 if stopped is None else INTERRUPTED)
 
     def _rates(self, T, Y, R=None):

@@ -56,6 +56,8 @@ def try_linear(net, formulation=None):
         return None
     elif any(getattr(el, "prefers_kind", None) for el in net.elements.values()):
         return None  # a semiconductor device (diode): never linear, the circuit path takes it
+    from netdyn.numerics.circuit.operating_point import release_stamp
+    release_stamp()  # the SPICE start's stamp is the circuit path's; this path makes its own
     lin = None
     checked = False
     try:
@@ -167,10 +169,13 @@ def explain_not_linear(system, formulation=None, params=None):
 
 
 def simulate_linear(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-8, atol=None, max_step=np.inf,
-                    formulation=None, lin=None, progress=None):
+                    formulation=None, lin=None, progress=None, save=None, output=None):
     """Integrate a linear network on the numeric path; returns a :class:`LinearSolution`.
 
-    ``progress(t)`` (optional) is called as each output interval is reached."""
+    ``progress(t)`` (optional) is called as each output interval is reached. ``save`` (names, optional)
+    keeps only the rows those series need while integrating; outputs above
+    :func:`~netdyn.numerics.results.store.output_limit` bytes, or any when ``output`` (an HDF5 file name)
+    is given, stream to an HDF5 file (:func:`storage_for`)."""
     lin = lin or linear_network(net, formulation)
     t0, t1 = float(t_span[0]), float(t_span[1])
     t_eval = np.linspace(t0, t1, 1001) if t_eval is None else np.asarray(t_eval, dtype=float)
@@ -180,7 +185,80 @@ def simulate_linear(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-8, atol=
     f0, f_given = _values(lin.names, f0, "f")
     integrator = LinearRadau(lin, max_step=max_step, corners=_corners(lin.inputs, t0, t1), given=(q_given, f_given),
                              sensed=sensed_columns(lin, net))
-    return LinearSolution(net, lin, integrator.integrate(t0, t1, q0, f0, t_eval, rtol, atol, progress))
+    store = storage_for(net, lin, integrator, t_eval, save, output)
+    sol = LinearSolution(net, lin, integrator.integrate(t0, t1, q0, f0, t_eval, rtol, atol, progress, store=store))
+    sol.storage = store
+    if save is not None:
+        sol.keep_only(save)
+    return sol
+
+
+def storage_for(net, lin, integrator, t_eval, save=None, output=None):
+    """The :class:`~netdyn.numerics.results.store.Storage` of a run, or ``None`` for the dense arrays of old.
+
+    With ``save`` the rows kept are those the named series read (found by reading each series once on a
+    recording stand-in of the solution, which also checks the names before integrating). Without it every
+    row is kept, in memory up to the output limit and streamed to an HDF5 file above it, with an
+    :class:`~netdyn.errors.OutputWarning` saying so.
+    """
+    import warnings
+
+    from netdyn.errors import OutputWarning
+    from netdyn.numerics.results.store import Storage, output_limit, temporary_path
+    n, m, nI, K = lin.n, lin.m, integrator.I.size, len(t_eval)
+    names = {"coordinate_names": lin.names, "multiplier_names": [f"mu_{k + 1}" for k in range(m)]}
+    if save is not None:
+        layout = _saved_rows(net, lin, t_eval, save)
+        store = Storage(layout, None, save, names)
+        if output is not None:
+            store.path = str(output)
+        elif store.bytes_per_time() * K > output_limit():
+            store.path = temporary_path(store)
+        return store
+    want_acc = nI > 0 or not integrator.differential.all()  # (inductors, masses: port efforts read them)
+    layout = {"q": (n, None), "f": (n, None), "mu": (m, None)}
+    if want_acc:
+        layout["acc"] = (n, None)
+    store = Storage(layout, None, (), names)
+    size = store.bytes_per_time() * K
+    if output is not None:
+        store.path = str(output)
+        return store
+    if size <= output_limit():
+        return None
+    store.path = temporary_path(store)
+    warnings.warn(f"the outputs ({size / 1e6:.0f} MB: {n + n + m + (n if want_acc else 0)} rows × {K} times) exceed "
+                  f"the output limit ({output_limit() / 1e6:.0f} MB, NETDYN_OUTPUT_LIMIT): they stream to {store.path}, "
+                  "read lazily with the same accessors; pass save=[...] to keep only some quantities, or output= to "
+                  "choose the file", OutputWarning, stacklevel=7)
+    return store
+
+
+class _Recorder:
+    """A block that notes the rows read from it (and returns zeros): which rows a series needs."""
+
+    def __init__(self, n, K):
+        self.rows, self.shape, self.ndim = set(), (n, K), 2
+
+    def __getitem__(self, i):
+        self.rows.add(int(i))
+        return np.zeros(self.shape[1])
+
+
+def _saved_rows(net, lin, t_eval, save):
+    from netdyn.numerics.results.trajectory import Trajectory
+    n, m, K = lin.n, lin.m, 1
+    blocks = {b: _Recorder(size, K) for b, size in (("q", n), ("f", n), ("acc", n), ("mu", m))}
+    probe = Trajectory(np.asarray(t_eval[:1], dtype=float), blocks["q"], blocks["f"], blocks["acc"],
+                       np.zeros((0, K)), blocks["mu"])
+    stand_in = LinearSolution(net, lin, probe)
+    for name in save:
+        try:
+            stand_in.series(stand_in.saved_key(name))
+        except KeyError as err:
+            raise ModelError(f"save={list(save)}: {name!r} names no quantity of this network ({err.args[0]}); "
+                             "use v(node), v(element), i(element) or a coordinate name") from None
+    return {b: (rec.shape[0], sorted(rec.rows)) for b, rec in blocks.items() if rec.rows}
 
 
 def _corners(inputs, t0, t1):
@@ -298,6 +376,11 @@ class LinearSolution(Solution):
     def _front_end_names(self):
         return [] if isinstance(getattr(self.net, "elements", None), dict) else super()._front_end_names()
 
+    def _signal(self):
+        # a network's series are v(), i() and coordinates: no symbolic model is built to ask (a bond graph's
+        # front end names its own, e(X), f(X), ...)
+        return super()._signal() if hasattr(self.net, "linear_form") else None
+
     def _make_index(self):
         """The index from the network and the stamp: no symbolic model is built for a read."""
         return ResultIndex.of_network(self.net, self.linear.names, self.multiplier_names, self.linear.ports)
@@ -349,7 +432,8 @@ class LinearSolution(Solution):
     def energy(self):
         """Stored energy ``½ fᵀM f + ½ qᵀK q`` along the trajectory (from the stamped matrices)."""
         M, K = self.linear.M, self.linear.K
-        E = 0.5 * np.sum(self.f * (M @ self.f), axis=0) + 0.5 * np.sum(self.q * (K @ self.q), axis=0)
+        f, q = np.asarray(self.f), np.asarray(self.q)  # (rows streamed to a file are read whole here)
+        E = 0.5 * np.sum(f * (M @ f), axis=0) + 0.5 * np.sum(q * (K @ q), axis=0)
         if getattr(self, "loop_offsets", None):
             from netdyn.numerics.circuit.loop_flux import stored
             E = E + stored(self)  # the flux circulating around loops of inductors

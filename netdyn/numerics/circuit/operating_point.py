@@ -427,7 +427,14 @@ def _fingerprint(work, forms, kinds, t0):
     """What a stamp depends on: the network (its identity, its add/remove count, its elements and their
     values), the formulation and ``t0``."""
     return (id(work), getattr(work, "_version", None), tuple(sorted(forms.items())), tuple(sorted(kinds.items())),
-            float(t0), tuple((id(el), tuple(el.values.items())) for el in work.elements.values()))
+            float(t0), len(work.elements),  # the elements' values by their hash: a key of a few numbers kept
+            hash(tuple((id(el), tuple(el.values.items())) for el in work.elements.values())))
+
+
+def release_stamp():
+    """Forget the last stamp (:data:`_LAST`): a caller that will not ask for it again (the linear path, which
+    stamps its own) frees its memory, about a kilobyte an element, before making its own."""
+    _LAST[0] = _LAST[1] = None
 
 
 @paused_gc()

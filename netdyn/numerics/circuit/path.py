@@ -54,7 +54,7 @@ def _linear_run(problem, start, lin):
     with explained(problem.system):
         return simulate_linear(problem.system, problem.t_span, problem.q0, problem.f0, problem.t_eval,
                                problem.rtol_or(DEFAULT_RTOL), problem.atol, problem.max_step, problem.formulation,
-                               lin, problem.progress)
+                               lin, problem.progress, save=problem.save, output=problem.output)
 
 
 def _linear_refuse(problem, start, verdict):

@@ -216,6 +216,61 @@ class _ElementPorts(Mapping):
         return len(self.keys_of)
 
 
+class Stamps(Mapping):
+    """``{element name: {"entries", "efforts", "rows0", "kinds", "reactions"}}``, each element's dict made when
+    asked for from its template group's arrays (a group: the elements of one template, their values as one
+    array). A large network keeps one array a group and one small int a name, not a dict of lists an
+    element; a dict asked for is kept (the stamper adds sources' efforts and reactions to it), one iterated
+    over is made afresh.
+
+    >>> st = Stamps()
+    >>> st.add_group(["R1", "R2"], np.array([[1.0, 0.0]]), (("D", 0, 0),), np.array([5, 6]), ("through",))
+    >>> st["R1"]["entries"], st["R2"]["entries"], st["R2"]["rows0"], len(st)
+    ([('D', 0, 0, 1.0)], [], 6, 2)
+    """
+
+    def __init__(self):
+        self.groups = []  # (names, values (entries × members), layout, first rows, port kinds)
+        self.where = {}  # name -> group index · 2^32 + position in the group
+        self.made = {}
+
+    def add_group(self, names, nums, layout, rows0, kinds):
+        g = len(self.groups) << 32
+        self.groups.append((names, nums, tuple(layout), np.asarray(rows0, dtype=np.int64), tuple(kinds)))
+        for e, name in enumerate(names):
+            self.where[name] = g | e
+
+    def _make(self, name):
+        w = self.where[name]
+        names, nums, layout, rows0, kinds = self.groups[w >> 32]
+        e = w & 0xFFFFFFFF
+        vals = nums[:, e].tolist() if nums.shape[0] else []
+        return {"entries": [(wh, i, j, x) for x, (wh, i, j) in zip(vals, layout) if x != 0], "efforts": [],
+                "rows0": int(rows0[e]), "kinds": kinds, "reactions": []}
+
+    def __getitem__(self, name):
+        out = self.made.get(name)
+        if out is None:
+            out = self.made[name] = self._make(name)
+        return out
+
+    def __contains__(self, name):
+        return name in self.where
+
+    def __iter__(self):
+        return iter(self.where)
+
+    def __len__(self):
+        return len(self.where)
+
+    def items(self):
+        for name in self.where:
+            yield name, self.made.get(name) or self._make(name)
+
+    def values(self):
+        return (st for _, st in self.items())
+
+
 class _Stamper:
     """The stamps of a network's elements, one template group at a time, gathered into sparse matrices.
 
@@ -228,9 +283,9 @@ class _Stamper:
     def __init__(self, ports):
         self.ports = ports
         self.triplets = {"M": [], "D": [], "K": [], "A": []}  # (rows, columns, values) arrays
+        self.stamps = Stamps()
         self.kcl = []  # (row, coordinate, sign): the branch formulation's KCL rows
         self.labels = []  # one per flow-constraint row (KCL rows first, then the elements' in network order)
-        self.stamps = {}
         self.pending = []  # (position in the network, ...) of the elements finished one by one
         self.inputs, self.input_index = [], {}
         self.be, self.ba = [], []
@@ -273,13 +328,10 @@ class _Stamper:
             r = rows0[nz] + i if which == "A" else prow[nz, i]
             self.triplets[which].append((r, prow[nz, j], nums[idx][nz]))
         self._labels(tpl, members, nums)
-        vals = nums.T.tolist()
-        layout = tpl.layout
         one_by_one = any(r != 0 for r in tpl.efforts) or any(r != 0 for r in tpl.flows) or tpl.reactions \
             or tpl.sensed
+        self.stamps.add_group([m[0] for m in members], nums, tpl.layout, rows0, members[0][5] if members else ())
         for e, (name, el, keys, values, r0, pk, order) in enumerate(members):
-            self.stamps[name] = {"entries": [(w, i, j, x) for x, (w, i, j) in zip(vals[e], layout) if x != 0],
-                                 "efforts": [], "rows0": r0, "kinds": pk, "reactions": []}
             if one_by_one:
                 self.pending.append((order, r0, name, el, tpl, keys, values))
 

@@ -24,7 +24,6 @@ from netdyn.errors import ModelError, ParameterError
 from netdyn.numerics.functions.energy import dissipated_power, supplied_power
 from netdyn.numerics.functions.kernel import state_kernel
 from netdyn.numerics.functions.pwtable import tabulate
-from netdyn.numerics.functions.treedynamics import tree_dynamics
 from netdyn.validate import real
 from netdyn.symbols import t
 
@@ -150,6 +149,8 @@ class CompiledModel:
         self._eq = equations
         # a relative-formulation planar open tree: M and h by the recursive algorithms, the symbolic
         # equations derived only when asked for (netdyn.numerics.functions.treedynamics)
+        if equations is None:  # (imported here: it brings numba, which a circuit never needs)
+            from netdyn.numerics.functions.treedynamics import tree_dynamics
         self._tree = None if equations is not None else tree_dynamics(model)
         self._power = None
         self._dh_df = None

@@ -304,7 +304,7 @@ def default_atol(dae, rows, scale, rtol, span):
 
 
 def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, progress=None, stats=None,
-          power=None, restart=None, rates=None):
+          power=None, restart=None, rates=None, sink=None):
     """Integrate from ``y0`` at ``t_out[0]``; returns ``(t_out, Y)`` with one column per output time.
 
     ``power(t_stages, Y_stages, Ydot_stages) -> P`` (``P`` of shape ``(k, 3)``), when given, is integrated
@@ -323,16 +323,23 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
     sets ``stats["interrupted"]`` to the last of them. ``rates`` (optional, an array of shape
     ``(dae.size, len(t_out))``, best in Fortran order) receives at each output time after the first the rates
     ``ẏ`` of the step that ended there (:meth:`_Stepper.end_rate`), NaN where none was taken one by one (small
-    systems' batches); its first column is left as it is.
+    systems' batches); its first column is left as it is. ``sink(k, y, rate)`` (optional) receives each output
+    column instead of a dense array (``rate`` ``None`` where ``rates`` would hold NaN; column 0 with ``None``):
+    the state is then not kept here and ``Y`` is returned as ``None`` (long outputs of large networks,
+    :mod:`netdyn.numerics.results.store`).
     """
     if atol is None:
         rows = np.arange(dae.size) if dae.error_rows is None else np.asarray(dae.error_rows)
         stage = getattr(progress, "stage", None)  # a bar that labels the passes is told of this one too
         if stage is not None:
             stage("first pass")
-        _, coarse = radau(dae, t_out, y0, rtol=np.inf, atol=np.inf, max_step=max_step,
-                          restart=restart, progress=progress if stage is not None else None)  # no error control
-        atol = default_atol(dae, rows, np.max(np.abs(coarse[rows]), axis=1), rtol, t_out[-1] - t_out[0])
+        top = np.zeros(rows.size)  # each component's largest magnitude: a running maximum, no dense array
+
+        def biggest(k, y, rate):
+            np.maximum(top, np.abs(y[rows]), out=top)
+        radau(dae, t_out, y0, rtol=np.inf, atol=np.inf, max_step=max_step, restart=restart, sink=biggest,
+              progress=progress if stage is not None else None)  # no error control
+        atol = default_atol(dae, rows, top, rtol, t_out[-1] - t_out[0])
         if stage is not None:
             stage("refining")
     t_out = np.asarray(t_out, dtype=float)
@@ -340,9 +347,13 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
         raise IntegrationError("output times must increase strictly")
     rows = np.arange(dae.size) if dae.error_rows is None else np.asarray(dae.error_rows)
     control = np.isfinite(rtol)
-    Y = np.empty((dae.size, t_out.size), order="F")  # filled a column at a time: contiguous columns
     y = np.asarray(y0, dtype=float).copy()
-    Y[:, 0] = y
+    if sink is None:
+        Y = np.empty((dae.size, t_out.size), order="F")  # filled a column at a time: contiguous columns
+        Y[:, 0] = y
+    else:
+        Y = None
+        sink(0, y, None)
     work = None
     if power is not None:
         work = np.zeros((0, t_out.size))
@@ -410,8 +421,11 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
                 if level and e < 0.02 and done % 2 == 0:  # comfortably accurate: double the step
                     level -= 1
                     done //= 2
-            Y[:, k + 1] = y
-            if rates is not None:
+            if sink is not None:
+                sink(k + 1, y, last.end_rate() if last is not None and rates is not None else None)
+            else:
+                Y[:, k + 1] = y
+            if rates is not None and sink is None:
                 rates[:, k + 1] = last.end_rate() if last is not None else np.nan
             if power is not None and acc is not None:
                 if work.shape[0] != acc.size:
@@ -426,8 +440,8 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
         if power is not None:
             if not work.shape[0]:  # interrupted before the first step: no energy moved yet
                 work = np.zeros((2, t_out.size))
-            return t_out[:k + 1], Y[:, :k + 1], work[:, :k + 1]
-        return t_out[:k + 1], Y[:, :k + 1]
+            return t_out[:k + 1], None if Y is None else Y[:, :k + 1], work[:, :k + 1]
+        return t_out[:k + 1], None if Y is None else Y[:, :k + 1]
     if stats is not None:
         stats["nsteps"] = accepted
     if power is not None:

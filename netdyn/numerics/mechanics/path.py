@@ -17,7 +17,6 @@ from netdyn.numerics.dae.start import DEFAULT_RTOL, STIFFNESS_RATIO
 from netdyn.numerics.integrators.driver import run_symbolic, step_bound
 from netdyn.numerics.integrators.options import check_compiled_loop, check_recursive_params
 from netdyn.numerics.integrators.path import Path, Verdict
-from netdyn.numerics.mechanics.projection import Projection
 
 SINGULAR = "the constrained mass matrix is singular (flows without inertia)"
 
@@ -37,6 +36,7 @@ def _projection_accepts(problem, start):
 def projection_class(compiled_loop, progress):
     """The projection integrator's class: the compiled loop when asked for (``"auto"``: when it is cached;
     by default ``"auto"`` unless a progress callback wants the Python loop's every step)."""
+    from netdyn.numerics.mechanics.projection import Projection  # (here: its KKT kernels import numba)
     if compiled_loop is None:
         compiled_loop = "auto" if progress is None else False
     if compiled_loop is False:

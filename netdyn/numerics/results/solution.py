@@ -113,6 +113,7 @@ class Solution:
         self.work = trajectory.work  # energy dissipated and supplied since t0, integrated with the state
         self._cache = {}
         self._index = None
+        self._saved = None  # {canonical name: values} when a save= list kept only those (see keep_only)
 
     @property
     def result_index(self) -> ResultIndex:
@@ -152,6 +153,8 @@ class Solution:
     def __getitem__(self, name: str | sp.Expr) -> Array:
         if not isinstance(name, str):
             name = getattr(getattr(name, "func", None), "__name__", None) or str(name)
+        if self._saved is not None:
+            return self._saved_value(name)
         index = self.result_index
         row = index.coordinates.get(name)
         if row is not None:
@@ -335,6 +338,8 @@ class Solution:
         A node's value is summed along the ports of its path from ground, which the solution's index
         holds (:attr:`result_index`): a read costs its path, not the network.
         """
+        if self._saved is not None:
+            return self._saved_value(f"v({name})")
         index = self.result_index
         if name in index.elements:
             return self._element_quantity(name, "across")
@@ -389,6 +394,8 @@ class Solution:
         return bodies.acceleration(self, body)
 
     def _element_quantity(self, name, which):
+        if self._saved is not None:
+            return self._saved_value(f"{'v' if which == 'across' else 'i'}({name})")
         el = self.result_index.element(name)
         sign = getattr(el, "through_report_signs", el.report_signs)[0] if which == "through" else el.report_signs[0]
         return sign * self._port_quantity(name, 0, which)
@@ -405,6 +412,55 @@ class Solution:
             entry = self._cache[key] = self._compile(self._internal(expr))
         return self._run(entry)
 
+    # ----------------------------------------------------------------- save= (SPICE's .save)
+    def saved_key(self, spec):
+        """The canonical name of a series: ``v(X)``, ``i(X)`` (``f(X)`` is a through value too) with ``X``
+        spelled as the network spells it (netlists match case-insensitively), or a coordinate's name."""
+        spec = str(spec).strip()
+        if len(spec) > 3 and spec[1] == "(" and spec.endswith(")") and spec[0].lower() in "vif":
+            kind, inner = ("v" if spec[0].lower() == "v" else "i"), spec[2:-1].strip()
+            return f"{kind}({self._spelled(inner)})"
+        return spec
+
+    def _spelled(self, name):
+        index = self.result_index
+        if name in index.elements or name in index.nodes:
+            return name
+        lower = self._cache.get("lower names")
+        if lower is None:
+            lower = self._cache["lower names"] = {str(k).lower(): k for k in (*index.nodes, *index.elements)}
+        return lower.get(name.lower(), name)
+
+    def keep_only(self, save):
+        """Keep the series named in ``save`` (``"v(out)"``, ``"i(L1)"``, coordinate names, ``x_dot``,
+        multipliers) and nothing else: each is computed now, the state arrays are dropped, and a read of
+        anything else is an :class:`~netdyn.errors.UnsavedError` saying to add it to ``save=``. Returns the
+        solution. ``simulate(..., save=[...])`` calls it (the linear path keeps only the rows those series
+        need while it integrates)."""
+        from netdyn.numerics.results.store import Unsaved
+        names = list(dict.fromkeys(self.saved_key(nm) for nm in save))
+        values = {nm: np.array(self.series(nm), dtype=float) for nm in names}
+        K = self.t.size
+        self.q = Unsaved(np.shape(self.q)[:1] + (K,), "q", names)
+        self.f = Unsaved(np.shape(self.f)[:1] + (K,), "f", names)
+        self.lam = Unsaved(np.shape(self.lam)[:1] + (K,), "lam", names)
+        self.mu = Unsaved(np.shape(self.mu)[:1] + (K,), "mu", names)
+        tr = self.trajectory
+        tr.q, tr.f, tr.lam, tr.mu = self.q, self.f, self.lam, self.mu
+        tr.acc = Unsaved(self.q.shape, "acc", names)
+        self._cache = {k: v for k, v in self._cache.items() if k == "lower names"}
+        self._saved, self._saved_names = values, names
+        return self
+
+    def _saved_value(self, spec):
+        key = self.saved_key(spec)
+        out = self._saved.get(key)
+        if out is None:
+            from netdyn.errors import UnsavedError
+            raise UnsavedError(f"{key} was not saved (save={self._saved_names}); add {key!r} to save= (or the "
+                               "netlist's .save card, --save on the command line) to keep it")
+        return out
+
     # ----------------------------------------------------------------- plots
     def plot(self, *names: str, path: PathArg | IO[bytes] | None = None, ax: Any = None, title: str | None = None,
              max_curves: int = 10) -> Any:
@@ -420,7 +476,7 @@ class Solution:
             matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         from matplotlib.ticker import EngFormatter
-        names = names or tuple(self.coordinate_names)
+        names = names or tuple(self.coordinate_names if self._saved is None else self._saved_names)
         groups = {}
         for nm in names:
             groups.setdefault(quantity(None, nm, self.result_index), []).append(nm)
@@ -454,7 +510,9 @@ class Solution:
     def series(self, spec: str) -> Array:
         """A named series: a coordinate/multiplier name, ``v(X)``/``i(X)`` for an element or node, or a name the
         model's front end defines (``metadata["signal"]``: a bond graph's ``e(X)``, ``f(X)``, ``p(X)``, ``q(X)``)."""
-        signal = self.model.metadata.get("signal")
+        if self._saved is not None:
+            return self._saved_value(spec)
+        signal = self._signal()
         expr = signal(spec) if signal is not None else None
         if expr is not None:
             return self.evaluate(self._internal(sp.sympify(expr)))
@@ -471,11 +529,17 @@ class Solution:
             raise ModelError(f"unknown series {spec!r}; use v(name) or i(name)")
         return self[spec]
 
+    def _signal(self):
+        """The front end's own series names (a bond graph's), or ``None``."""
+        return self.model.metadata.get("signal")
+
     def series_names(self) -> list[str]:
         """Every name :meth:`series` reads, in the order of :meth:`to_pandas`' columns: the coordinates, their
         flows (``_dot``), the multipliers, the planar joint coordinates and body poses that are not
         coordinates themselves (with ``_dot``), every node's ``v(node)`` and every element's ``v(name)`` and
         ``i(name)`` (``f(name)`` for a force or torque)."""
+        if self._saved is not None:
+            return list(self._saved_names)
         index = self.result_index
         names = list(index.coordinates) + [f"{c}_dot" for c in index.coordinates] + list(index.multipliers)
         for name in self._pose_names():
