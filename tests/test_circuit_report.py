@@ -7,7 +7,7 @@ import netdyn
 from netdyn.components.diode import Diode
 from netdyn.components.electrical import Capacitor, CurrentSource, Inductor, Resistor, VoltageSource
 from netdyn.lagrange.sources import pulse
-from netdyn.numerics.circuit import circuit_report
+from netdyn.numerics.circuit.energy import circuit_report
 
 
 def _circuit():

@@ -1,4 +1,4 @@
-"""The circuit path's work integrals, carried with the BDF steps element by element (netdyn.numerics.circuit.circuit_work)."""
+"""The circuit path's work integrals, carried with the BDF steps element by element (netdyn.numerics.circuit.energy.circuit_work)."""
 import numpy as np
 import pytest
 import sympy as sp

@@ -22,6 +22,16 @@ def module_name(package, folder, path):
     return ".".join([package, *parts])
 
 
+def runtime_nodes(tree):
+    """Every node of ``tree`` but those under ``if TYPE_CHECKING:`` (imports for type hints only, which never
+    run; import-linter's ``exclude_type_checking_imports`` likewise)."""
+    skip = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", getattr(node.test, "attr", None)) == "TYPE_CHECKING":
+            skip.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+    return [n for n in ast.walk(tree) if id(n) not in skip]
+
+
 def import_graph():
     graph = nx.DiGraph()
     for package, folder in SOURCES.items():
@@ -31,7 +41,7 @@ def import_graph():
             name = module_name(package, folder, path)
             is_package = path.name == "__init__.py"
             graph.add_node(name)
-            for node in ast.walk(ast.parse(path.read_text())):
+            for node in runtime_nodes(ast.parse(path.read_text())):
                 targets = []
                 if isinstance(node, ast.ImportFrom):
                     if node.level:

@@ -3,6 +3,6 @@
 Stamps (:mod:`.stamp`) and the linear fast path (:mod:`.linearsim`, integrated by :mod:`.linear` on the shared
 Radau IIA); the SPICE start — DC operating point (:mod:`.operating_point`), ``uic`` holds and jumps
 (:mod:`.spice_start`), flux circulating around loops of inductors (:mod:`.loop_flux`); the diode path
-(:mod:`.nonlinearsim`) with its compiled kernels (:mod:`.kernels`), work integrals (:mod:`.circuit_work`) and
-the per-element energy report from numbers (:mod:`.circuit_report`). Depends on the shared rooms only.
+(:mod:`.nonlinearsim`) with its compiled kernels (:mod:`.kernels`), work integrals (:mod:`.energy.circuit_work`) and
+the per-element energy report from numbers (:mod:`.energy.circuit_report`). Depends on the shared rooms only.
 """

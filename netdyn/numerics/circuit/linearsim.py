@@ -28,7 +28,7 @@ from netdyn.numerics.results.index import ResultIndex
 from netdyn.numerics.results.solution import Solution
 from netdyn.numerics.integrators.sensed import sensed_columns
 from netdyn.numerics.circuit.spice_start import StateBeforeJump
-from netdyn.numerics.circuit.stamp import LinearNetwork, NotLinear, linear_network
+from netdyn.numerics.circuit.stamp import LinearNetwork, NotLinear, linear_network, release_stamp
 from netdyn.lagrange.sources import corners
 from netdyn.numerics.functions.compiled import compile_model
 
@@ -56,7 +56,6 @@ def try_linear(net, formulation=None):
         return None
     elif any(getattr(el, "prefers_kind", None) for el in net.elements.values()):
         return None  # a semiconductor device (diode): never linear, the circuit path takes it
-    from netdyn.numerics.circuit.operating_point import release_stamp
     release_stamp()  # the SPICE start's stamp is the circuit path's; this path makes its own
     lin = None
     checked = False
@@ -349,10 +348,6 @@ class LinearSolution(Solution):
             self._cache["inputs"] = np.vstack([np.broadcast_to(np.asarray(fn(self.t), dtype=float), self.t.shape)
                                                for fn in fns]) if fns else np.zeros((0, self.t.size))
         return self._cache["inputs"]
-
-    def series(self, spec):
-        """A named series (:meth:`Solution.series`); a network's names need no symbolic model."""
-        return self._named_series(spec)
 
     def _pose_names(self):
         return []  # a network of one-dimensional elements: no joints, and no symbolic model to build for a table

@@ -184,7 +184,7 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
 
     ``work``: every path (compiled, numpy, reference) carries the energy each element dissipates or
     supplies (and each junction charge stores) with the integration, by Gauss-Legendre on every accepted
-    step's own BDF interpolant (:mod:`netdyn.numerics.circuit.circuit_work`), so ``power_balance`` closes to the
+    step's own BDF interpolant (:mod:`netdyn.numerics.circuit.energy.circuit_work`), so ``power_balance`` closes to the
     integrator's tolerance whatever the output times; ``False`` (or a device without a port table) leaves
     the balance to a quadrature over the output times."""
     c = circuit or _Circuit(net, formulation, float(t_span[0]))
@@ -218,7 +218,7 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
     if stepper is None:
         stepper = _PyStep(c, y, yd, t0, tol, reference)
     if work and all(hasattr(kind, "port_table") for kind in c.group_types):
-        from netdyn.numerics.circuit.circuit_work import StepWork
+        from netdyn.numerics.circuit.energy.circuit_work import StepWork
         stepper.work = StepWork(c, t0, yd)
     h = min((t1 - t0) * 1e-6, max_step)
     run = getattr(stepper, "run", None) if progress is None else None
@@ -243,7 +243,7 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
     from netdyn.numerics.results.trajectory import Trajectory
     totals, per = (None, None)
     if W is not None:
-        from netdyn.numerics.circuit.circuit_work import split
+        from netdyn.numerics.circuit.energy.circuit_work import split
         totals, per = split(stepper.work.channels, W)
     sol = CircuitSolution(net, c.lin, Trajectory(T, q, f, acc, np.zeros((0, T.size)), mu, nsteps=nsteps,
                                                  dissipated=None if W is None else totals["dissipated"],
@@ -538,7 +538,7 @@ class _CompiledStep:
         """The whole step loop in one compiled call (:func:`~netdyn.numerics.circuit.kernels.circuit_kernel.bdf_run`), or
         ``None`` when a source's waveform has no compiled program."""
         from netdyn.numerics.circuit.kernels import circuit_kernel
-        from netdyn.numerics.circuit.circuit_work import no_program
+        from netdyn.numerics.circuit.energy.circuit_work import no_program
         from netdyn.numerics.circuit.kernels.source_program import compile_sources
         dae = self.c.dae
         prog = compile_sources(dae.exprs)
@@ -788,7 +788,7 @@ class CircuitSolution(LinearSolution):
     """A :class:`~netdyn.linearsim.LinearSolution` made by the circuit path (``method == "circuit"``)."""
 
     #: ``{element: {"dissipated" | "supplied" | "junction": (K,) energy since the start}}`` integrated with
-    #: the state (:mod:`netdyn.numerics.circuit.circuit_work`), or None
+    #: the state (:mod:`netdyn.numerics.circuit.energy.circuit_work`), or None
     element_work = None
     #: the energy stored in the devices' junction charges since the start (integrated with the state), or None
     junction_energy = None
@@ -800,8 +800,8 @@ class CircuitSolution(LinearSolution):
 
     def energy_report(self):
         """Per-element energy bookkeeping from the stamp, the devices' laws and the work integrated with the
-        state, without the symbolic model (:mod:`netdyn.numerics.circuit.circuit_report`)."""
-        from netdyn.numerics.circuit import circuit_report
+        state, without the symbolic model (:mod:`netdyn.numerics.circuit.energy.circuit_report`)."""
+        from netdyn.numerics.circuit.energy import circuit_report
         if circuit_report.takes(self):
             return circuit_report.circuit_energy_report(self)
         return super().energy_report()

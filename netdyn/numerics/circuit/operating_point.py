@@ -38,7 +38,7 @@ import sympy as sp
 
 from netdyn.components.base import ACROSS, DOMAINS, THROUGH, PortVariables
 from netdyn.errors import InitialConditionError, ModelError, SingularSystemError
-from netdyn.numerics.circuit.stamp import template_key
+from netdyn.numerics.circuit.stamp import LAST_STAMP, template_key
 from netdyn.graph.gcpause import paused_gc
 from netdyn.symbols import t
 
@@ -418,9 +418,7 @@ def _device_groups(info, skip, N):
 _LAWS, _TEMPLATES = {}, {}
 
 
-#: the last stamp made, kept for the next caller on the same network (the DC operating point, then the
-#: transient's circuit): ``(key, (lin, info, skip))``; see :func:`_stamped`
-_LAST = [None, None]
+_LAST = LAST_STAMP   # the last stamp made (netdyn.numerics.circuit.stamp.LAST_STAMP); see :func:`_stamped`
 
 
 def _fingerprint(work, forms, kinds, t0):
@@ -429,12 +427,6 @@ def _fingerprint(work, forms, kinds, t0):
     return (id(work), getattr(work, "_version", None), tuple(sorted(forms.items())), tuple(sorted(kinds.items())),
             float(t0), len(work.elements),  # the elements' values by their hash: a key of a few numbers kept
             hash(tuple((id(el), tuple(el.values.items())) for el in work.elements.values())))
-
-
-def release_stamp():
-    """Forget the last stamp (:data:`_LAST`): a caller that will not ask for it again (the linear path, which
-    stamps its own) frees its memory, about a kilobyte an element, before making its own."""
-    _LAST[0] = _LAST[1] = None
 
 
 @paused_gc()

@@ -669,3 +669,14 @@ def _remainder(el, expr, variables):
     if t in r.free_symbols:
         raise NotLinear(f"{el.name}: its contribution depends on time other than through its values")
     return r
+
+
+#: the last stamp the SPICE start made, kept for the next caller on the same network (the DC operating point,
+#: then the transient's circuit): ``[key, (lin, info, skip)]`` (:func:`netdyn.numerics.circuit.operating_point._stamped`)
+LAST_STAMP = [None, None]
+
+
+def release_stamp():
+    """Forget the last stamp (:data:`LAST_STAMP`): a caller that will not ask for it again (the linear path, which
+    stamps its own) frees its memory, about a kilobyte an element, before making its own."""
+    LAST_STAMP[0] = LAST_STAMP[1] = None

@@ -18,6 +18,8 @@ a spatial network the tree reads whole (:func:`auto_verdict`).
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from netdyn.numerics.integrators.base import Integrator, split_atol
@@ -88,7 +90,7 @@ AUTO_REASON = ("a spatial network the recursive tree reads whole: joint coordina
                "right-hand side (CRBA + cut-joint KKT for closed chains)")
 
 
-def auto_verdict(problem):
+def auto_verdict(problem: Any) -> tuple[bool, str]:
     """``(ok, reason)``: whether ``method="auto"`` takes the recursive path for ``problem``, and why (not).
 
     It does for a spatial :class:`~netdyn.Network` whose every element the tree evaluates

@@ -83,7 +83,7 @@ class EnergyReport:
 def energy_report(sol):
     """The :class:`EnergyReport` of a :class:`~netdyn.solution.Solution` of a network model, from its symbolic
     model (a circuit-path solution's ``energy_report()`` makes it from its stamp, devices and integrated work
-    instead: :mod:`netdyn.numerics.circuit.circuit_report`, which builds on this module)."""
+    instead: :mod:`netdyn.numerics.circuit.energy.circuit_report`, which builds on this module)."""
     model = sol.model
     names = list(model.metadata.get("elements", {}))
     if not names:

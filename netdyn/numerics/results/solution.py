@@ -413,7 +413,7 @@ class Solution:
         return self._run(entry)
 
     # ----------------------------------------------------------------- save= (SPICE's .save)
-    def saved_key(self, spec):
+    def saved_key(self, spec: str) -> str:
         """The canonical name of a series: ``v(X)``, ``i(X)`` (``f(X)`` is a through value too) with ``X``
         spelled as the network spells it (netlists match case-insensitively), or a coordinate's name."""
         spec = str(spec).strip()
@@ -431,7 +431,7 @@ class Solution:
             lower = self._cache["lower names"] = {str(k).lower(): k for k in (*index.nodes, *index.elements)}
         return lower.get(name.lower(), name)
 
-    def keep_only(self, save):
+    def keep_only(self, save: Sequence[str]) -> Solution:
         """Keep the series named in ``save`` (``"v(out)"``, ``"i(L1)"``, coordinate names, ``x_dot``,
         multipliers) and nothing else: each is computed now, the state arrays are dropped, and a read of
         anything else is an :class:`~netdyn.errors.UnsavedError` saying to add it to ``save=``. Returns the
@@ -441,10 +441,10 @@ class Solution:
         names = list(dict.fromkeys(self.saved_key(nm) for nm in save))
         values = {nm: np.array(self.series(nm), dtype=float) for nm in names}
         K = self.t.size
-        self.q = Unsaved(np.shape(self.q)[:1] + (K,), "q", names)
-        self.f = Unsaved(np.shape(self.f)[:1] + (K,), "f", names)
-        self.lam = Unsaved(np.shape(self.lam)[:1] + (K,), "lam", names)
-        self.mu = Unsaved(np.shape(self.mu)[:1] + (K,), "mu", names)
+        self.q = Unsaved(np.shape(self.q)[:1] + (K,), "q", names)  # type: ignore[assignment]  # an array stand-in that names what was not saved
+        self.f = Unsaved(np.shape(self.f)[:1] + (K,), "f", names)  # type: ignore[assignment]  # an array stand-in that names what was not saved
+        self.lam = Unsaved(np.shape(self.lam)[:1] + (K,), "lam", names)  # type: ignore[assignment]  # an array stand-in that names what was not saved
+        self.mu = Unsaved(np.shape(self.mu)[:1] + (K,), "mu", names)  # type: ignore[assignment]  # an array stand-in that names what was not saved
         tr = self.trajectory
         tr.q, tr.f, tr.lam, tr.mu = self.q, self.f, self.lam, self.mu
         tr.acc = Unsaved(self.q.shape, "acc", names)

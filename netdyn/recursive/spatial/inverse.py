@@ -11,6 +11,8 @@ anything else (``reaction``, …) comes from the least-squares solution of the s
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from netdyn.errors import ModelError
@@ -38,7 +40,8 @@ def driver_coordinate(tree, name):
     return tree.components[(joint, comp)]
 
 
-def spatial_inverse_dynamics(system, drivers, t, guess=None, params=None, reference=None):
+def spatial_inverse_dynamics(system: Any, drivers: Any, t: Any, guess: Any = None, params: Any = None,
+                             reference: Any = None) -> Any:
     """Actuator efforts for driver motions on a spatial network, or a model assembled from one (see the
     module docstring).
 

@@ -11,6 +11,8 @@ offered (their states need the constraint partitioning of the symbolic path).
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from netdyn.errors import ModelError, OperatingPointError
@@ -23,7 +25,8 @@ from .tree import coordinates_from_poses, tree_from_spatial_network
 STEP = 1e-3
 
 
-def tree_linearization(net, q_op=None, f_op=None, inputs=(), outputs=(), params=None, guess=None, tol=1e-7):
+def tree_linearization(net: Any, q_op: Any = None, f_op: Any = None, inputs: Any = (), outputs: Any = (),
+                       params: Any = None, guess: Any = None, tol: float = 1e-7) -> tuple:
     """``(A, B, C, D, states, inputs, outputs)`` of a spatial open tree at ``(q_op, f_op)`` (tree-coordinate
     names; missing ones from ``guess``, absolute body poses allowed, else 0). Raises
     :class:`~netdyn.recursive.planar.NotRecursive` for what the symbolic path must do.

@@ -18,6 +18,8 @@ the actuators' efforts; :meth:`SpatialLoads.potential` the springs' energy.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import sympy as sp
 
@@ -74,7 +76,7 @@ class SpatialLoads:
     [3.0]
     """
 
-    def __init__(self, tree, elements, params=None):
+    def __init__(self, tree: Any, elements: Any, params: Any = None) -> None:
         self.tree, self.model = tree, tree.model
         self.data = TreeData(tree.model)  # a workspace of its own: the integrator's stays untouched
         self.body, self.joint = [], []

@@ -23,6 +23,8 @@ and inertia are carried over into that frame. Loads: :mod:`netdyn.recursive.spat
 """
 from __future__ import annotations
 
+from typing import Any
+
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -201,7 +203,7 @@ def _compose(p, q):
     return p[0] + p[1] @ q[0], p[1] @ q[1]
 
 
-def tree_from_spatial_network(net, params=None, loads=True, drivers=False):
+def tree_from_spatial_network(net: Any, params: Any = None, loads: bool = True, drivers: bool = False) -> Any:
     """The :class:`SpatialTree` of a spatial network (see the module docstring); ``loads=False`` refuses
     loads instead of reading them (:mod:`netdyn.recursive.spatial.loads`); ``drivers=True`` (inverse
     dynamics) takes Driver elements and components prescribed in time as coordinates whose motions
@@ -343,7 +345,7 @@ def _pose_of(values, body):
     return np.array([float(values.get(k, 0.0)) for k in keys[:3]]), np.array(quat_matrix(e), dtype=float)
 
 
-def coordinates_from_poses(tree, values):
+def coordinates_from_poses(tree: Any, values: Any) -> dict[str, float]:
     """Tree coordinates ``{name: value}`` from absolute body poses (``x_<b>``…``e3_<b>``, the absolute
     formulation's names, as a stored assembly holds them), for every tree joint whose two bodies are given.
 
