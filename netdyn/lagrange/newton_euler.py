@@ -192,7 +192,14 @@ def _dot(a, b):
 class RecursiveForm:
     """The recursive form of a model: its tree of :class:`Link` s, the gravity vector (ground frame), and the
     ``rest`` :class:`~netdyn.lagrange.model.LagrangianModel` (every term the links do not hold, with the
-    constraints and their multipliers). ``coordinates`` orders the equations (default: ``rest``'s)."""
+    constraints and their multipliers). ``coordinates`` orders the equations (default: ``rest``'s).
+
+    >>> from netdyn.linkages import four_bar
+    >>> form = four_bar().model(formulation="relative").recursive_form()
+    >>> prog, tau = form.program(velocities=False, gravity=False)    # M(q) q'' alone
+    >>> len(tau), len(form.rest.constraints)
+    (3, 2)
+    """
 
     def __init__(self, links, gravity, rest, coordinates=None):
         self.links = list(links)
@@ -316,6 +323,12 @@ class RecursiveEquations(list):
 
     ``definitions`` is the straight-line program, a list of ``(symbol, expression)`` in the order they are
     computed; :meth:`expanded` substitutes it back; :attr:`operations` counts the operations.
+
+    >>> import numpy as np
+    >>> from netdyn.linkages.planar import pendulum
+    >>> eqs = pendulum(np.ones(3), np.ones(3)).model(formulation="relative").equations()
+    >>> len(eqs), eqs.definitions[0]
+    (3, (c_theta_J1, cos(theta_J1(t))))
     """
 
     def __init__(self, rows, definitions, coordinates):
