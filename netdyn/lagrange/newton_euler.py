@@ -50,7 +50,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import symengine as se
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
@@ -167,29 +166,19 @@ def _pythagoras(e):
 
 
 def _rate(v, rates):
-    """d/dt of the entries of ``v`` (expressions of plain symbols ``q``, ``q_dot``) by the chain rule
-    (differentiated in symengine, as :mod:`netdyn.lagrange.fastdiff` does: sympy's diff dominated the cost)."""
+    """d/dt of the entries of ``v`` (expressions of plain symbols ``q``, ``q_dot``) by the chain rule."""
     out = []
     for e in v:
-        x = se.sympify(e)
-        d = se.S.Zero
+        d = sp.S.Zero
         for Q, QD, QDD in rates:
-            d += x.diff(se.Symbol(Q.name)) * se.Symbol(QD.name) + x.diff(se.Symbol(QD.name)) * se.Symbol(QDD.name)
-        out.append(_back(d, e))
+            d += sp.diff(e, Q) * QD + sp.diff(e, QD) * QDD
+        out.append(d)
     return sp.Matrix(out)
 
 
 def _diff(v, x):
-    """Entry by entry, in symengine."""
-    s = se.Symbol(x.name)
-    return sp.Matrix([_back(se.sympify(e).diff(s), e) for e in v])
-
-
-def _back(d, e):
-    """A symengine result as sympy, with the symbols (and their assumptions) of ``e``."""
-    out = sp.sympify(d)
-    own = {sp.Symbol(s.name): s for s in sp.sympify(e).free_symbols}
-    return out.xreplace({s: own[s] for s in out.free_symbols if s in own and own[s] != s})
+    """Entry by entry (``Matrix.diff`` takes the slow array-derivative route)."""
+    return sp.Matrix([sp.diff(e, x) for e in v])
 
 
 def _cross(a, b):
