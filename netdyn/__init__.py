@@ -106,6 +106,8 @@ _LAZY = {
     "Network": "netdyn.graph.network",
     "Assembly": "netdyn.graph.assembly",
     "LagrangianModel": "netdyn.lagrange.model",
+    "RecursiveEquations": "netdyn.lagrange.newton_euler",
+    "RecursiveForm": "netdyn.lagrange.newton_euler",
     "simulate": "netdyn.numerics.simulate",
     "Solution": "netdyn.numerics.results.solution",
     "Event": "netdyn.numerics.results.events",

@@ -95,8 +95,9 @@ def export(model: System, format: str = "latex", formulation: Formulation = None
     unknown = sorted(set(options) - set(accepted))
     if unknown:
         raise ExportError(f"format {format!r} does not take option(s) {unknown}; it takes {accepted or 'none'}")
-    if se is None and str(format).lower() in ("c", "python"):
-        _refuse_numeric_laws(built, format)
+    if se is None and str(format).lower() in ("c", "python"):  # the recursive form reads no body term
+        recursive = built.has_recursive_form and options.get("form") != "expanded"
+        _refuse_numeric_laws(built.recursive_form().rest if recursive else built, format)
     return fn(built, **options)
 
 

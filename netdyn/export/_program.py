@@ -34,12 +34,22 @@ ARGUMENTS = ("t", "q", "f", "p", "u")
 
 @dataclass
 class Function:
-    """One exported function: its name, what it returns, output shape and non-zero entries."""
+    """One exported function: its name, what it returns, output shape and non-zero entries.
+
+    ``arguments`` are its inputs (``ARGUMENTS``, or with ``qdd`` — the accelerations — after ``f``);
+    ``definitions`` a straight-line program of named intermediates the entries read (the recursive form);
+    ``kind`` is ``"expressions"`` (the entries), ``"columns"`` (the mass matrix, column by column from
+    ``inertia_times``) or ``"bias"`` (``h``: ``inverse_dynamics`` at zero accelerations), whose bodies the
+    printers write as loops and calls.
+    """
 
     name: str
     doc: str
     shape: tuple  # (rows,) or (rows, cols)
     entries: list  # [(index tuple, expression over q[i], f[i], p[k], u[k], t)]
+    arguments: tuple = ARGUMENTS
+    definitions: list = None
+    kind: str = "expressions"
 
     @property
     def size(self):
@@ -53,38 +63,61 @@ class Function:
         return index[0] * self.shape[1] + index[1] if len(self.shape) == 2 else index[0]
 
     def cse(self):
-        """``(replacements, outputs)``: shared sub-expressions ``cse0, cse1, ...`` and the entry expressions."""
+        """``(replacements, outputs)``: the definitions, then shared sub-expressions ``cse0, cse1, ...``, and the
+        entry expressions."""
         if not self.entries:
-            return [], []
-        return sp.cse([e for _, e in self.entries], symbols=sp.numbered_symbols("cse"))
+            return list(self.definitions or []), []
+        reps, outs = sp.cse([e for _, e in self.entries], symbols=sp.numbered_symbols("cse"))
+        return list(self.definitions or []) + reps, outs
 
 
 class Program:
-    """The exported functions of a model, with its names and parameter defaults."""
+    """The exported functions of a model, with its names and parameter defaults.
 
-    def __init__(self, model):
-        eq = model.derive()
-        self.model, self.eq = model, eq
+    ``form`` as in ``model.equations(form=...)``: a mechanism in relative coordinates is exported in
+    recursive form by default (``inverse_dynamics`` and ``inertia_times`` as Newton–Euler straight-line
+    programs, ``mass_matrix`` column by column from ``inertia_times``, ``h`` from ``inverse_dynamics`` at
+    zero accelerations: code of size O(n)); ``form="expanded"`` writes ``M`` and ``h`` out entry by entry.
+    """
+
+    def __init__(self, model, form=None):
+        recursive = wants_recursive(model, form)
+        source = model.recursive_form() if recursive else None
+        eq = source.rest.derive() if recursive else model.derive()
+        self.model, self.eq, self.form = model, eq, "recursive" if recursive else "expanded"
         self.n, self.m1, self.m2 = eq.n, len(eq.phi), len(eq.a0)
         self.coordinates = list(model.coordinate_names)
-        self.parameters = [str(s) for s in eq.parameters]
+        programs = [source.program(), source.program(velocities=False, gravity=False)] if recursive else []
+        parameters = list(eq.parameters)
+        if recursive:  # the bodies' parameters (symbolic masses, lengths) besides the rest's
+            named = {s for prog, _ in programs for s, _ in prog.steps}
+            found = set()
+            for prog, tau in programs:
+                for e in [e for _, e in prog.steps] + list(tau):
+                    found |= sp.sympify(e).free_symbols
+            parameters = sorted(set(parameters) | (found - named - {t}), key=lambda s: s.name)
+        self.parameters = [str(s) for s in parameters]
         self.inputs = [str(s) for s in eq.inputs]
         self.lambdas = [str(s) for s in eq.lam]
         self.mus = [str(s) for s in eq.mu]
-        self.defaults = parameter_defaults(model, eq)
+        self.defaults = parameter_defaults(model, eq, parameters)
         arrays = {name: sp.IndexedBase(name, shape=(max(size, 1),))
-                  for name, size in (("q", self.n), ("f", self.n), ("p", len(self.parameters)),
+                  for name, size in (("q", self.n), ("f", self.n), ("qdd", self.n), ("p", len(self.parameters)),
                                      ("u", len(self.inputs)))}
         self.sub = {}
-        for name, syms in (("q", eq.q), ("f", eq.f), ("p", eq.parameters), ("u", eq.inputs)):
+        for name, syms in (("q", eq.q), ("f", eq.f), ("p", parameters), ("u", eq.inputs)):
             for i, s in enumerate(syms):
                 self.sub[s] = arrays[name][i]
         n, m1, m2 = self.n, self.m1, self.m2
         vec = lambda exprs: [((i,), e) for i, e in enumerate(exprs)]
         mat = lambda d: sorted(((i, j), e) for (i, j), e in d.items())
-        spec = [
-            ("mass_matrix", "mass matrix M (n x n, row-major)", (n, n), mat(eq.M)),
-            ("h", "force vector h: M qdd + h + Phi_q^T lambda + A^T mu = 0", (n,), vec(eq.h)),
+        if recursive:
+            head = self._recursive(model, eq, programs, arrays)
+        else:
+            head = [("mass_matrix", "mass matrix M (n x n, row-major)", (n, n), mat(eq.M)),
+                    ("h", "force vector h: M qdd + h + Phi_q^T lambda + A^T mu = 0", (n,), vec(eq.h))]
+        self.functions = [fn for fn in head if isinstance(fn, Function)]
+        spec = [fn for fn in head if not isinstance(fn, Function)] + [
             ("phi", "displacement constraints phi(q, t)", (m1,), vec(eq.phi)),
             ("Phi_q", "Jacobian of phi with respect to q (m1 x n)", (m1, n), mat(eq.Phi_q)),
             ("Phi_t", "partial time derivative of phi", (m1,), vec(eq.Phi_t)),
@@ -97,15 +130,57 @@ class Program:
         if self.servo:   # servo constraints: a multiplier acts off its own row of A (controlled sources)
             spec.append(("reaction", "reaction matrix R (m2 x n): M qdd + h + Phi_q^T lambda + R^T mu = 0", (m2, n),
                          mat(eq.R)))
-        self.functions = []
         for name, doc, shape, entries in spec:
             entries = [(idx, self._indexed(e, name)) for idx, e in entries if sp.sympify(e) != 0]
             self.functions.append(Function(name, doc, shape, entries))
 
-    def _indexed(self, expr, where):
+    def _recursive(self, model, eq, programs, arrays):
+        """The recursive form's functions: the two Newton–Euler programs (with the rest's ``M qdd + h``, resp.
+        ``M qdd``), and ``mass_matrix``/``h`` made from them."""
+        n = self.n
+        times = {}  # q(t), q'(t), q''(t) -> q[i], f[i], a[i]
+        for i, c in enumerate(model.coordinates):
+            times[c.diff(t, 2)] = arrays["qdd"][i]
+            times[c.diff(t)] = arrays["f"][i]
+            times[c] = arrays["q"][i]
+        rest = [sp.S.Zero] * n
+        for (i, j), v in eq.M.items():
+            rest[i] += v * eq.a[j]
+        mass_rest = list(rest)
+        rest = [r + h for r, h in zip(rest, eq.h)]
+        accel = {s: arrays["qdd"][i] for i, s in enumerate(eq.a)}
+        taken = {"t", "q", "f", "qdd", "p", "u", "out", "numpy", "i", "k", "e", "z", "col"}
+        out = []
+        for (prog, tau), extra, name, doc in zip(
+                programs, (rest, mass_rest), ("inverse_dynamics", "inertia_times"),
+                ("inverse dynamics tau = M qdd + h by the recursive Newton-Euler program",
+                 "M(q) qdd by the recursive Newton-Euler program (no velocities, no gravity, no loads)")):
+            rename = {}
+            for s, _ in prog.steps:
+                base = "v_" + c_identifier(s.name)
+                while base in taken:
+                    base += "_"
+                taken.add(base)
+                rename[s] = sp.Symbol(base)
+            both = {**times, **rename}
+            defs = [(rename[s], self._indexed(e.xreplace(both), name, allowed=set(rename.values())))
+                    for s, e in prog.steps]
+            entries = []
+            for i, (tk, r) in enumerate(zip(tau, extra)):
+                e = sp.sympify(tk).xreplace(both) + sp.sympify(r).xreplace(accel)
+                if e != 0:
+                    entries.append(((i,), self._indexed(e, name, allowed=set(rename.values()))))
+            out.append(Function(name, doc, (n,), entries, ("t", "q", "f", "qdd", "p", "u"), defs))
+        out.append(Function("mass_matrix", "mass matrix M (n x n, row-major), column by column from inertia_times",
+                            (n, n), [], kind="columns"))
+        out.append(Function("h", "force vector h = inverse_dynamics(t, q, f, 0): M qdd + h + Phi_q^T lambda + "
+                            "A^T mu = 0", (n,), [], kind="bias"))
+        return out
+
+    def _indexed(self, expr, where, allowed=()):
         e = sp.sympify(expr).xreplace(self.sub)
         stray = e.free_symbols - {t} - {s for s in e.free_symbols if isinstance(s, sp.Indexed)} \
-            - {a.base.label for a in e.atoms(sp.Indexed)}
+            - {a.base.label for a in e.atoms(sp.Indexed)} - set(allowed)
         if stray:
             raise ExportError(f"{where} contains {sorted(map(str, stray))}, which is not a coordinate, flow, "
                               "parameter or input; this is a netdyn bug, please report it")
@@ -115,7 +190,42 @@ class Program:
         return e
 
 
-def parameter_defaults(model, eq=None):
+def wants_recursive(model, form):
+    """Whether an export of ``model`` in ``form`` (``None``, ``"recursive"``, ``"expanded"``) is in recursive form.
+
+    >>> from netdyn.linkages import four_bar
+    >>> wants_recursive(four_bar().model(formulation="relative"), None), wants_recursive(four_bar().model(), None)
+    (True, False)
+    """
+    if form not in (None, "expanded", "recursive"):
+        raise ExportError(f"unknown equation form {form!r}; use 'recursive', 'expanded' or None (recursive where "
+                          "the model has it)")
+    if form == "recursive" and not model.has_recursive_form:
+        raise ExportError(f"model {model.name!r} has no recursive form (it exists for mechanisms in relative "
+                          "coordinates); export it with form='expanded' or form=None")
+    return model.has_recursive_form if form is None else form == "recursive"
+
+
+def recursive_parts(model):
+    """``(eq, definitions, rows)`` of a model in recursive form, in the internal symbols (``q``, ``q_dot``,
+    ``q_ddot``, ``lambda_1``): the rest model's :class:`~netdyn.lagrange.equations.Equations`, the named
+    intermediates ``[(symbol, expression)]`` and the equations (Lagrange rows, then the constraints).
+
+    >>> from netdyn.linkages import four_bar
+    >>> eq, defs, rows = recursive_parts(four_bar().model(formulation="relative"))
+    >>> len(rows), len(defs) > 10
+    (5, True)
+    """
+    from netdyn.lagrange.equations import internalize
+
+    form = model.recursive_form()
+    eq = form.rest.derive()
+    eqs = form.equations()
+    defs = [(s, internalize(form.rest, e)) for s, e in eqs.definitions]
+    return eq, defs, [internalize(form.rest, r) for r in eqs]
+
+
+def parameter_defaults(model, eq=None, parameters=None):
     """Default values of the model's free parameters as floats (None where the model gives none).
 
     >>> import sympy as sp
@@ -125,10 +235,12 @@ def parameter_defaults(model, eq=None):
     >>> parameter_defaults(LagrangianModel([x], T=m*x.diff(t)**2/2, V=k*x**2/2, parameters={"m": 2}))
     {'k': None, 'm': 2.0}
     """
-    eq = eq or model.derive()
+    if parameters is None:
+        eq = eq or model.derive()
+        parameters = eq.parameters
     given = {str(k): v for k, v in model.parameters.items()}
     out = {}
-    for s in eq.parameters:
+    for s in parameters:
         v = given.get(str(s))
         if v is None:
             out[str(s)] = None

@@ -8,7 +8,11 @@ the header's second comment).
 Every function is ``void <prefix><name>(double t, const double *q, const double *f,
 const double *p, const double *u, double *out)`` writing a row-major array
 (sizes in the header's ``#define``\\ s), with common sub-expressions shared
-through ``sympy.cse``. ``<prefix>accelerations`` solves the KKT system by
+through ``sympy.cse``. A mechanism in relative coordinates is exported in recursive form (see
+:class:`~netdyn.export._program.Program`): ``<prefix>inverse_dynamics`` and ``<prefix>inertia_times`` take
+the accelerations ``qdd`` after ``f`` and are Newton–Euler straight-line programs (one ``const double`` a
+named intermediate); ``<prefix>mass_matrix`` calls ``inertia_times`` once a column and ``<prefix>h`` calls
+``inverse_dynamics`` at ``qdd = 0``, so the source grows linearly with the number of bodies. ``<prefix>accelerations`` solves the KKT system by
 Gaussian elimination with partial pivoting (returns 1 if it is singular), and
 ``<prefix>rhs(t, y, p, u, dydt)`` gives ``dy/dt`` of the index-1 ODE for
 ``y = [q, f]``. ``u`` holds the input values at ``t`` (may be NULL when the model
@@ -71,7 +75,6 @@ CLANG_EXCEPTIONS = ()
 #: warning flags the generated C compiles clean with, under clang
 CLANG_FLAGS = ("-std=c99", "-Weverything", "-Werror") + CLANG_EXCEPTIONS
 
-_SIGNATURE = "double t, const double *q, const double *f, const double *p, const double *u, double *out"
 
 
 class _Printer(C99CodePrinter):
@@ -118,22 +121,45 @@ def _is_boolean(expr):
     return bool(getattr(expr, "is_Relational", False)) or isinstance(expr, BooleanFunction)
 
 
+def _signature(fn):
+    return ", ".join(["double t"] + [f"const double *{a}" for a in fn.arguments[1:]] + ["double *out"])
+
+
 def _function(prefix, fn, printer):
     """The C definition of one exported function: declarations first (C89 order, no
     ``-Wdeclaration-after-statement``), then ``(void)`` for each argument it does not read."""
+    if fn.kind != "expressions":
+        return ["", f"void {prefix}{fn.name}({_signature(fn)})", "{",
+                *_CALLS[fn.kind].replace("PFX_", prefix).replace("MAC_", prefix.upper()).splitlines(), "}"]
     reps, outs = fn.cse()
     body = []
     for sym, expr in reps:  # a shared condition of a Piecewise is an int, not a double
         body.append(f"    const {'int' if _is_boolean(expr) else 'double'} {sym} = {printer.doprint(expr)};")
     used = _used_arguments([e for _, e in reps] + list(outs)) | ({"out"} if fn.size else set())
-    unused = [a for a in ARGUMENTS + ("out",) if a not in used]
+    unused = [a for a in fn.arguments + ("out",) if a not in used]
     if unused:
         body.append("    " + " ".join(f"(void){a};" for a in unused))
     if fn.size:
         body.append(f"    for (int i = 0; i < {fn.size}; ++i) out[i] = 0.0;")
     for (idx, _), expr in zip(fn.entries, outs):
         body.append(f"    out[{fn.flat_index(idx)}] = {printer.doprint(expr)};")
-    return ["", f"void {prefix}{fn.name}({_SIGNATURE})", "{", *body, "}"]
+    return ["", f"void {prefix}{fn.name}({_signature(fn)})", "{", *body, "}"]
+
+
+# the bodies of the recursive form's mass_matrix and h (netdyn.export._program.Function.kind)
+_CALLS = {
+    "columns": """    double e[MAC_N], col[MAC_N];
+    for (int i = 0; i < MAC_N; ++i) e[i] = 0.0;
+    for (int k = 0; k < MAC_N; ++k) {
+        e[k] = 1.0;
+        PFX_inertia_times(t, q, f, e, p, u, col);
+        for (int i = 0; i < MAC_N; ++i) out[i * MAC_N + k] = col[i];
+        e[k] = 0.0;
+    }""",
+    "bias": """    double z[MAC_N];
+    for (int i = 0; i < MAC_N; ++i) z[i] = 0.0;
+    PFX_inverse_dynamics(t, q, f, z, p, u, out);""",
+}
 
 
 @dataclass
@@ -161,14 +187,15 @@ def _strings(values):
     return "{" + ", ".join('"' + safe_text(v) + '"' for v in values) + "}" if values else "{0}"
 
 
-def to_c(model, name=None, prefix=None):
-    """C99 header and source (:class:`CCode`) of a model's equations; see the module docstring."""
+def to_c(model, name=None, prefix=None, form=None):
+    """C99 header and source (:class:`CCode`) of a model's equations; see the module docstring (``form``: as
+    in ``model.equations(form=...)``)."""
     title = name or model.name
     name = c_identifier(title)
     if prefix is not None and (not isinstance(prefix, str) or (prefix and c_identifier(prefix) != prefix)):
         raise ExportError(f"prefix {prefix!r} is not a C identifier a program may define; use letters, digits "
                           "and underscores, not beginning with a digit or an underscore (C reserves those)")
-    return c_code(Program(model), title, name, prefix if prefix is not None else name + "_")
+    return c_code(Program(model, form), title, name, prefix if prefix is not None else name + "_")
 
 
 def c_code(prog, title, name, prefix):
@@ -196,7 +223,7 @@ def c_code(prog, title, name, prefix):
     s = []
     for fn in prog.functions:
         h.append(f"/* {fn.doc}; out has {fn.size} entries */")
-        h.append(f"void {prefix}{fn.name}({_SIGNATURE});")
+        h.append(f"void {prefix}{fn.name}({_signature(fn)});")
         s += _function(prefix, fn, printer)
     if not prog.servo:
         h += ["/* reaction matrix R (m2 x n): M qdd + h + Phi_q^T lambda + R^T mu = 0; here R = A */",

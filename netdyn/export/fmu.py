@@ -434,7 +434,7 @@ class _Build:
         self.model, self.cm, self.p, self.q, self.f = start.model, start.cm, start.p, start.q, start.f
         self.params = params
         self.eq = eq = self.model.derive()
-        self.prog = Program(self.model)
+        self.prog = Program(self.model, form="expanded")  # the FMU integrates the expanded M and h
         self.n = eq.n
         self.names = list(self.model.coordinate_names)
         self.t0 = float(t0)

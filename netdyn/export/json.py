@@ -9,6 +9,12 @@ restricted reader of :mod:`netdyn.lagrange.exprtext`, never ``eval``; every name
 ``A f + a``, each ``= 0``) and the pieces ``M``, ``h``, ``phi``, ``Phi_q``, ...
 (matrices as ``[row, column, expression]`` triples).
 
+A mechanism in relative coordinates is written in recursive form (``form=None`` or ``"recursive"``;
+``format_version`` 2): ``definitions`` lists the named intermediates of its Newton–Euler program as
+``[name, expression]`` pairs in the order they are computed, ``equations`` are written over them, and ``M``
+and ``h`` hold only the terms outside the bodies (springs, dampers, forces, 1-D elements), so that
+``equations`` stays the complete statement; ``form="expanded"`` writes the expanded ``M`` and ``h`` (version 1).
+
 >>> import sympy as sp
 >>> from netdyn import LagrangianModel, coordinates, t
 >>> x, = coordinates("x,")
@@ -26,7 +32,9 @@ from __future__ import annotations
 import json
 
 from netdyn.errors import ParseError
-from netdyn.export._program import parameter_defaults
+import sympy as sp
+
+from netdyn.export._program import parameter_defaults, recursive_parts, wants_recursive
 from netdyn.lagrange.exprtext import from_text, symbol_table, to_text
 
 from typing import TYPE_CHECKING
@@ -35,7 +43,7 @@ if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
     from typing import Any
 
 FORMAT = "netdyn-equations"
-FORMAT_VERSION = 2  # 2: "R", where each multiplier acts (controlled sources); 1 is read as R = A
+FORMAT_VERSION = 2  # 2: "R", where each multiplier acts (controlled sources), and the recursive form's "definitions"; 1 is read as R = A
 _VECTORS = ("h", "phi", "Phi_t", "gamma_phi", "a", "gamma_psi")
 _MATRICES = ("M", "Phi_q", "A", "R")  # R: where μ acts (A itself but for controlled sources' servo constraints)
 
@@ -45,29 +53,42 @@ def _pieces(eq):
             "A": eq.A, "a": eq.a0, "gamma_psi": eq.gamma_psi, "R": eq.reaction}
 
 
-def to_json(model, indent=2):
+def to_json(model, indent=2, form=None):
     """The JSON text of a model's derived equations; see the module docstring."""
-    eq = model.derive()
-    rows = eq.lagrange_rows() + list(eq.phi) + eq.flow_constraint_rows()
+    recursive = wants_recursive(model, form)
+    if recursive:
+        eq, defs, rows = recursive_parts(model)
+        params = sorted({s for e in [e for _, e in defs] + rows for s in sp.sympify(e).free_symbols}
+                        - {s for s, _ in defs} - set(eq.q) - set(eq.f) - set(eq.a) - set(eq.lam) - set(eq.mu)
+                        - set(eq.inputs) - {sp.Symbol("t")} | set(eq.parameters), key=lambda s: s.name)
+    else:
+        eq, defs = model.derive(), []
+        rows = eq.lagrange_rows() + list(eq.phi) + eq.flow_constraint_rows()
+        params = list(eq.parameters)
     pieces = _pieces(eq)
     doc = {
         "format": FORMAT, "format_version": FORMAT_VERSION, "name": model.name,
-        "form": "M(q,t) q_ddot + h(q,f,t) + Phi_q^T lambda + R^T mu = 0; phi(q,t) = 0; A f + a = 0",
+        "form": ("recursive: Newton-Euler definitions, then tau(q,f,q_ddot) + M_rest q_ddot + h_rest + Phi_q^T lambda"
+                 " + R^T mu = 0; phi(q,t) = 0; A f + a = 0" if recursive else
+                 "M(q,t) q_ddot + h(q,f,t) + Phi_q^T lambda + R^T mu = 0; phi(q,t) = 0; A f + a = 0"),
         "coordinates": [str(s) for s in eq.q], "flows": [str(s) for s in eq.f],
         "accelerations": [str(s) for s in eq.a],
-        "parameters": [{"name": k, "default": v} for k, v in parameter_defaults(model, eq).items()],
+        "parameters": [{"name": k, "default": v} for k, v in parameter_defaults(model, eq, params).items()],
         "inputs": [str(s) for s in eq.inputs],
         "multipliers": {
             "lambda": [{"name": str(s), "constraint": lab} for s, lab in zip(eq.lam, model.constraint_labels)],
             "mu": [{"name": str(s), "constraint": lab} for s, lab in zip(eq.mu, model.flow_constraint_labels)]},
         "equations": [to_text(r) for r in rows],
     }
+    if recursive:
+        doc["definitions"] = [[s.name, to_text(e)] for s, e in defs]
     for key in _VECTORS:
         doc[key] = [to_text(e) for e in pieces[key]]
     for key in _MATRICES:
         doc[key] = [[i, j, to_text(e)] for (i, j), e in sorted(pieces[key].items())]
     everything = rows + [e for k in _VECTORS for e in pieces[k]] + [e for k in _MATRICES for e in pieces[k].values()]
-    doc["symbols"] = symbol_table(*everything, *eq.q, *eq.f, *eq.a, *eq.lam, *eq.mu, *eq.parameters)
+    everything += [e for d in defs for e in d]
+    doc["symbols"] = symbol_table(*everything, *eq.q, *eq.f, *eq.a, *eq.lam, *eq.mu, *params)
     return json.dumps(doc, indent=indent)
 
 
@@ -110,9 +131,15 @@ def from_json(text: str) -> dict[str, Any]:
     for key in ("lambda", "mu"):
         for entry in multipliers.get(key) or []:
             names.add(entry.get("name") if isinstance(entry, dict) else entry)
+    definitions = _list(doc, "definitions")
+    for entry in definitions:
+        if not (isinstance(entry, list) and len(entry) == 2 and all(isinstance(x, str) for x in entry)):
+            raise ParseError(f"equations file definitions: entries are [name, expression], got {entry!r:.80}")
+        names.add(entry[0])
     names = {n for n in names if isinstance(n, str)}
     read = lambda s, where: from_text(s, table, f"equations file {where}", names=names, strict=True)  # noqa: E731
     out = dict(doc)
+    out["definitions"] = [(read(name, "definitions"), read(e, f"definition of {name}")) for name, e in definitions]
     out["equations"] = [read(s, f"equation {i + 1}") for i, s in enumerate(_list(doc, "equations"))]
     for key in _VECTORS:
         out[key] = [read(s, f"{key}[{i}]") for i, s in enumerate(_list(doc, key))]

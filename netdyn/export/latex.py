@@ -5,7 +5,10 @@ underscores in names become subscripts, the multipliers are ``\lambda_{j}``
 (displacement constraints) and ``\mu_{k}`` (flow constraints). Each Lagrange
 equation is written ``... = 0`` or, with ``efforts="right"``, with the applied
 efforts on the right. A fragment is one ``align`` environment;
-``standalone=True`` gives a whole ``.tex`` document (``amsmath``).
+``standalone=True`` gives a whole ``.tex`` document (``amsmath``). A mechanism in relative
+coordinates is written in recursive form (``form=None`` or ``"recursive"``): first the named
+intermediates of its Newton–Euler program, ``\omega_{z l1} := ...``, body by body, then the equations
+over them; ``form="expanded"`` writes ``M(q) q̈ + h`` out.
 
 >>> import sympy as sp
 >>> from netdyn import LagrangianModel, coordinates, t
@@ -25,6 +28,7 @@ import sympy as sp
 from sympy.printing.conventions import split_super_sub
 from sympy.printing.latex import LatexPrinter
 
+from netdyn.export._program import recursive_parts, wants_recursive
 from netdyn.lagrange.equations import internalize
 from netdyn.symbols import engineering
 from netdyn.errors import ExportError
@@ -37,9 +41,9 @@ def _decorated(name, accent):
     return sp.Symbol(text)
 
 
-def display_symbols(model):
+def display_symbols(model, eq=None):
     """Internal symbol -> display symbol (dots on flows and accelerations, ``v(t)`` for inputs)."""
-    eq = model.derive()
+    eq = eq or model.derive()
     out = {}
     for name, q, f, a in zip(model.coordinate_names, eq.q, eq.f, eq.a):
         out[f] = _decorated(name, "dot")
@@ -49,16 +53,14 @@ def display_symbols(model):
     return out
 
 
-def _rows(model, efforts):
-    eq = model.derive()
-    lagrange = eq.lagrange_rows()
+def _rows(model, efforts, eq, lagrange, source):
     if efforts == "left":
         return [(r, 0) for r in lagrange]
     if efforts != "right":
         raise ExportError(f"efforts={efforts!r}: use 'left' (equations = 0) or 'right' (efforts on the right)")
     out = []
     for i, (c, r) in enumerate(zip(model.coordinates, lagrange)):
-        e = internalize(model, model.efforts.get(c, 0))
+        e = internalize(source, model.efforts.get(c, 0))
         out.append((r + e, e))
     return out
 
@@ -96,18 +98,23 @@ def _symbol_names(exprs):
     return out
 
 
-def to_latex(model, standalone=False, efforts="left", environment="align"):
+def to_latex(model, standalone=False, efforts="left", environment="align", form=None):
     """LaTeX of a model's equations (a string); see the module docstring."""
-    eq = model.derive()
-    show = display_symbols(model)
-    rows = _rows(model, efforts)
+    if wants_recursive(model, form):
+        eq, defs, all_rows = recursive_parts(model)
+        lagrange, constraint_rows = all_rows[:eq.n], all_rows[eq.n:]
+    else:
+        eq, defs = model.derive(), []
+        lagrange, constraint_rows = eq.lagrange_rows(), list(eq.phi) + list(eq.flow_constraint_rows())
+    show = display_symbols(model, eq)
+    rows = _rows(model, efforts, eq, lagrange, model.recursive_form().rest if defs else model)
     shown = [sp.sympify(e).xreplace(show) for pair in rows for e in pair] + \
-        [sp.sympify(e).xreplace(show) for e in list(eq.phi) + list(eq.flow_constraint_rows())]
+        [sp.sympify(e).xreplace(show) for e in constraint_rows] + [e.xreplace(show) for d in defs for e in d]
     names = _symbol_names(shown)
     tex = lambda e: _LatexPrinter(dict(symbol_names=names)).doprint(sp.sympify(e).xreplace(show))  # noqa: E731
-    lines = [f"{tex(lhs)} &= {tex(rhs)}" for lhs, rhs in rows]
-    lines += [f"{tex(p)} &= 0" for p in eq.phi]
-    lines += [f"{tex(r)} &= 0" for r in eq.flow_constraint_rows()]
+    lines = [f"{tex(s)} &:= {tex(e)}" for s, e in defs]
+    lines += [f"{tex(lhs)} &= {tex(rhs)}" for lhs, rhs in rows]
+    lines += [f"{tex(r)} &= 0" for r in constraint_rows]
     body = f"\\begin{{{environment}}}\n" + " \\\\\n".join(lines) + f"\n\\end{{{environment}}}"
     if not standalone:
         return body
@@ -125,5 +132,7 @@ def to_latex(model, standalone=False, efforts="left", environment="align"):
         (rf"Multipliers: {mults}." if mults else "No constraints."), "",
         r"Lagrange's equations $\frac{d}{dt}\frac{\partial T^*}{\partial \dot q_i} - \frac{\partial T^*}{\partial q_i}"
         r" + \frac{\partial D}{\partial \dot q_i} + \frac{\partial V}{\partial q_i} + \sum_j \lambda_j "
-        r"\frac{\partial \phi_j}{\partial q_i} + \sum_k \mu_k a_{ki} = e^s_i$, then the constraints:", "",
+        r"\frac{\partial \phi_j}{\partial q_i} + \sum_k \mu_k a_{ki} = e^s_i$, then the constraints"
+        + (r" (recursive form: the bodies' terms by the Newton--Euler program of named intermediates "
+           r"$:=$, body by body)" if defs else "") + ":", "",
         body, r"\end{document}", ""])

@@ -9,6 +9,11 @@ The module text defines, for ``y = [q, f]``:
   ``gamma_phi``, ``A``, ``a``, ``gamma_psi`` — each ``fn(t, q, f, p, u=None)``
   with ``p`` the parameter vector (order ``PARAMETERS``) and ``u`` the input
   vector (order ``INPUTS``);
+* for a mechanism in relative coordinates (the recursive form, ``FORM = "recursive"``) also
+  ``inverse_dynamics(t, q, f, qdd, p, u=None)`` (``M qdd + h``) and ``inertia_times(t, q, f, qdd, p, u=None)``
+  (``M qdd``), Newton–Euler straight-line programs of size O(n); ``mass_matrix`` is then made column by
+  column from ``inertia_times`` and ``h`` is ``inverse_dynamics`` at ``qdd = 0``
+  (``form="expanded"`` writes ``M`` and ``h`` entry by entry instead);
 * ``parameters(values=None)`` — a ``(p, inputs)`` pair from a dict of parameter
   values (defaults ``DEFAULTS`` filled in) and input functions of t;
 * ``accelerations(t, q, f, p, u=None)`` — ``(qdd, lambda, mu)`` from the KKT system
@@ -105,6 +110,15 @@ def rhs(t, y, params=None):
 '''
 
 
+# the bodies of the recursive form's mass_matrix and h (netdyn.export._program.Function.kind)
+_CALLS = {
+    "columns": ["    out = numpy.zeros((N, N))", "    e = numpy.zeros(N)", "    for k in range(N):",
+                "        e[k] = 1.0", "        out[:, k] = inertia_times(t, q, f, e, p, u)", "        e[k] = 0.0",
+                "    return out"],
+    "bias": ["    return inverse_dynamics(t, q, f, numpy.zeros(N), p, u)"],
+}
+
+
 class _Printer(NumPyPrinter):
     """numpy printer that writes ``numpy.`` (the module imports numpy under its own name) and every
     float as the shortest literal that reads back to the same double (sympy's printer writes 15
@@ -117,9 +131,10 @@ class _Printer(NumPyPrinter):
         return repr(value) if math.isfinite(value) else super()._print_Float(expr)
 
 
-def to_python(model, name=None):
-    """The module text (a string) of a model's equations; see the module docstring."""
-    prog = Program(model)
+def to_python(model, name=None, form=None):
+    """The module text (a string) of a model's equations; see the module docstring (``form``: as in
+    ``model.equations(form=...)``)."""
+    prog = Program(model, form)
     printer = _Printer({"fully_qualified_modules": True, "inline": True, "allow_unknown_functions": False})
     lines = [
         f'"""Equations of motion of "{safe_text(name or model.name)}", exported by netdyn (needs only numpy).',
@@ -138,9 +153,13 @@ def to_python(model, name=None):
         f"LAMBDAS = {prog.lambdas!r}",
         f"MUS = {prog.mus!r}",
         f"N, M1, M2 = {prog.n}, {prog.m1}, {prog.m2}",
+        f"FORM = {prog.form!r}",
     ]
     for fn in prog.functions:
-        lines += ["", "", f"def {fn.name}(t, q, f, p, u=None):", f'    """{fn.doc}."""']
+        lines += ["", "", f"def {fn.name}({', '.join(fn.arguments)}=None):", f'    """{fn.doc}."""']
+        if fn.kind != "expressions":
+            lines += _CALLS[fn.kind]
+            continue
         reps, outs = fn.cse()
         lines.append(f"    out = numpy.zeros({fn.size})")
         if any(x.base.label.name == "u" for _, e in fn.entries for x in e.atoms(Indexed)):

@@ -38,6 +38,7 @@ from netdyn.lagrange.model import LagrangianModel
 from netdyn.symbols import identifier, t
 from netdyn.graph import planar, spatial
 from netdyn.graph.deferred import DeferredTermsModel, eager, has_deferred, written
+from netdyn.graph.recursive_links import RecursiveBuilder
 
 DEFAULT_FORMULATION = {"electrical": "loop", "translational": "node", "rotational": "node"}
 FORMULATIONS = ("branch", "loop", "node")
@@ -308,6 +309,9 @@ def assemble(net, formulation=None, symbolic=False, check=True, cut=None):
                 base = {c: psi.diff(rate(c)) for c in coords.list if psi.has(rate(c))}
             extra = _reaction({i: g * c for i, c in coeffs.items()}, [combos[k] for k in entry["keys"]])
             reactions[label] = {c: base.get(c, 0) + extra.get(c, 0) for c in {**base, **extra}}
+    recursive = None
+    if part is not None and part.metadata.formulation == "relative":  # the recursive form's rest: unmarked terms
+        recursive = RecursiveBuilder(part.kind, eager(T), eager(V), eager(D))
     deferred = any(has_deferred(x) for x in (T, V, D))
     if deferred:  # the bodies' kinetic terms, gravity deferred (netdyn.graph.deferred): a tree joint's
         # coordinates move its child body (a mass), the others are checked without those terms
@@ -323,6 +327,8 @@ def assemble(net, formulation=None, symbolic=False, check=True, cut=None):
                 "port_of": port_of, "flow_reactions": reactions}
     if part:
         metadata[part.kind] = part.metadata
+    if recursive is not None:
+        metadata["recursive_form"] = recursive
     kwargs = dict(T=T, V=V, D=D, efforts=efforts, constraints=constraints, flow_constraints=flow_constraints,
                   parameters=parameters, name=net.name, metadata=metadata, constraint_labels=labels,
                   flow_constraint_labels=flow_labels)

@@ -130,8 +130,9 @@ class MechanismMetadata:
     ``constraints`` (each element's constraint rows); ``tree`` and ``cuts`` (joint names of the spanning tree
     and of the joints that close loops); ``loops`` (the joints of each cut joint's loop); ``gruebler``
     (the Grübler mobility count); ``joints`` and ``body_values`` (the joint elements and the bodies' values
-    by name); planar only: ``tree_edges`` (``(joint, parent, child)`` of each tree joint); spatial only:
-    ``initial_guess`` (unit Euler parameters) and ``drivers`` (by name).
+    by name); ``tree_edges`` (``(joint, parent, child)`` of each tree joint); ``element_values`` (each
+    mechanism element's resolved values, by name); spatial only: ``initial_guess`` (unit Euler parameters)
+    and ``drivers`` (by name).
 
     >>> from netdyn.linkages import four_bar
     >>> md = four_bar().model(formulation="relative").metadata["planar"]
@@ -153,6 +154,7 @@ class MechanismMetadata:
     tree_edges: list = field(default_factory=list)
     initial_guess: dict = None
     drivers: dict = field(default_factory=dict)
+    element_values: dict = field(default_factory=dict)
 
 
 @dataclass

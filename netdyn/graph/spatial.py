@@ -27,12 +27,15 @@ Two formulations (``Network.model(formulation=...)``), as for planar linkages:
 from __future__ import annotations
 
 
+from functools import partial
+
 import sympy as sp
 
 from netdyn.graph import mechanism
+from netdyn.graph.deferred import Deferred
 from netdyn.graph.mechanism import BodyPart, joint_multipliers
-from netdyn.components.spatial import (AXES, COMPONENTS, FREE, GROUND, PRESCRIBED, Pose, Universal, body_omega,
-                                       quat_conj, quat_matrix, quat_mul)
+from netdyn.components.spatial import (AXES, COMPONENTS, FREE, GROUND, PRESCRIBED, Gravity, Pose, Universal,
+                                       body_omega, quat_conj, quat_matrix, quat_mul)
 from netdyn.errors import ElementError, ModelError, TopologyError
 from netdyn.symbols import as_expr, identifier
 
@@ -246,8 +249,12 @@ def assemble_spatial(net, formulation, new_coordinate, values_of, cut=None):
         joint_coords[j.name] = coords
     ctx = _Context(poses, body_values, joint_coords, by_name)
     coordset = set(created)
-    for b, body in net.bodies.items():
-        part.T.append(body.contribute(poses[b], body_values[b]).T)
+    relative = formulation == "relative"
+    for b, body in net.bodies.items():  # relative: marked, so that the recursive form knows them (deferred.py)
+        if relative:
+            part.T.append(Deferred(partial(_kinetic, body, poses[b], body_values[b])))
+        else:
+            part.T.append(body.contribute(poses[b], body_values[b]).T)
     constraint_index = {}
 
     def add_rows(owner, rows, labels):
@@ -281,6 +288,10 @@ def assemble_spatial(net, formulation, new_coordinate, values_of, cut=None):
     for el in spatial_elements(net):
         if getattr(el, "is_joint", False) or getattr(el, "is_driver", False):
             continue
+        if relative and isinstance(el, Gravity):
+            part.V.append(Deferred(partial(_potential, el, _Bodies(poses, body_values), values[el.name])))
+            constraint_index.setdefault(el.name, [])
+            continue
         c = el.spatial_contribution(ctx, values[el.name])
         part.add_energies(c)
         for vel, effort in c.power:
@@ -299,8 +310,30 @@ def assemble_spatial(net, formulation, new_coordinate, values_of, cut=None):
         joint_coordinates={k: list(v) for k, v in joint_coords.items()}, constraints=constraint_index,
         tree=[j.name for j, _, _ in tree], cuts=[j.name for j in cuts],
         loops=mechanism.fundamental_loops(tree, cuts), gruebler=6 * len(net.bodies) - n_constraints,
-        body_values=body_values, initial_guess=guess, drivers={d.name: d for d in drivers(net)})
+        body_values=body_values, initial_guess=guess, drivers={d.name: d for d in drivers(net)},
+        tree_edges=[(j.name, parent, child) for j, parent, child in tree], element_values=values)
     return part
+
+
+class _Bodies:
+    """The poses and body values gravity reads (picklable, unlike the assembly context)."""
+
+    def __init__(self, poses, body_values):
+        self.poses, self._values, self.bodies = poses, body_values, list(poses)
+
+    def pose(self, body):
+        return GROUND if body == "0" else self.poses[body]
+
+    def body_values(self, body):
+        return self._values[body]
+
+
+def _kinetic(body, pose, values):
+    return [body.contribute(pose, values).T]
+
+
+def _potential(el, bodies, values):
+    return [el.spatial_contribution(bodies, values).V]
 
 
 # ------------------------------------------------------------------------------------------ analysis helpers

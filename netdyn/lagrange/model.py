@@ -160,14 +160,48 @@ class LagrangianModel:
             self._derived = derive(self)
         return self._derived
 
-    def equations(self) -> list[sp.Expr]:
+    def equations(self, form: str | None = None) -> list[sp.Expr]:
         """The DAE as a list of sympy expressions, each ``== 0``.
 
         First the N Lagrange equations of eq. (4.5)/(4.6)
         ``d/dt ∂T*/∂f_i − ∂T*/∂q_i + ∂D/∂f_i + ∂V/∂q_i + Σ λ_j ∂φ_j/∂q_i + Σ μ_k a_ki − e^s_i``,
         then the displacement constraints φ_j and the flow constraints ψ_k.
+
+        ``form``: ``"expanded"`` writes every equation out in the coordinates (``M(q) q̈ + h``);
+        ``"recursive"`` gives the :class:`~netdyn.lagrange.newton_euler.RecursiveEquations` of a mechanism in
+        relative coordinates (a customized symbolic Newton–Euler: named intermediates body by body, size
+        O(n)); ``None`` (default) is ``"recursive"`` where the model has that form, else ``"expanded"``.
         """
-        return self.derive().as_time_functions()
+        if form not in (None, "expanded", "recursive"):
+            raise ModelError(f"unknown equation form {form!r}; use 'recursive', 'expanded' or None (recursive "
+                             "where the model has it)")
+        if form == "expanded" or (form is None and not self.has_recursive_form):
+            return self.derive().as_time_functions()
+        return self.recursive_form().equations()
+
+    @property
+    def has_recursive_form(self):
+        """Whether the model has a recursive form (a mechanism in relative coordinates)."""
+        return self.metadata.get("recursive_form") is not None
+
+    def recursive_form(self):
+        """The :class:`~netdyn.lagrange.newton_euler.RecursiveForm` of a mechanism in relative coordinates
+        (``Network.model(formulation="relative")``), made once; a :class:`~netdyn.errors.ModelError` for other
+        models.
+
+        >>> from netdyn.linkages import four_bar
+        >>> form = four_bar().model(formulation="relative").recursive_form()
+        >>> [link.body for link in form.links], len(form.rest.constraints)
+        (['crank', 'rocker', 'rod'], 2)
+        """
+        build = self.metadata.get("recursive_form")
+        if build is None:
+            raise ModelError(f"model {self.name!r} has no recursive form: it exists for mechanisms in relative "
+                             "coordinates (net.model(formulation='relative')); use equations(form='expanded')")
+        cached = self._compiled.get("recursive_form")
+        if cached is None:
+            cached = self._compiled["recursive_form"] = build(self)
+        return cached
 
     def export(self, format: str = "latex", **options: Any) -> Any:
         """Deprecated: use ``netdyn.export_equations(model, format, **options)``.
