@@ -296,6 +296,8 @@ def _inputs_at(lin, times):
 def _node_values(net, sol, nodes):
     """``{node: across variable against ground}`` of the nodes asked for: ports read once, in bulk, and each
     node's value its parent's minus the branch between them (a ladder's 10^4 nodes in one pass)."""
+    if not hasattr(sol, "_port_quantity"):  # a run cut by events (a PiecewiseSolution) reads through its pieces
+        return {node: sol.across(node) for node in nodes}
     from netdyn.components.base import DOMAINS
     from netdyn.graph.topology import tree_paths
     trees = [tree_paths(net.domain_graph(d)) for d in net.domains if d in DOMAINS]
