@@ -121,6 +121,9 @@ def _is_boolean(expr):
     return bool(getattr(expr, "is_Relational", False)) or isinstance(expr, BooleanFunction)
 
 
+_ARGS = ", ".join(["double t"] + [f"const double *{a}" for a in ARGUMENTS[1:]] + ["double *out"])
+
+
 def _signature(fn):
     return ", ".join(["double t"] + [f"const double *{a}" for a in fn.arguments[1:]] + ["double *out"])
 
@@ -227,8 +230,8 @@ def c_code(prog, title, name, prefix):
         s += _function(prefix, fn, printer)
     if not prog.servo:
         h += ["/* reaction matrix R (m2 x n): M qdd + h + Phi_q^T lambda + R^T mu = 0; here R = A */",
-              f"void {prefix}reaction({_SIGNATURE});"]
-        s += [f"void {prefix}reaction({_SIGNATURE})", "{", f"    {prefix}A(t, q, f, p, u, out);", "}", ""]
+              f"void {prefix}reaction({_ARGS});"]
+        s += [f"void {prefix}reaction({_ARGS})", "{", f"    {prefix}A(t, q, f, p, u, out);", "}", ""]
     h += ["/* (qdd, lambda, mu) from the KKT system; returns 0, or 1 if it is singular */",
           f"int {prefix}accelerations(double t, const double *q, const double *f, const double *p, const double *u,",
           "                          double *qdd, double *lambda, double *mu);",
