@@ -73,6 +73,10 @@ def to_bond_graph(net: Network, simplify: bool = True) -> BondGraph:
     if getattr(net, "bodies", None):
         raise ModelError(f"{net.name}: planar bodies have no bond-graph form here; convert electrical and 1-D "
                          "mechanical networks")
+    switches = sorted(n for n, el in net.elements.items() if hasattr(el, "closed"))
+    if switches:
+        raise ModelError(f"{switches[0]}: a switch changes the graph when it switches, so a network with switches "
+                         f"({', '.join(switches)}) has no single bond graph; simulate the network itself")
     bg = BondGraph(net.name)
     node_j = {}
 
