@@ -48,9 +48,9 @@ def _agree(model, states=4):
 @pytest.fixture
 def any_size(monkeypatch):
     """Trees of every size on the recursive evaluator (the symbolic reference is slow from MIN_BODIES on)."""
-    import netdyn.numerics.functions.compiled as compiled
+    import netdyn.numerics.functions.treedynamics as treedynamics   # compiled.py imports it when used
 
-    monkeypatch.setattr(compiled, "tree_dynamics", lambda model: tree_dynamics(model, min_bodies=1))
+    monkeypatch.setattr(treedynamics, "tree_dynamics", lambda model: tree_dynamics(model, min_bodies=1))
 
 
 def test_chain_matches_symbolic_relative(any_size):

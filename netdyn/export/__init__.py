@@ -91,14 +91,14 @@ def export(model: System, format: str = "latex", formulation: Formulation = None
         fn = state.FORMATS[str(format).lower()]
         options = {"name": built.name, **options} if "name" in inspect.signature(fn).parameters else options
         built = se
-    accepted = list(inspect.signature(fn).parameters)[1:]
+    accepted = list(inspect.signature(fn).parameters)[1:]  # type: ignore[arg-type]
     unknown = sorted(set(options) - set(accepted))
     if unknown:
         raise ExportError(f"format {format!r} does not take option(s) {unknown}; it takes {accepted or 'none'}")
     if se is None and str(format).lower() in ("c", "python"):  # the recursive form reads no body term
         recursive = built.has_recursive_form and options.get("form") != "expanded"
         _refuse_numeric_laws(built.recursive_form().rest if recursive else built, format)
-    return fn(built, **options)
+    return fn(built, **options)  # type: ignore[operator]
 
 
 def _refuse_numeric_laws(model, format):

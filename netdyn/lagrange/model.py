@@ -180,11 +180,11 @@ class LagrangianModel:
         return self.recursive_form().equations()
 
     @property
-    def has_recursive_form(self):
+    def has_recursive_form(self) -> bool:
         """Whether the model has a recursive form (a mechanism in relative coordinates)."""
         return self.metadata.get("recursive_form") is not None
 
-    def recursive_form(self):
+    def recursive_form(self) -> Any:
         """The :class:`~netdyn.lagrange.newton_euler.RecursiveForm` of a mechanism in relative coordinates
         (``Network.model(formulation="relative")``), made once; a :class:`~netdyn.errors.ModelError` for other
         models.

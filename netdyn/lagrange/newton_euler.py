@@ -48,6 +48,8 @@ equation is ``τ_k + rest_k = 0``.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from dataclasses import dataclass
 
 import sympy as sp
@@ -201,14 +203,14 @@ class RecursiveForm:
     (3, 2)
     """
 
-    def __init__(self, links, gravity, rest, coordinates=None):
+    def __init__(self, links: Any, gravity: Any, rest: Any, coordinates: Any = None) -> None:
         self.links = list(links)
         self.gravity = sp.Matrix(gravity) if gravity is not None else sp.zeros(3, 1)
         self.rest = rest
         self.coordinates = list(coordinates or rest.coordinates)
         self._equations = None
 
-    def program(self, velocities=True, gravity=True):
+    def program(self, velocities: bool = True, gravity: bool = True) -> Any:
         """``(StraightLine, tau)``: the Newton–Euler program and ``tau[k]``, the bodies' share of the
         generalized effort on coordinate ``k`` (0 for a coordinate no link holds), as functions of ``q(t)``,
         ``q̇(t)``, ``q̈(t)``. ``velocities=False, gravity=False`` gives the program of ``M(q) q̈`` alone."""
@@ -299,7 +301,7 @@ class RecursiveForm:
         prog.steps = [(s, e.xreplace(back)) for s, e in prog.steps]
         return prog, [sp.sympify(e).xreplace(back) for e in tau]
 
-    def equations(self):
+    def equations(self) -> RecursiveEquations:
         """The equations of the model in recursive form (:class:`RecursiveEquations`), made once."""
         if self._equations is None:
             prog, tau = self.program()
@@ -331,17 +333,17 @@ class RecursiveEquations(list):
     (3, (c_theta_J1, cos(theta_J1(t))))
     """
 
-    def __init__(self, rows, definitions, coordinates):
+    def __init__(self, rows: Any, definitions: Any, coordinates: Any) -> None:
         super().__init__(rows)
         self.definitions = list(definitions)
         self.coordinates = list(coordinates)
 
     @property
-    def operations(self):
+    def operations(self) -> int:
         """``sympy.count_ops`` of the definitions and the equations together."""
         return sum(sp.count_ops(e) for _, e in self.definitions) + sum(sp.count_ops(e) for e in self)
 
-    def expanded(self):
+    def expanded(self) -> list:
         """The equations with every named intermediate substituted: expressions of ``q(t)`` and its derivatives
         only (grows fast with the size of the tree; meant for checks on small ones)."""
         env = {}
