@@ -2,6 +2,7 @@
 (blocks with ``...`` placeholders are sketches and skipped)."""
 import os
 import re
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCKS = [(page.relative_to(ROOT).as_posix(), k, code) for page in PAGES
-          for k, code in enumerate(re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S))]
+          for k, code in enumerate(re.findall(r"```python\n(.*?)^ *```", page.read_text(), flags=re.S | re.M))]
 
 
 @pytest.mark.parametrize("page, k, code", BLOCKS, ids=[f"{p}#{k}" for p, k, _ in BLOCKS])
@@ -18,4 +19,4 @@ def test_block_runs_on_its_own(page, k, code, tmp_path, monkeypatch):
         pytest.skip("sketch with placeholders")
     monkeypatch.chdir(tmp_path)
     os.environ.setdefault("MPLBACKEND", "Agg")
-    exec(compile(code, f"{page} block {k}", "exec"), {"__name__": "__readme__"})
+    exec(compile(textwrap.dedent(code), f"{page} block {k}", "exec"), {"__name__": "__readme__"})

@@ -247,7 +247,7 @@ class RecursiveForm:
             trig = {}
             for e in (L, *parts["rho"], *parts["drho"], *parts["ddrho"], *parts["omega"], *parts["domega"],
                       *[x for v in parts["J"] for x in v]):
-                for f in sp.sympify(e).atoms(sp.sin, sp.cos):
+                for f in sorted(sp.sympify(e).atoms(sp.sin, sp.cos), key=sp.default_sort_key):
                     if f not in trig:
                         arg = f.args[0]
                         tag = arg.name if isinstance(arg, sp.Symbol) else f"{len(trig)}_{where}"
@@ -330,7 +330,7 @@ class RecursiveEquations(list):
     >>> from netdyn.linkages.planar import pendulum
     >>> eqs = pendulum(np.ones(3), np.ones(3)).model(formulation="relative").equations()
     >>> len(eqs), eqs.definitions[0]
-    (3, (c_theta_J1, cos(theta_J1(t))))
+    (3, (s_theta_J1, sin(theta_J1(t))))
     """
 
     def __init__(self, rows: Any, definitions: Any, coordinates: Any) -> None:
