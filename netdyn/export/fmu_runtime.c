@@ -684,6 +684,8 @@ static void nominals_from_first_pass(Inst *s)
 /* ------------------------------------------------------------------------------- FMI: common */
 
 #define GUARD(s) if (!(s)) return fmi2Error; if ((s)->mode == MODE_ERROR) return fmi2Error
+/* the head of a call on the state vector: the instance, guarded, and the vector's length checked */
+#define STATE_VECTOR_CALL(s, c, nx) Inst *s = (Inst *)(c); GUARD(s); if ((nx) != NX) return fmi2Error
 
 const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
 const char *fmi2GetVersion(void) { return fmi2Version; }
@@ -1051,18 +1053,14 @@ fmi2Status fmi2SetTime(fmi2Component c, fmi2Real time)
 
 fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t nx)
 {
-    Inst *s = (Inst *)c;
-    GUARD(s);
-    if (nx != NX) return fmi2Error;
+    STATE_VECTOR_CALL(s, c, nx);
     set_states(s, x);
     return fmi2OK;
 }
 
 fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real dx[], size_t nx)
 {
-    Inst *s = (Inst *)c;
-    GUARD(s);
-    if (nx != NX) return fmi2Error;
+    STATE_VECTOR_CALL(s, c, nx);
     return derivatives(s, dx) ? fmi2Error : fmi2OK;
 }
 
@@ -1074,18 +1072,14 @@ fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real eventIndicators[], s
 
 fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx)
 {
-    Inst *s = (Inst *)c;
-    GUARD(s);
-    if (nx != NX) return fmi2Error;
+    STATE_VECTOR_CALL(s, c, nx);
     get_states(s, x);
     return fmi2OK;
 }
 
 fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x_nominal[], size_t nx)
 {
-    Inst *s = (Inst *)c;
-    GUARD(s);
-    if (nx != NX) return fmi2Error;
+    STATE_VECTOR_CALL(s, c, nx);
     for (size_t i = 0; i < nx; ++i) x_nominal[i] = s->nominal[i];
     return fmi2OK;
 }
