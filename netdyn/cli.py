@@ -404,27 +404,13 @@ def _plot(cols, path, title, model, quantity_of=None):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import EngFormatter
+    from netdyn.numerics.results.timeplot import time_plot
     if quantity_of is None:
         from netdyn.numerics.results.quantities import quantity as quantity_of
-    t = cols[0][1]
     groups = {}
     for name, values in cols[1:]:
         groups.setdefault(quantity_of(model, name), []).append((name, values))
-    fig, axes = plt.subplots(max(len(groups), 1), 1, figsize=(8, 1.2 + 2.6 * max(len(groups), 1)), sharex=True,
-                             squeeze=False)
-    for ax, ((what, unit), group) in zip(axes[:, 0], groups.items()):
-        for name, values in group[:10]:
-            ax.plot(t, values, label=name)
-        ax.set_ylabel(f"{what} [{unit}]" if unit else what)
-        ax.yaxis.set_major_formatter(EngFormatter(unit=unit, sep=" "))
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", borderaxespad=0,
-                  title=f"showing 10 of {len(group)}" if len(group) > 10 else None, title_fontsize="small")
-        ax.grid(True, alpha=0.3)
-    axes[0, 0].set_title(title, fontsize="medium")
-    axes[-1, 0].set_xlabel("time t [s]")
-    axes[-1, 0].xaxis.set_major_formatter(EngFormatter(unit="s", sep=" "))
-    fig.tight_layout()
+    fig = time_plot(cols[0][1], groups, title=title, width=8)[0].figure
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
 

@@ -38,7 +38,7 @@ import sympy as sp
 
 from netdyn.components.base import ACROSS, DOMAINS, THROUGH, PortVariables
 from netdyn.errors import InitialConditionError, ModelError, SingularSystemError
-from netdyn.numerics.circuit.stamp import LAST_STAMP, template_key
+from netdyn.numerics.circuit.stamp import LAST_STAMP, release_stamp, template_key  # noqa: F401 (release_stamp: its 0.3 dev home)
 from netdyn.graph.gcpause import paused_gc
 from netdyn.symbols import t
 

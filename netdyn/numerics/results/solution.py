@@ -15,6 +15,8 @@ True
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import sympy as sp
 
@@ -475,33 +477,13 @@ class Solution:
         if path is not None:
             matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        from matplotlib.ticker import EngFormatter
+        from netdyn.numerics.results.timeplot import time_plot
         names = names or tuple(self.coordinate_names if self._saved is None else self._saved_names)
-        groups = {}
+        groups: dict[tuple[str, str], list[tuple[str, Any]]] = {}
         for nm in names:
-            groups.setdefault(quantity(None, nm, self.result_index), []).append(nm)
-        if ax is not None:
-            axes, groups = [ax], {("value", ""): list(names)}
-        else:
-            fig, axes = plt.subplots(len(groups), 1, sharex=True, squeeze=False,
-                                     figsize=(7.5, 1.2 + 2.4 * len(groups)))
-            axes = list(axes[:, 0])
-        for a, ((what, unit), members) in zip(axes, groups.items()):
-            for nm in members[:max_curves]:
-                a.plot(self.t, self.series(nm), label=nm)
-            a.set_ylabel(f"{what} [{unit}]" if unit else what)
-            a.yaxis.set_major_formatter(EngFormatter(unit=unit, sep=" ") if unit else EngFormatter(sep=" "))
-            shown = f"showing {max_curves} of {len(members)}" if len(members) > max_curves else None
-            a.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", borderaxespad=0,
-                     title=shown, title_fontsize="small")
-            a.grid(True, alpha=0.3)
-        axes[-1].set_xlabel("time t [s]")
-        axes[-1].xaxis.set_major_formatter(EngFormatter(unit="s", sep=" "))
-        if title:
-            axes[0].set_title(title, fontsize="medium")
+            groups.setdefault(quantity(None, nm, self.result_index), []).append((nm, functools.partial(self.series, nm)))   # read if drawn
+        axes = time_plot(self.t, groups, ax=ax, title=title, max_curves=max_curves)
         figure = axes[0].figure
-        if ax is None:
-            figure.tight_layout()
         if path is not None:
             figure.savefig(path, dpi=110, bbox_inches="tight")
             plt.close(figure)
