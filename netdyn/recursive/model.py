@@ -57,8 +57,13 @@ def spatial_inertia(mass, com, inertia):
     return np.block([[inertia - mass * c @ c, mass * c], [-mass * c, mass * np.eye(3)]])
 
 
-def spatial_inertias(mass, com, inertia):
-    """:func:`spatial_inertia` of n bodies at once: ``mass (n,)``, ``com (n, 3)``, ``inertia (n, 3, 3)`` → ``(n, 6, 6)``."""
+def spatial_inertias(mass: np.ndarray, com: np.ndarray, inertia: np.ndarray) -> np.ndarray:
+    """:func:`spatial_inertia` of n bodies at once: ``mass (n,)``, ``com (n, 3)``, ``inertia (n, 3, 3)`` → ``(n, 6, 6)``.
+
+    >>> one = (np.array([2.0]), np.array([[0.1, 0.2, 0.3]]), np.eye(3)[None])
+    >>> bool(np.allclose(spatial_inertias(*one)[0], spatial_inertia(2.0, one[1][0], np.eye(3))))
+    True
+    """
     n = len(mass)
     c = np.zeros((n, 3, 3))
     c[:, 0, 1], c[:, 0, 2], c[:, 1, 2] = -com[:, 2], com[:, 1], -com[:, 0]
@@ -303,9 +308,14 @@ class TreeModel:
         return f"TreeModel({self.n} bodies, {self.nq} coordinates, {len(self.cuts)} cut joint(s), {kind})"
 
 
-def cut_joints(cuts, index):
+def cut_joints(cuts: Any, index: dict[str, int]) -> list[CutJoint]:
     """:class:`CutJoint` records from the dicts :meth:`TreeModel.from_bodies` takes (bodies by name, ``index``:
-    name -> tree index)."""
+    name -> tree index).
+
+    >>> cut_joints([dict(name="C", kind="revolute", body_a="b", point_a=(1, 0), body_b=None, point_b=(2, 0))],
+    ...            {"b": 0})[0].body_b
+    -1
+    """
     def body(ref, cut):
         if ref is None:
             return -1
