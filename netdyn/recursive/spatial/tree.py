@@ -258,11 +258,12 @@ def tree_from_spatial_network(net: Any, params: Any = None, loads: bool = True, 
         if not (loads and is_spatial_load(el)):
             raise NotRecursive(f"{el.name} ({kind}) is not evaluated by the recursive path")
         load_elements.append(el)
-    check_structure(net)
     unknown = [b for b in floating if b not in net.bodies]
     if unknown:
         raise ModelError(f"floating= names {unknown}, which are not bodies of the network {sorted(net.bodies)}")
-    js = [floating_joint(b) for b in floating] + idle_spins(net, joints(net), params)
+    free = [floating_joint(b) for b in floating]
+    check_structure(net, free)
+    js = free + idle_spins(net, joints(net), params)
     balls = [j for j in js if is_ball(j)]
     tree, cuts = mechanism.spanning_tree([j for j in js if not is_ball(j)])
     cuts = cuts + balls
