@@ -126,6 +126,16 @@ def test_delta_unsorted_times_and_array_trajectory_give_the_same_efforts(delta_r
         assert np.max(np.abs(again.efforts[j] - res.efforts[j][pick])) < 1e-9
 
 
+def test_delta_guess_in_joint_coordinates_picks_the_branch(delta_run):
+    """A guess in tree coordinates (the arms' angles from home) starts the Newton: the elbows-out branch."""
+    times, res, _ = delta_run
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IdleFreedomWarning)
+        again = netdyn.inverse_dynamics(delta_robot(), {"platform": delta_circle()}, times[:3],
+                                        actuated=["A1", "A2", "A3"], guess={"thetaz_A1": 0.05, "thetaz_A2": -0.05})
+    assert np.max(np.abs(again.efforts["A2"] - res.efforts["A2"][:3])) < 1e-9
+
+
 def test_delta_bad_requests_name_the_fault():
     net = delta_robot()
     with warnings.catch_warnings():

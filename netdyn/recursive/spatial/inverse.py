@@ -193,7 +193,8 @@ def spatial_task_inverse(net: Any, body: str, trajectory: Any, t: Any, actuated:
                          "rows); a task-space position fixes a mechanism of three degrees of freedom (a Delta robot)")
     order = np.argsort(times, kind="stable")  # the loops closed along the path, whatever the given order
     prescribed = {k: (P[r, order], V[r, order], A[r, order]) for r, k in enumerate(slides)}
-    start = coordinates_from_poses(tree, dict(guess) if guess is not None else dict(_stored(net)))
+    given = dict(guess) if guess is not None else dict(_stored(net))  # body poses and/or tree coordinates
+    start = {**coordinates_from_poses(tree, given), **{k: v for k, v in given.items() if k in tree.coordinate_names}}
     q0 = np.array([float(start.get(n, 0.0)) for n in tree.coordinate_names])
     data = TreeData(tree.model)
     Q, QD, QDD = (np.empty((tree.model.nq, times.size)) for _ in range(3))
