@@ -92,6 +92,47 @@ def test_planar_trees_equal_pinocchio_and_energy_matches(n):
     assert abs(V - pin.computePotentialEnergy(pm, pd, q)) < 1e-10 * (1 + abs(V))
 
 
+@pytest.mark.parametrize("n, planar", [(1, True), (8, True), (30, True), (6, False), (25, False)])
+def test_rnea_over_a_motion_equals_pinocchio_at_every_time(n, planar):
+    """rnea_motion (one compiled call over the times; the 3-D planar kernel on a planar tree, with slides)
+    against Pinocchio's rnea at each time."""
+    from netdyn.recursive.algorithms import rnea_motion
+    model, pm = random_tree(n, seed=7 * n, planar=planar)
+    assert model.planar == planar
+    pd, data = pm.createData(), TreeData(model)
+    rng = np.random.default_rng(n)
+    Q, QD, QDD = (rng.normal(size=(n, 13)) for _ in range(3))
+    tau = rnea_motion(model, data, Q, QD, QDD)
+    ref_tau = np.array([pin.rnea(pm, pd, Q[:, k], QD[:, k], QDD[:, k]) for k in range(13)]).T
+    assert tau.shape == (n, 13)
+    assert np.max(np.abs(tau - ref_tau)) < 1e-10 * (1 + np.max(np.abs(ref_tau)))
+    with pytest.raises(ModelError, match="nq"):
+        rnea_motion(model, data, Q[:-1] if n > 1 else Q.ravel(), QD, QDD)
+
+
+def test_planar_rnea_kernel_with_fixed_joints_and_wrenches_equals_the_spatial_kernel():
+    from netdyn.recursive import kernels
+    from netdyn.recursive.algorithms import planar_geometry
+    from netdyn.recursive.planar_kernels import rnea_planar
+    rng = np.random.default_rng(3)
+    bodies = [dict(name=f"b{i}", parent=None if i == 0 else f"b{rng.integers(0, i)}",
+                   joint="revolute" if i == 0 else ("revolute", "prismatic", "fixed")[i % 3],
+                   axis=(0, 0, -1) if i % 3 == 0 else (*rng.normal(size=2), 0), rotation=rng.uniform(-3, 3),
+                   translation=(*rng.normal(size=2), 0), mass=rng.uniform(0.5, 2), com=(*rng.normal(size=2), 0),
+                   inertia=rng.uniform(0.1, 1)) for i in range(9)]
+    model = TreeModel.from_bodies(bodies, gravity=(0.4, -9.81, 0))
+    data = TreeData(model)
+    assert model.planar
+    for _ in range(3):
+        q, qd, qdd = (rng.normal(size=model.nq) for _ in range(3))
+        fext = np.zeros((model.n, 6))
+        fext[:, 2:5] = rng.normal(size=(model.n, 3))  # in-plane wrenches: n_z, f_x, f_y
+        six = kernels.rnea(model.ints, model.geom, model.gravity, q, qd, qdd, fext, data.work, np.zeros(model.nq))
+        three = rnea_planar(model.ints, planar_geometry(model), model.gravity, q, qd, qdd, fext, data.pwork,
+                            np.zeros(model.nq))
+        assert np.max(np.abs(six - three)) < 1e-12 * (1 + np.max(np.abs(six)))
+
+
 def test_external_wrenches_and_fixed_joints_against_reference():
     model, pm = random_tree(6, seed=7)
     rng = np.random.default_rng(3)

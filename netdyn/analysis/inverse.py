@@ -31,8 +31,9 @@ from netdyn.numerics.results.trajectory import Trajectory
 from netdyn.errors import ModelError
 from netdyn.numerics.results.reactions import motion_multipliers
 from netdyn.numerics.results.solution import Solution
-from netdyn.recursive.inverse import recursive_inverse_dynamics
+from netdyn.recursive.inverse import RecursiveInverse, recursive_inverse_dynamics
 from netdyn.recursive.spatial.inverse import spatial_inverse_dynamics
+from netdyn.recursive.spatial.inverse import spatial_task_inverse
 from netdyn.recursive.planar import NotRecursive
 from netdyn.graph.network import as_model
 from netdyn.graph.assembly import fill as stored_assembly
@@ -44,7 +45,6 @@ if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
     from netdyn.lagrange.model import LagrangianModel
     from netdyn.hints import ArrayLike, Initial, Params
     from collections.abc import Mapping, Sequence
-    from netdyn.recursive.inverse import RecursiveInverse
     from typing import Any
 
 
@@ -68,7 +68,8 @@ def inverse_dynamics(system: Network | LagrangianModel, drivers: Mapping[str, An
     platform) with its trajectory — ``pose(t) -> (P, V, A)``, a callable or three arrays ``(3, times)`` of
     ``x, y, theta`` and their rates — and ``actuated`` lists the joints whose efforts are sought: numeric
     inverse kinematics on the loop-closure Newton (:mod:`netdyn.analysis.taskspace`) gives their motions,
-    which then drive the joint-space inverse dynamics.
+    which then drive the joint-space inverse dynamics. In a spatial network the trajectory is the platform's
+    position (``t -> (P, V, A)`` or three arrays ``(3, times)``: a Delta robot, :mod:`netdyn.recursive.spatial.inverse`).
 
     >>> import numpy as np
     >>> from netdyn import Network
@@ -83,6 +84,8 @@ def inverse_dynamics(system: Network | LagrangianModel, drivers: Mapping[str, An
         raise ModelError(f"unknown method {method!r}; use 'auto', 'recursive' or 'least-squares'")
     guess = stored_assembly(system, guess=guess)[2]
     task = _task_space(system, dict(drivers), t, actuated, guess, params)
+    if isinstance(task, RecursiveInverse):  # a spatial platform's position: solved on the tree already
+        return task
     if task is not None:  # the whole tree's motion is known: DeNOC directly
         drivers = task.drivers(actuated)
         return task_space_inverse(task, list(actuated or ()), getattr(system, "derive", None) and system,
@@ -117,9 +120,24 @@ def _task_space(system, drivers, t, actuated, guess, params):
         raise ModelError(f"the motion of body {bodies[0]!r} is a task-space trajectory: name the actuated joints "
                          "whose efforts are sought, actuated=[...]")
     try:
+        if _spatial(net):  # a spatial platform (a Delta robot): its position prescribed, numeric IK on the tree
+            return spatial_task_inverse(net, bodies[0], drivers[bodies[0]], t, list(actuated), guess=guess,
+                                        params=params, reference=lambda res: _least_squares_of(
+                                            system, _actuated_motions(res, actuated), res, params))
         return tree_motion(net, bodies[0], drivers[bodies[0]], t, list(actuated), guess=guess, params=params)
     except NotRecursive as e:
-        raise ModelError(f"task-space motions are solved on the recursive tree of a planar network: {e}") from None
+        raise ModelError(f"task-space motions are solved on the recursive tree of a planar network, or of a "
+                         f"spatial one whose platform hangs on its legs: {e}") from None
+
+
+def _actuated_motions(res, actuated):
+    """``{joint: Samples}`` of the actuated joints along a spatial task-space result (their tree coordinates)."""
+    comps = res.tree.components
+    out = {}
+    for j in actuated:
+        k = next(k for (jn, c), k in comps.items() if jn == j)
+        out[j] = Samples(res.joint_q[k], res.joint_qd[k], res.joint_qdd[k])
+    return out
 
 
 def _sampled(drivers, t, params):

@@ -66,9 +66,10 @@ def drivers(net):
     return [el for el in spatial_elements(net) if getattr(el, "is_driver", False)]
 
 
-def check_structure(net):
+def check_structure(net, extra_joints=()):
     """Planar and spatial bodies mixed, unknown bodies or joints, conflicting drivers, floating bodies:
-    each an error naming the culprit."""
+    each an error naming the culprit. ``extra_joints``: joints that hold bodies besides the network's (the
+    recursive tree's virtual free joints)."""
     planar = [b for b, body in net.bodies.items() if not getattr(body, "spatial", False)]
     if planar:
         raise TopologyError(f"bodies {planar} are planar but the network has spatial bodies or joints; build "
@@ -90,7 +91,8 @@ def check_structure(net):
             raise ElementError(f"{d.name} and {seen[key]} both prescribe component {d.component} of joint "
                                f"{d.joint}; remove one")
         seen[key] = d.name
-    mechanism.check_grounded(net.bodies, joints(net), joint_words="a joint (Revolute, Spherical, Fixed, ...)")
+    mechanism.check_grounded(net.bodies, joints(net) + list(extra_joints),
+                             joint_words="a joint (Revolute, Spherical, Fixed, ...)")
 
 
 

@@ -96,7 +96,7 @@ def _symengine_function(exprs):
     ts = se.Symbol(T_SYMBOL.name)
     rows = []
     for e in exprs:
-        e = se.sympify(e.xreplace({T_SYMBOL: sp.Symbol(T_SYMBOL.name)}))
+        e = se.sympify(e)  # symbols by name (t carries no assumptions to drop): no sympy rebuild
         d1 = e.diff(ts)
         rows += [e, d1, d1.diff(ts)]
     fn = se.Lambdify([ts], rows, backend="lambda")
@@ -188,13 +188,13 @@ def _data(motion, times, where):
         q, qd, qdd = (motion.q, motion.qd, motion.qdd) if isinstance(motion, Samples) else motion
         arrays = []
         for label, v in (("q", q), ("qd", qd), ("qdd", qdd)):
-            a = np.asarray(v, dtype=float)
+            a = np.array(v, dtype=float)  # a copy: later changes to the caller's arrays do not reach it
             if a.ndim == 0:
-                a = np.broadcast_to(a, times.shape)
+                a = np.full(times.shape, float(a))
             if a.shape != times.shape:
                 raise ModelError(f"driver {where}: {label} has {a.size} samples but there are {times.size} times; "
                                  "give one value per time (arrays q, q̇, q̈ over the times of the call)")
-            arrays.append(a.astype(float).copy())
-    if not all(np.all(np.isfinite(a)) for a in arrays):
+            arrays.append(a)
+    if not all(np.isfinite(a).all() for a in arrays):
         raise ModelError(f"driver {where}: the motion has values that are not finite (NaN or inf)")
     return tuple(arrays)

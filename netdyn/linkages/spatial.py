@@ -257,5 +257,110 @@ def stewart_leg_motions(motion: Mapping[str, Any], base_radius: float = 1.0, top
     return out
 
 
+#: Clavel's Delta robot with the geometry of the ABB FlexPicker IRB 360 as R. L. Williams II gives it ("The Delta
+#: Parallel Robot: Kinematics Solutions", Ohio University, 2015, the example of section 2): base triangle side
+#: ``sB``, platform triangle side ``sP``, upper arm ``L``, forearm (parallelogram) length ``l`` and width ``h``,
+#: metres. Williams gives no masses; the masses here are assumed (upper arm, each forearm rod, platform, kg).
+DELTA_FLEXPICKER: dict[str, float] = {"sB": 0.567, "sP": 0.076, "L": 0.524, "l": 1.244, "h": 0.131,
+                                      "m_arm": 1.5, "m_rod": 0.15, "m_platform": 1.0, "g": 9.81}
+
+
+def _delta_legs(sB, sP):
+    """Per leg: the outward unit vector, the arm's axis (tangential) and the base and platform points."""
+    wB, wP = sB * np.sqrt(3) / 6, sP * np.sqrt(3) / 6
+    legs = []
+    for phi in (-np.pi / 2, np.pi / 6, 5 * np.pi / 6):  # Williams' legs 1, 2, 3 (leg 1 along −y)
+        rho = np.array([np.cos(phi), np.sin(phi), 0.0])
+        legs.append((rho, np.array([-np.sin(phi), np.cos(phi), 0.0]), wB * rho, wP * rho))
+    return legs
+
+
+def delta_inverse_kinematics(position: Sequence[float], data: Mapping[str, float] | None = None) -> np.ndarray:
+    """The three arm angles (rad, about each arm's tangential axis: positive turns the arm down) that put the
+    platform origin of :func:`delta_robot` at ``position`` (elbows out; closed form).
+
+    >>> np.round(np.degrees(delta_inverse_kinematics((0.0, 0.0, -1.0))), 3).tolist()   # arms just above level
+    [-5.754, -5.754, -5.754]
+    """
+    d = {**DELTA_FLEXPICKER, **(data or {})}
+    p = np.asarray(position, dtype=float)
+    out = []
+    for rho, _, B, P in _delta_legs(d["sB"], d["sP"]):
+        D = p + P - B
+        a, b = D @ rho, -D[2]
+        k = (d["L"] ** 2 + D @ D - d["l"] ** 2) / (2 * d["L"])
+        r = np.hypot(a, b)
+        if abs(k) > r:
+            raise ValueError(f"position {tuple(p)} is out of the Delta robot's reach")
+        out.append(np.arctan2(b, a) - np.arccos(k / r))
+    return np.array(out)
+
+
+def delta_robot(data: Mapping[str, float] | None = None, home: Sequence[float] = (0.0, 0.0, -1.0)) -> Network:
+    """Clavel's Delta robot, three R-(SS)₂ legs: an upper arm ``arm<i>`` on a revolute ``A<i>`` (the actuator;
+    axis tangential to the base, positive turns the arm down) and a parallelogram of two thin rods
+    ``rod<i>a``/``rod<i>b``, each with a ball joint on the arm (``E<i>a``, ``E<i>b``) and one on the
+    ``platform`` (``P<i>a``, ``P<i>b``). Geometry and masses: :data:`DELTA_FLEXPICKER` (``data`` overrides
+    entries); z up, the base in z = 0, gravity −z. The rods' spins about their own lines are idle (thin rods:
+    no axial inertia); the recursive tree holds them (an :class:`~netdyn.errors.IdleFreedomWarning` names
+    each). The network stores the pose with the platform origin at ``home`` as its assembly. Drive it by
+    the platform's position: ``netdyn.inverse_dynamics(net, {"platform": delta_circle()}, t,
+    actuated=["A1", "A2", "A3"])``.
+
+    >>> net = delta_robot()
+    >>> len(net.bodies), sorted(type(net[j]).__name__ for j in ("A1", "E1a", "P1a"))
+    (10, ['Revolute', 'Spherical', 'Spherical'])
+    """
+    d = {**DELTA_FLEXPICKER, **(data or {})}
+    L, l, h = d["L"], d["l"], d["h"]
+    theta = delta_inverse_kinematics(home, d)
+    p0 = np.asarray(home, dtype=float)
+    net = Network("Delta robot (Clavel; ABB FlexPicker IRB 360 geometry after Williams 2015)")
+    Jp = d["m_platform"] * (d["sP"] * np.sqrt(3) / 3) ** 2 / 2  # a disc through the ball pairs
+    net.add(RigidBody("platform", d["m_platform"], (Jp / 2, Jp / 2, Jp)))
+    if d["g"]:
+        net.add(Gravity(vector=(0, 0, -d["g"])))
+    guess = _home("platform", p0)
+    for i, (rho, axis, B, P) in enumerate(_delta_legs(d["sB"], d["sP"]), start=1):
+        arm = L * (np.cos(theta[i - 1]) * rho - np.sin(theta[i - 1]) * np.array([0.0, 0.0, 1.0]))  # B -> elbow
+        Ja = d["m_arm"] * L ** 2 / 12
+        net.add(RigidBody(f"arm{i}", d["m_arm"], (Ja, Ja, 0.0), com=tuple(arm / 2), frame=frame_from_axis(arm)),
+                Revolute(f"A{i}", "ground", tuple(B), f"arm{i}", (0, 0, 0), axis=tuple(axis)))
+        guess.update(_home(f"arm{i}", B))
+        for side, sign in (("a", 1.0), ("b", -1.0)):
+            e = B + arm + sign * h / 2 * axis               # the ball on the arm
+            f = p0 + P + sign * h / 2 * axis                # the ball on the platform
+            u = (f - e) / l
+            Jr = d["m_rod"] * l ** 2 / 12
+            rod = f"rod{i}{side}"
+            net.add(RigidBody(rod, d["m_rod"], (Jr, Jr, 0.0), frame=frame_from_axis(u)),
+                    Spherical(f"E{i}{side}", f"arm{i}", tuple(e - B), rod, tuple(-l / 2 * u)),
+                    Spherical(f"P{i}{side}", rod, tuple(l / 2 * u), "platform", tuple(P + sign * h / 2 * axis)))
+            guess.update(_home(rod, (e + f) / 2))
+    net.set_assembly(guess=guess)
+    return net
+
+
+def delta_circle(radius: float = 0.2, depth: float = -1.0, omega: float = 2 * np.pi, lift: float = 0.05) -> Any:
+    """A platform trajectory for :func:`delta_robot`: a circle of ``radius`` through ``(0, 0, depth)`` (centre
+    ``(0, radius)``), ``omega`` rad/s, bobbing up by ``lift`` twice a turn; ``t -> (P, V, A)``, arrays
+    ``(3, times)``.
+
+    >>> P, V, A = delta_circle()(np.array([0.0]))
+    >>> P[:, 0].tolist(), np.round(V[:, 0], 6).tolist()
+    ([0.0, 0.0, -1.0], [1.256637, 0.0, 0.0])
+    """
+    def pose(times):
+        s = np.asarray(times, dtype=float)
+        r, w = radius, omega
+        c, sn, c2, s2 = np.cos(w * s), np.sin(w * s), np.cos(2 * w * s), np.sin(2 * w * s)
+        P = np.array([r * sn, r * (1 - c), depth + lift * (1 - c2) / 2])
+        V = np.array([r * w * c, r * w * sn, lift * w * s2])
+        A = np.array([-r * w * w * sn, r * w * w * c, 2 * lift * w * w * c2])
+        return P, V, A
+    return pose
+
+
 __all__ = ["HEAVY_TOP", "spherical_pendulum", "heavy_top", "rssr", "rssr_guess", "chain_parameters", "spatial_chain",
-           "stewart_platform", "stewart_leg_motions"]
+           "stewart_platform", "stewart_leg_motions", "DELTA_FLEXPICKER", "delta_inverse_kinematics", "delta_robot",
+           "delta_circle"]

@@ -42,7 +42,7 @@ from netdyn.errors import InitialConditionError, ModelError, SingularSystemError
 
 import netdyn.recursive.kernels as K
 
-from .algorithms import aba, crba, rnea
+from .algorithms import aba, crba, rnea, rnea_motion
 from .constraints import constraint_terms, constraint_terms_reference, cut_wrenches, row_labels  # noqa: F401
 from .model import REVOLUTE
 
@@ -85,14 +85,17 @@ def closed_kinematics(model, data, prescribed, guess, tol=1e-12):
     guesses = np.asarray(guess, dtype=float)
     idx = np.array(sorted(prescribed), dtype=int)
     T = len(np.atleast_1d(prescribed[idx[0]][0])) if idx.size else 1
-    P = np.array([np.broadcast_to(prescribed[i][0], (T,)) for i in idx]).reshape(idx.size, T)
-    PD = np.array([np.broadcast_to(prescribed[i][1], (T,)) for i in idx]).reshape(idx.size, T)
-    PDD = np.array([np.broadcast_to(prescribed[i][2], (T,)) for i in idx]).reshape(idx.size, T)
+    P, PD, PDD = (np.empty((idx.size, T)) for _ in range(3))
+    for r, i in enumerate(idx):  # rows assigned (a constant broadcasts over the times)
+        P[r], PD[r], PDD[r] = prescribed[i][0], prescribed[i][1], prescribed[i][2]
     free = np.setdiff1d(np.arange(model.nq), idx)
     if model.m < free.size:
         raise ModelError(f"the prescribed coordinates leave {free.size - model.m} degree(s) of freedom free; "
                          f"prescribe {free.size - model.m} more of {[model.coordinate_joints[i] for i in free]}")
     Q, QD, QDD = (np.zeros((model.nq, T)) for _ in range(3))
+    if model.m == 0:  # an open tree with every coordinate prescribed: nothing to solve
+        Q[idx], QD[idx], QDD[idx] = P, PD, PDD
+        return Q, QD, QDD
     q = (guesses[:, 0] if guesses.ndim == 2 else guesses).copy()
     for k in range(T):
         if guesses.ndim == 2:
@@ -167,13 +170,14 @@ def denoc_inverse_dynamics(model, data, q, qd, qdd, actuated, tol=1e-9, loads=No
     eff, lam = np.zeros((act.size, T)), np.zeros((model.m, T))
     redundant = False
     every = not model.m and np.array_equal(np.sort(act), np.arange(model.nq))  # an open tree driven everywhere
+    taus = rnea_motion(model, data, q, qd, qdd)  # the tree's efforts at every time in one compiled call
+    if loads is not None:
+        taus = taus - np.asarray(loads, dtype=float).reshape(model.nq, -1)
+    if every:
+        eff[:] = taus[act]
+        T = 0
     for k in range(T):
-        tau = rnea(model, data, q[:, k], qd[:, k], qdd[:, k])
-        if loads is not None:
-            tau = tau - np.asarray(loads, dtype=float).reshape(model.nq, -1)[:, k]
-        if every:
-            eff[:, k] = tau[act]
-            continue
+        tau = taus[:, k]
         if model.m:
             _, J, _ = constraint_terms(model, data, q[:, k])
         if model.m and act.size + model.m == model.nq:  # square: [S_a Jᵀ] is regular away from singularities

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from netdyn.errors import ModelError
-from netdyn.lagrange.motion import sample_motion
+from netdyn.lagrange.motion import Samples, sample_motion
 
 from .algorithms import com_motion, forward_kinematics
 from .closed import closed_kinematics, denoc_inverse_dynamics, joint_wrenches
@@ -44,6 +44,8 @@ def _network(system):
 def _motion(expr, times, params=None):
     """Values, rates and accelerations of a driver motion at ``times`` (an expression of t, a callable
     ``t -> (q, q̇, q̈)`` or three arrays: :mod:`netdyn.lagrange.motion`)."""
+    if isinstance(expr, Samples) and all(v.shape == times.shape for v in (expr.q, expr.qd, expr.qdd)):
+        return [expr.q, expr.qd, expr.qdd]  # sampled already at these times (checked finite there)
     try:
         return list(sample_motion(expr, times, params=params))
     except ModelError as e:

@@ -209,6 +209,18 @@ def rnea(ints, geom, gravity, q, qd, qdd, fext, w, tau):
     return tau
 
 
+@njit(cache=CACHE)
+def rnea_many(ints, geom, gravity, Q, QD, QDD, fext, w, TAU):
+    """:func:`rnea` at every row of ``Q, QD, QDD`` (times × nq, C order) into the rows of ``TAU``: one call for a
+    whole motion, no Python between the times."""
+    tau = np.zeros(Q.shape[1])
+    for k in range(Q.shape[0]):
+        rnea(ints, geom, gravity, Q[k], QD[k], QDD[k], fext, w, tau)
+        for j in range(tau.size):
+            TAU[k, j] = tau[j]
+    return TAU
+
+
 @njit(cache=CACHE, inline="always")
 def _transform_inertia_add(w, i, Ia, dst, col, X, T):
     """dst[col:col+36] += X_i^T Ia X_i (Ia row-major 6×6, X_i the motion transform parent → child);

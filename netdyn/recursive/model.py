@@ -57,6 +57,26 @@ def spatial_inertia(mass, com, inertia):
     return np.block([[inertia - mass * c @ c, mass * c], [-mass * c, mass * np.eye(3)]])
 
 
+def spatial_inertias(mass: np.ndarray, com: np.ndarray, inertia: np.ndarray) -> np.ndarray:
+    """:func:`spatial_inertia` of n bodies at once: ``mass (n,)``, ``com (n, 3)``, ``inertia (n, 3, 3)`` → ``(n, 6, 6)``.
+
+    >>> one = (np.array([2.0]), np.array([[0.1, 0.2, 0.3]]), np.eye(3)[None])
+    >>> bool(np.allclose(spatial_inertias(*one)[0], spatial_inertia(2.0, one[1][0], np.eye(3))))
+    True
+    """
+    n = len(mass)
+    c = np.zeros((n, 3, 3))
+    c[:, 0, 1], c[:, 0, 2], c[:, 1, 2] = -com[:, 2], com[:, 1], -com[:, 0]
+    c[:, 1, 0], c[:, 2, 0], c[:, 2, 1] = com[:, 2], -com[:, 1], com[:, 0]
+    m = np.asarray(mass, dtype=float)[:, None, None]
+    out = np.zeros((n, 6, 6))
+    out[:, :3, :3] = inertia - m * (c @ c)
+    out[:, :3, 3:] = m * c
+    out[:, 3:, :3] = -m * c
+    out[:, 3:, 3:] = m * np.eye(3)
+    return out
+
+
 @dataclass
 class CutJoint:
     """A joint left out of the spanning tree; it closes a loop with constraint equations.
@@ -157,8 +177,7 @@ class TreeModel:
             if c.kind == "prismatic" and c.spatial:
                 raise ModelError(f"cut joint {c.name!r}: a prismatic cut joint is offered for planar trees only; "
                                  "this tree moves in space (keep the slide in the tree and cut another joint)")
-        self.spatial_inertias = np.array([spatial_inertia(self.mass[i], self.com[i], self.inertia[i])
-                                          for i in range(n)]).reshape(n, 6, 6)
+        self.spatial_inertias = spatial_inertias(self.mass, self.com, self.inertia)
         self.ints = np.ascontiguousarray(np.column_stack([self.parent, self.jtype, self.qindex]).astype(np.int64))
         self.geom = np.ascontiguousarray(np.column_stack([
             self.rotation.reshape(n, 9), self.translation, self.axis, self.spatial_inertias.reshape(n, 36)]))
@@ -170,7 +189,15 @@ class TreeModel:
     # ---------------------------------------------------------------- validation
     def _check(self):
         n = self.n
-        for i in range(n):
+        R, moving = self.rotation, self.jtype != FIXED
+        norms = np.linalg.norm(self.axis, axis=1)
+        sym = (self.inertia + np.swapaxes(self.inertia, 1, 2)) / 2
+        bad = ((self.parent < -1) | (self.parent >= np.arange(n)) | ~np.isin(self.jtype, (REVOLUTE, PRISMATIC, FIXED))
+               | (moving & (np.abs(norms - 1) > 1e-12))
+               | (np.max(np.abs(R @ np.swapaxes(R, 1, 2) - np.eye(3)), axis=(1, 2), initial=0.0) > 1e-9)
+               | (np.linalg.det(R) < 0) | (self.mass < 0)
+               | (np.min(np.linalg.eigvalsh(sym), axis=1, initial=0.0) < -1e-12)) if n else np.zeros(0, bool)
+        for i in np.flatnonzero(bad):  # the bodies the vectorised test flags, one by one for the message
             name = self.body_names[i] if i < len(self.body_names) else i
             if not -1 <= self.parent[i] < i:
                 raise ModelError(f"body {name!r}: its parent index {self.parent[i]} must come before it "
@@ -256,19 +283,7 @@ class TreeModel:
             cols["inertia"].append(np.diag([0.0, 0.0, float(inertia)]) if np.ndim(inertia) == 0
                                    else np.asarray(inertia, dtype=float))
 
-        def body(ref, cut):
-            if ref is None:
-                return -1
-            if ref not in index:
-                raise ModelError(f"cut joint {cut!r} names body {ref!r}, which is not in the tree")
-            return index[ref]
-
-        cut_list = [CutJoint(c["name"], c["kind"], body(c.get("body_a"), c["name"]), _vec3(c["point_a"]),
-                             body(c.get("body_b"), c["name"]), _vec3(c["point_b"]),
-                             _vec3(c.get("axis", (1, 0, 0))), float(c.get("angle", 0.0)),
-                             None if c.get("axis_b") is None else _vec3(c["axis_b"]),
-                             None if c.get("rotation") is None else np.asarray(c["rotation"], dtype=float))
-                    for c in cuts]
+        cut_list = cut_joints(cuts, index)
         return cls(cols["parent"], cols["jtype"], np.array(cols["axis"]), np.array(cols["rotation"]),
                    np.array(cols["translation"]), cols["mass"], np.array(cols["com"]), np.array(cols["inertia"]),
                    gravity=gravity, body_names=names, joint_names=jnames, cuts=cut_list)
@@ -291,6 +306,29 @@ class TreeModel:
     def __repr__(self):
         kind = "planar" if self.planar else "spatial"
         return f"TreeModel({self.n} bodies, {self.nq} coordinates, {len(self.cuts)} cut joint(s), {kind})"
+
+
+def cut_joints(cuts: Any, index: dict[str, int]) -> list[CutJoint]:
+    """:class:`CutJoint` records from the dicts :meth:`TreeModel.from_bodies` takes (bodies by name, ``index``:
+    name -> tree index).
+
+    >>> cut_joints([dict(name="C", kind="revolute", body_a="b", point_a=(1, 0), body_b=None, point_b=(2, 0))],
+    ...            {"b": 0})[0].body_b
+    -1
+    """
+    def body(ref, cut):
+        if ref is None:
+            return -1
+        if ref not in index:
+            raise ModelError(f"cut joint {cut!r} names body {ref!r}, which is not in the tree")
+        return index[ref]
+
+    return [CutJoint(c["name"], c["kind"], body(c.get("body_a"), c["name"]), _vec3(c["point_a"]),
+                     body(c.get("body_b"), c["name"]), _vec3(c["point_b"]),
+                     _vec3(c.get("axis", (1, 0, 0))), float(c.get("angle", 0.0)),
+                     None if c.get("axis_b") is None else _vec3(c["axis_b"]),
+                     None if c.get("rotation") is None else np.asarray(c["rotation"], dtype=float))
+            for c in cuts]
 
 
 def _vec3(v):

@@ -28,10 +28,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
+from mpmath.libmp import to_float
 
 from netdyn.errors import ModelError
 
-from .model import TreeModel
+from .model import FIXED, PRISMATIC, REVOLUTE, TreeModel, cut_joints, rot_z
 from netdyn.components.planar import Prismatic, Revolute, Weld
 from netdyn.graph.planar import check_structure, planar_elements, spanning_tree
 
@@ -41,6 +42,10 @@ class NotRecursive(ModelError):
 
 
 def _number(value, params, where):
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (sp.Float, sp.Integer)):  # the values elements hold: no sympify, no substitution
+        return float(to_float(value._mpf_)) if isinstance(value, sp.Float) else float(value.p)
     try:
         e = sp.sympify(value)
         if params:
@@ -104,37 +109,43 @@ def tree_from_network(net, params=None, ignore=()):
     def vec(v, where):
         return np.array([_number(v[0], params, where), _number(v[1], params, where)])
 
-    offsets, index, bodies, jcoord = {"0": np.zeros(2)}, {}, [], {}
-    names = []
-    for j, parent, child in tree:
+    n = len(tree)
+    offsets, index, names = {"0": np.zeros(2)}, {}, []
+    parent_ix, jtype = np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    axis, translation, com = np.zeros((n, 3)), np.zeros((n, 3)), np.zeros((n, 3))
+    rotation, mass, inertia = np.tile(np.eye(3), (n, 1, 1)), np.zeros(n), np.zeros((n, 3, 3))
+    body_names, joint_names = [], []
+    for i, (j, parent, child) in enumerate(tree):  # the columns of the TreeModel, straight (no per-body dicts)
         pa, pb = vec(j.point_a, f"{j.name}: point_a"), vec(j.point_b, f"{j.name}: point_b")
         parent_is_a = parent == j.bodies[0]
         here, there = (pa, pb) if parent_is_a else (pb, pa)  # on the parent, on the child
         sign = 1.0 if parent_is_a else -1.0
-        angle = _number(j.values.get("angle", 0), params, f"{j.name}: angle") if "angle" in j.values else 0.0
         body = net.bodies[child]
-        m = _number(body.values["m"], params, f"body {child}: mass")
-        I = _number(body.values["I"], params, f"body {child}: inertia")
+        mass[i] = _number(body.values["m"], params, f"body {child}: mass")
+        inertia[i, 2, 2] = _number(body.values["I"], params, f"body {child}: inertia")
         offsets[child] = there
-        com = vec(body.com, f"body {child}: com") if hasattr(body, "com") else np.zeros(2)  # body frame
-        spec = dict(name=child, parent=None if parent == "0" else parent, joint_name=j.name,
-                    translation=(*(here - offsets[parent]), 0.0), mass=m, com=(*(com - there), 0.0),
-                    inertia=np.diag([0.0, 0.0, I]))
+        c = vec(body.com, f"body {child}: com") if hasattr(body, "com") else np.zeros(2)  # body frame
+        parent_ix[i] = -1 if parent == "0" else index[parent]
+        translation[i, :2] = here - offsets[parent]
+        com[i, :2] = c - there
+        body_names.append(child)
+        joint_names.append(j.name)
         if isinstance(j, Revolute):
-            spec.update(joint="revolute", axis=(0, 0, sign))
+            jtype[i], axis[i, 2] = REVOLUTE, sign
             names.append(f"theta_{_ident(j.name)}")
-        elif isinstance(j, Prismatic):
-            u = vec(j.axis, f"{j.name}: axis")
-            spec.update(joint="prismatic", rotation=sign * angle)
-            # slide along u of body a: in the child frame, u turned back by the relative angle
-            c, s = np.cos(-sign * angle), np.sin(-sign * angle)
-            ua = np.array([c * u[0] - s * u[1], s * u[0] + c * u[1]]) if parent_is_a else -u
-            spec.update(axis=(*ua, 0.0))
-            names.append(f"s_{_ident(j.name)}")
-        else:  # weld
-            spec.update(joint="fixed", rotation=sign * angle)
-        index[child] = len(bodies)
-        bodies.append(spec)
+        else:
+            angle = _number(j.values["angle"], params, f"{j.name}: angle") if "angle" in j.values else 0.0
+            rotation[i] = rot_z(sign * angle)
+            if isinstance(j, Prismatic):
+                u = vec(j.axis, f"{j.name}: axis")
+                # slide along u of body a: in the child frame, u turned back by the relative angle
+                cs, sn = np.cos(-sign * angle), np.sin(-sign * angle)
+                jtype[i] = PRISMATIC
+                axis[i, :2] = (cs * u[0] - sn * u[1], sn * u[0] + cs * u[1]) if parent_is_a else -u
+                names.append(f"s_{_ident(j.name)}")
+            else:  # weld
+                jtype[i] = FIXED
+        index[child] = i
     cut_specs = []
     for j in cuts:
         a, b = j.bodies
@@ -149,10 +160,14 @@ def tree_from_network(net, params=None, ignore=()):
         else:
             spec.update(kind="weld", angle=_number(j.values["angle"], params, f"{j.name}: angle"))
         cut_specs.append(spec)
-    model = TreeModel.from_bodies(bodies, gravity=(0.0, -g, 0.0), cuts=cut_specs)
+    model = TreeModel(parent_ix, jtype, axis, rotation, translation, mass, com, inertia, gravity=(0.0, -g, 0.0),
+                      body_names=body_names, joint_names=joint_names, cuts=cut_joints(cut_specs, index))
     jcoord = {model.joint_names[i]: int(model.qindex[i]) for i in range(model.n) if model.qindex[i] >= 0}
     return PlanarTree(model, net, index, {b: o for b, o in offsets.items() if b != "0"}, jcoord, names)
 
 
+_NONWORD = re.compile(r"\W")
+
+
 def _ident(name):
-    return re.sub(r"\W", "_", str(name))  # as netdyn's assembly names coordinates
+    return _NONWORD.sub("_", str(name))  # as netdyn's assembly names coordinates

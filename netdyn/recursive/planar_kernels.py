@@ -56,6 +56,38 @@ def _to_child(w, i, src0, src1, src2, dst, col):
     dst[col + 2] = -s * vx + c * vy
 
 
+@njit(cache=CACHE, inline="always")
+def _place(g, jt, qk, w, i):
+    """w[i, 0:4] = cos, sin of the body's angle in its parent and its origin there, at joint value ``qk``."""
+    c0, s0 = g[0], g[1]
+    if jt == REV:
+        th = g[4] * qk
+        ct, st = math.cos(th), math.sin(th)
+        w[i, 0], w[i, 1] = c0 * ct - s0 * st, s0 * ct + c0 * st
+        w[i, 2], w[i, 3] = g[2], g[3]
+    else:
+        w[i, 0], w[i, 1] = c0, s0
+        if jt == PRI:
+            w[i, 2] = g[2] + (c0 * g[5] - s0 * g[6]) * qk
+            w[i, 3] = g[3] + (s0 * g[5] + c0 * g[6]) * qk
+        else:
+            w[i, 2], w[i, 3] = g[2], g[3]
+
+
+@njit(cache=CACHE, inline="always")
+def _twist(g, u, w, i, p):
+    """w[i, 4:7] = the body's twist, its parent's carried over plus ``S u``; returns ``S u``."""
+    if p >= 0:
+        _to_child(w, i, w[p, 4], w[p, 5], w[p, 6], w[i], 4)
+    else:
+        w[i, 4], w[i, 5], w[i, 6] = 0.0, 0.0, 0.0
+    s_w, s_x, s_y = g[4] * u, g[5] * u, g[6] * u
+    w[i, 4] += s_w
+    w[i, 5] += s_x
+    w[i, 6] += s_y
+    return s_w, s_x, s_y
+
+
 @njit(cache=CACHE)
 def aba_planar(ints, pgeom, gravity, q, qd, tau, fext, w, qdd):
     """Joint accelerations of a planar tree (fext: the same (n, 6) body wrenches as the spatial kernel)."""
@@ -63,28 +95,8 @@ def aba_planar(ints, pgeom, gravity, q, qd, tau, fext, w, qdd):
     for i in range(n):
         jt, k, p = ints[i, 1], ints[i, 2], ints[i, 0]
         g = pgeom[i]
-        c0, s0 = g[0], g[1]
-        if jt == REV:
-            th = g[4] * q[k]
-            ct, st = math.cos(th), math.sin(th)
-            w[i, 0], w[i, 1] = c0 * ct - s0 * st, s0 * ct + c0 * st
-            w[i, 2], w[i, 3] = g[2], g[3]
-        else:
-            w[i, 0], w[i, 1] = c0, s0
-            if jt == PRI:
-                w[i, 2] = g[2] + (c0 * g[5] - s0 * g[6]) * q[k]
-                w[i, 3] = g[3] + (s0 * g[5] + c0 * g[6]) * q[k]
-            else:
-                w[i, 2], w[i, 3] = g[2], g[3]
-        if p >= 0:
-            _to_child(w, i, w[p, 4], w[p, 5], w[p, 6], w[i], 4)
-        else:
-            w[i, 4], w[i, 5], w[i, 6] = 0.0, 0.0, 0.0
-        u = qd[k] if jt != FIX else 0.0
-        s_w, s_x, s_y = g[4] * u, g[5] * u, g[6] * u
-        w[i, 4] += s_w
-        w[i, 5] += s_x
-        w[i, 6] += s_y
+        _place(g, jt, q[k] if jt != FIX else 0.0, w, i)
+        s_w, s_x, s_y = _twist(g, qd[k] if jt != FIX else 0.0, w, i, p)
         om, vx, vy = w[i, 4], w[i, 5], w[i, 6]
         # c = v × (S qd): [0, vy s_w − om s_y, om s_x − vx s_w]
         w[i, 10] = 0.0
@@ -157,6 +169,55 @@ def aba_planar(ints, pgeom, gravity, q, qd, tau, fext, w, qdd):
             w[i, 8] += g[5] * acc
             w[i, 9] += g[6] * acc
     return qdd
+
+
+@njit(cache=CACHE)
+def rnea_planar(ints, pgeom, gravity, q, qd, qdd, fext, w, tau):
+    """Joint efforts of a planar tree, ``tau = M qdd + h − Jᵀ fext`` (recursive Newton–Euler in the plane; the
+    body wrenches ``[n_z, f_x, f_y]`` stay in w[:, 22:25], body frame)."""
+    n = ints.shape[0]
+    for i in range(n):
+        jt, k, p = ints[i, 1], ints[i, 2], ints[i, 0]
+        g = pgeom[i]
+        _place(g, jt, q[k] if jt != FIX else 0.0, w, i)
+        s_w, s_x, s_y = _twist(g, qd[k] if jt != FIX else 0.0, w, i, p)
+        if p >= 0:
+            _to_child(w, i, w[p, 7], w[p, 8], w[p, 9], w[i], 7)
+        else:
+            _to_child(w, i, 0.0, -gravity[0], -gravity[1], w[i], 7)  # the base accelerates against gravity
+        ua = qdd[k] if jt != FIX else 0.0
+        om, vx, vy = w[i, 4], w[i, 5], w[i, 6]
+        # a = X a_p + S qdd + v × (S qd), v × m = [0, vy m_w − om m_y, om m_x − vx m_w]
+        w[i, 7] += g[4] * ua
+        w[i, 8] += g[5] * ua + vy * s_w - om * s_y
+        w[i, 9] += g[6] * ua + om * s_x - vx * s_w
+        aw, ax, ay = w[i, 7], w[i, 8], w[i, 9]
+        h1 = g[10] * om + g[11] * vx + g[12] * vy
+        h2 = g[13] * om + g[14] * vx + g[15] * vy
+        # f = I a + v ×* (I v) − fext, v ×* h = [vx h2 − vy h1, −om h2, om h1]
+        w[i, 22] = g[7] * aw + g[8] * ax + g[9] * ay + vx * h2 - vy * h1 - fext[i, 2]
+        w[i, 23] = g[10] * aw + g[11] * ax + g[12] * ay - om * h2 - fext[i, 3]
+        w[i, 24] = g[13] * aw + g[14] * ax + g[15] * ay + om * h1 - fext[i, 4]
+    for i in range(n - 1, -1, -1):
+        jt, k, p = ints[i, 1], ints[i, 2], ints[i, 0]
+        g = pgeom[i]
+        if jt != FIX:
+            tau[k] = g[4] * w[i, 22] + g[5] * w[i, 23] + g[6] * w[i, 24]
+        if p >= 0:  # to the parent: F = E f, n_p = n + r × F
+            c, s_, rx, ry = w[i, 0], w[i, 1], w[i, 2], w[i, 3]
+            fx, fy = c * w[i, 23] - s_ * w[i, 24], s_ * w[i, 23] + c * w[i, 24]
+            w[p, 22] += w[i, 22] + rx * fy - ry * fx
+            w[p, 23] += fx
+            w[p, 24] += fy
+    return tau
+
+
+@njit(cache=CACHE)
+def rnea_planar_many(ints, pgeom, gravity, Q, QD, QDD, fext, w, TAU):
+    """:func:`rnea_planar` at every row of ``Q, QD, QDD`` (times × nq) into the rows of ``TAU``."""
+    for k in range(Q.shape[0]):
+        rnea_planar(ints, pgeom, gravity, Q[k], QD[k], QDD[k], fext, w, TAU[k])
+    return TAU
 
 
 @njit(cache=CACHE)

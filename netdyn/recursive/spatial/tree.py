@@ -32,7 +32,8 @@ import sympy as sp
 
 from ..model import TreeModel
 from ..planar import NotRecursive, _number
-from netdyn.components.spatial import AXES, FREE, PRESCRIBED, Spherical, Universal, quat_matrix
+from netdyn.components.spatial import AXES, FREE, PRESCRIBED, Joint, Spherical, Universal, quat_matrix
+from netdyn.errors import ModelError
 from netdyn.graph import mechanism
 from netdyn.graph.spatial import check_structure, joints
 from netdyn.symbols import identifier, t as T_SYMBOL
@@ -77,6 +78,9 @@ def joint_steps(j, params, timed=None):
     """The chain of frame a → frame b as steps ``("move", kind, axis, component)`` and ``("place", d, R)``
     (constant offsets), in frame-a order; see the module docstring. With a dict ``timed``, components
     prescribed in time become coordinates too, their motions recorded there by ``(joint, component)``."""
+    if getattr(j, "floating", False):  # a virtual free joint: slides along x, y, z, then turns z, y, x
+        return [("move", "prismatic", np.eye(3)[k], a) for k, a in enumerate(AXES)] + [
+            ("move", "revolute", np.eye(3)[k], "r" + AXES[k]) for k in (2, 1, 0)]
     spec = dict(j.spec)
     if timed is not None:
         for c, (kind, value) in j.spec.items():
@@ -199,15 +203,31 @@ def _coordinate_name(j, comp):
     return f"theta{comp[-1]}"
 
 
+def floating_joint(body: str) -> Joint:
+    """A virtual free joint from the ground to ``body`` (named ``"<body>@free"``): on the tree, slides along the
+    ground's x, y, z, then turns about z, y and x (``R = Rz Ry Rx``, singular at a pitch of ±90°), through
+    massless frames. It gives a body that hangs on ball joints only (a parallel manipulator's platform) a
+    place on the tree; its coordinates ``sx_<body>_free`` … ``thetax_<body>_free`` are the body's pose.
+
+    >>> floating_joint("platform").free
+    ('x', 'y', 'z', 'rx', 'ry', 'rz')
+    """
+    j = Joint(f"{body}@free", "ground", (0, 0, 0), body, (0, 0, 0), position="", rotation="")
+    j.floating = True
+    return j
+
+
 def _compose(p, q):
     return p[0] + p[1] @ q[0], p[1] @ q[1]
 
 
-def tree_from_spatial_network(net: Any, params: Any = None, loads: bool = True, drivers: bool = False) -> Any:
+def tree_from_spatial_network(net: Any, params: Any = None, loads: bool = True, drivers: bool = False,
+                              floating: Any = ()) -> Any:
     """The :class:`SpatialTree` of a spatial network (see the module docstring); ``loads=False`` refuses
     loads instead of reading them (:mod:`netdyn.recursive.spatial.loads`); ``drivers=True`` (inverse
     dynamics) takes Driver elements and components prescribed in time as coordinates whose motions
-    ``tree.prescribed`` lists (label → ``(coordinate index, motion)``).
+    ``tree.prescribed`` lists (label → ``(coordinate index, motion)``). ``floating`` names bodies joined to
+    the ground by a virtual free joint (:func:`floating_joint`), first in the tree.
 
     >>> from netdyn import Network
     >>> from netdyn.components.spatial import RigidBody, Universal
@@ -238,8 +258,12 @@ def tree_from_spatial_network(net: Any, params: Any = None, loads: bool = True, 
         if not (loads and is_spatial_load(el)):
             raise NotRecursive(f"{el.name} ({kind}) is not evaluated by the recursive path")
         load_elements.append(el)
-    check_structure(net)
-    js = idle_spins(net, joints(net), params)
+    unknown = [b for b in floating if b not in net.bodies]
+    if unknown:
+        raise ModelError(f"floating= names {unknown}, which are not bodies of the network {sorted(net.bodies)}")
+    free = [floating_joint(b) for b in floating]
+    check_structure(net, free)
+    js = free + idle_spins(net, joints(net), params)
     balls = [j for j in js if is_ball(j)]
     tree, cuts = mechanism.spanning_tree([j for j in js if not is_ball(j)])
     cuts = cuts + balls
@@ -369,10 +393,13 @@ def coordinates_from_poses(tree: Any, values: Any) -> dict[str, float]:
         Pb = B[0] + B[1] @ np.array([float(x) for x in j.point_b])
         Ra, Rb = A[1] @ np.asarray(j.R_a, dtype=float), B[1] @ np.asarray(j.R_b, dtype=float)
         d, R = Ra.T @ (Pb - Pa), Ra.T @ Rb
+        zyx = (np.arctan2(R[2, 1], R[2, 2]), np.arcsin(np.clip(-R[2, 0], -1, 1)), np.arctan2(R[1, 0], R[0, 0]))
         for c in comps:
             k = tree.components[(j.name, c)]
             if c in AXES:
                 value = d[AXES.index(c)]
+            elif getattr(j, "floating", False):  # R = Rz Ry Rx: the angles about x, y, z
+                value = zyx[AXES.index(c[1])]
             elif isinstance(j, Universal):
                 value = np.arctan2(-R[1, 2], R[2, 2]) if c == "rx" else np.arctan2(R[0, 2], R[0, 0])
             else:
