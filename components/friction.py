@@ -86,23 +86,17 @@ class CoulombFriction(TwoTerminal):
     def contribute(self, ports, values):
         (pv,) = ports
         kinetic = values[self.level_names[0]]
+        if pv.kind != ACROSS:
+            raise ElementError(f"{self.name}: a friction contact is a law of the relative velocity; use a "
+                               "formulation that keeps this domain in node positions (the default)")
         if self.regularization is not None:
-            if pv.kind != ACROSS:
-                raise ElementError(f"{self.name}: a regularised friction law is given by its dissipation function "
-                                   "of the relative velocity; use a formulation that keeps this domain in node "
-                                   "positions (the default)")
             eps = self.regularization
             return Contribution(D=kinetic * eps * (sp.sqrt(1 + (pv.f / eps) ** 2) - 1))
         if self.state is None:
             return Contribution()
-        if pv.kind == ACROSS:
-            if self.state == "stick":
-                return Contribution(flow_constraints=[pv.f])
-            return Contribution(D=self.state * kinetic * pv.f)
-        # through kind (the port's flow is the force): sticking leaves the force free and v = 0, sliding fixes it
         if self.state == "stick":
-            return Contribution()
-        return Contribution(flow_constraints=[pv.f - self.state * kinetic])
+            return Contribution(flow_constraints=[pv.f])
+        return Contribution(D=self.state * kinetic * pv.f)
 
     def events(self) -> list:
         """The crossings that change the state now: ``(condition g(t, s), direction, state after, name)``.

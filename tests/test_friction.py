@@ -8,6 +8,8 @@ import warnings
 import numpy as np
 import pytest
 import sympy as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import netdyn
 from netdyn import t
@@ -225,6 +227,22 @@ def test_clutch_engagement(ramp):
     assert pb["relative"] < 1e-9
 
 
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(j1=st.floats(0.1, 5.0), j2=st.floats(0.1, 5.0), w0=st.floats(-80.0, 80.0).filter(lambda w: abs(w) > 0.5),
+       torque=st.floats(1.0, 50.0))
+def test_clutch_any_inertias(j1, j2, w0, torque):
+    """Any inertias, speed and capacity: the lock time, the common speed and the energy lost in closed form."""
+    t_lock = j1 * j2 * abs(w0) / ((j1 + j2) * torque)
+    net = netdyn.Network("clutch")
+    net.add(Inertia("J1", "a", J=j1), Inertia("J2", "b", J=j2), Clutch("C", "a", "b", torque=torque))
+    sol = netdyn.simulate(net, (0, 2 * t_lock), f0={"theta_a": w0}, t_eval=np.linspace(0, 2 * t_lock, 21))
+    (ev,) = sol.events
+    assert ev.name == "C sticks" and ev.t == pytest.approx(t_lock, rel=1e-9)
+    assert sol["theta_b_dot"][-1] == pytest.approx(j1 * w0 / (j1 + j2), rel=1e-9)
+    lost = 0.5 * j1 * j2 / (j1 + j2) * w0 ** 2
+    assert sol.power_balance()["dissipated"][-1] == pytest.approx(lost, rel=1e-8)
+
+
 def test_clutch_slips_under_overload():
     """A locked clutch carries a load torque while it needs less than its static capacity and slips when the
     load, ramped up, needs more: J2's share of the load through the clutch is J1/(J1+J2) · T_L(t)."""
@@ -298,3 +316,18 @@ def test_bad_friction_input():
     F = sp.Symbol("F")
     with pytest.raises(ElementError, match="F1: its friction level F depends on"):
         Friction("F1", "x", "0", force=F, state="stick").static_at(0.0)
+    net = netdyn.Network("branch")
+    net.add(Mass("m", "x", m=1.5), Friction("F1", "x", "0", force=1.0))
+    with pytest.raises(ElementError, match="F1: a friction contact is a law of the relative velocity"):
+        netdyn.simulate(net, (0, 1.0), q0={"p_m": 3.0}, formulation={"translational": "branch"})
+
+
+def test_model_file_round_trip():
+    """A contact's levels (inputs of t included) and state survive a model file."""
+    from netdyn.io.modelfile import model_from_dict, model_to_dict
+    net = netdyn.Network("clutch")
+    net.add(Inertia("J1", "a", J=J1), Inertia("J2", "b", J=J2),
+            Clutch("C", "a", "b", torque=40 * t, static_torque=50 * t, state="stick"))
+    back = model_from_dict(model_to_dict(net)).elements["C"]
+    assert type(back) is Clutch and back.state == "stick" and back.levels() == (40 * t, 50 * t)
+    assert back.with_state(-1).state == -1 and back.static_at(0.5) == 25.0

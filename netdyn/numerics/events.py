@@ -317,7 +317,8 @@ def solve_with_events(problem, events, restart_start=None):
             changes.update(settled)
         after_sol, jump, lost = _reinit(segs, problem.replace(system=new_system, params=params or problem.params),
                                         (_element_key(new_system), tuple(sorted(params.items()))), sol_b,
-                                        state_changes, tb_e, scan)
+                                        state_changes, tb_e, scan,
+                                        until=t1 if tb_e + 1.5 * window >= t1 else tb_e + window)
         after = state_of(after_sol, 0)
         supplied = 0.0
         if jump:  # the sources' work in the jump: what the stored energy gained beyond the loss
