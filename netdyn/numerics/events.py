@@ -21,7 +21,9 @@ The loop works through a path's ``run`` only, so it is the same on ``linear``, `
 Switches with a control (SPICE ``S``/``W``: :class:`~netdyn.components.electrical.VoltageSwitch`,
 :class:`~netdyn.components.electrical.CurrentSwitch`) bring their own events: at each segment start the
 switch whose control is already past its threshold flips (ngspice's level rule), and the crossings of its
-thresholds flip it during the run.
+thresholds flip it during the run. Friction contacts (:mod:`netdyn.numerics.nonsmooth.friction`) bring theirs
+too: sliding → sticking when the relative velocity crosses zero, sticking → sliding when the force needed
+reaches the static level; their states are settled at the start and after each action.
 """
 from __future__ import annotations
 
