@@ -117,8 +117,8 @@ def main(argv=None):
     c_sp, (slips_sp, n_sp) = cpu(scipy_belt)
     err_nd = float(np.max(np.abs(np.diff(slips) / period - 1)))
     err_sp = float(np.max(np.abs(np.diff(slips_sp) / period - 1)))
-    print(f"| block on a belt, {T_BELT:g} s | {n} ({n_sp}) | {c_nd:.2f} ({err_nd:.1e}) | — | {c_sp:.3f} ({err_sp:.1e}) "
-          f"| {c_nd / c_sp:.0f} |", flush=True)
+    print(f"| block on a belt, {T_BELT:g} s | {n} ({n_sp}) | {c_nd:.2f} ({err_nd:.1e}) | — "
+          f"| {c_sp:.3f} ({err_sp:.1e}) | {c_nd / c_sp:.0f} |", flush=True)
     c_nd, sol = cpu(netdyn_clutch)
     c_rg, reg = cpu(netdyn_clutch, 1e-3)
     c_sp, (t_sp, w_sp) = cpu(scipy_clutch)

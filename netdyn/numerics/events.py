@@ -155,8 +155,8 @@ def _element_events(system):
 
 def _element_key(system):
     """What tells one state of a changing network from another: switch and contact states, element values."""
-    return tuple((el.name, getattr(el, "closed", getattr(el, "state", None)), tuple((k, str(v)) for k, v in el.values.items()))
-                 for el in _elements(system))
+    return tuple((el.name, getattr(el, "closed", getattr(el, "state", None)),
+                  tuple((k, str(v)) for k, v in el.values.items())) for el in _elements(system))
 
 
 def with_changes(system, changes):
