@@ -364,3 +364,16 @@ def test_model_file_round_trip():
     back = model_from_dict(model_to_dict(net)).elements["C"]
     assert type(back) is Clutch and back.state == "stick" and back.levels() == (40 * t, 50 * t)
     assert back.with_state(-1).state == -1 and back.static_at(0.5) == 25.0
+
+
+def test_command_line_model_file(tmp_path, capsys):
+    """`netdyn simulate` runs a model file with a contact: the stop shows in its table."""
+    from netdyn.cli import main
+    from netdyn.io.modelfile import save_model
+    save_model(slider(), tmp_path / "slider.json")
+    main(["simulate", str(tmp_path / "slider.json"), "--tstop", "1", "--step", "0.2", "--f0", "x_x=2",
+          "--outputs", "v(x);i(F1)", "--progress", "never"])
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[1:]]
+    times = [float(r[0]) for r in rows]
+    assert times.count(pytest.approx(2.0 / (0.5 * G), rel=1e-9)) == 2      # before and after the stop
+    assert float(rows[-1][1]) == 0.0 and float(rows[-1][2]) == 0.0
