@@ -15,7 +15,7 @@ import netdyn
 from netdyn import t
 from netdyn.components.rotational import Clutch, Inertia, RotationalFriction, Torque
 from netdyn.components.translational import Force, Friction, Mass, Spring, VelocitySource
-from netdyn.errors import ElementError, InvalidValueError
+from netdyn.errors import ElementError, InitialConditionError, InvalidValueError
 
 G = 9.81
 
@@ -353,6 +353,14 @@ def test_bad_friction_input():
     net.add(Mass("m", "x", m=1.5), Friction("F1", "x", "0", force=1.0))
     with pytest.raises(ElementError, match="F1: a friction contact is a law of the relative velocity"):
         netdyn.simulate(net, (0, 1.0), q0={"p_m": 3.0}, formulation={"translational": "branch"})
+
+
+def test_given_sticking_with_a_relative_velocity():
+    """A contact given sticking while the initial velocities slide it: refused, naming the contact."""
+    net = netdyn.Network("contradiction")
+    net.add(Mass("m", "x", m=1.5), Friction("F1", "x", "0", force=1.0, state="stick"))
+    with pytest.raises(InitialConditionError, match=r"F1 stick \(v\(a\) = v\(b\)\) at t0"):
+        netdyn.simulate(net, (0, 1.0), f0={"x_x": 2.0})
 
 
 def test_model_file_round_trip():

@@ -33,7 +33,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from netdyn.errors import IntegrationError
+from netdyn.errors import InitialConditionError, IntegrationError
 from netdyn.numerics import paths
 from netdyn.numerics.integrators.driver import scaled_atol
 from netdyn.numerics.integrators.path import Method
@@ -229,8 +229,16 @@ def solve_with_events(problem, events, restart_start=None):
             problem = restart_start(problem)
     if frictions(system):  # friction contacts: their states at t0 from the given velocities and forces
         def probe(trial):
-            out = segs.run(problem.replace(system=trial), (_element_key(trial), tuple(sorted(params.items()))),
-                           t0, t0 + 1e-9 * span)
+            try:
+                out = segs.run(problem.replace(system=trial), (_element_key(trial), tuple(sorted(params.items()))),
+                               t0, t0 + 1e-9 * span)
+            except InitialConditionError as err:
+                stuck = [el.name for el in frictions(trial) if el.sticking]
+                if not stuck:
+                    raise
+                raise InitialConditionError(f"{', '.join(stuck)} stick (v(a) = v(b)) at t0 and the initial values "
+                                            f"cannot meet that ({err}); give state=None (decided from the initial "
+                                            "velocities) or velocities that agree") from err
             return _At(_Reader(out), 0)
         flips = settle(system, probe, t0, _rebuild)
         if flips:
