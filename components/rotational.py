@@ -9,7 +9,15 @@ turns ``node`` in the positive sense; ``Gear(name, a, b, ratio)`` imposes
 >>> Inertia("J1", "shaft", J=0.01).values["J"]
 0.0100000000000000
 """
+from __future__ import annotations
+
 from ._mechanical import make_domain
+from .friction import CoulombFriction
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from typing import Any
 
 _c = make_domain("rotational", {"inertia": ("Inertia", "J"), "spring": ("TorsionSpring", "k"),
                                 "damper": ("RotationalDamper", "c")})
@@ -94,4 +102,42 @@ class Gear(_c["Transformer"]):
     >>> _ = net.add(Inertia("J1", "a", J=0.5), Inertia("J2", "b", J=0.1), Gear("G", "a", "b", 3))
     >>> net.model().flow_constraints
     [-3*Derivative(theta_a(t), t) + Derivative(theta_b(t), t)]
+    """
+
+
+class RotationalFriction(CoulombFriction):
+    """Coulomb friction torque between ``a`` and ``b`` (``b = "0"``: a bearing's friction against the frame):
+    kinetic torque ``torque`` (or ``mu_k * normal * radius``), static ``static_torque`` (or ``mu_s * normal *
+    radius``; default the kinetic one); levels may be expressions of ``t``. Sticking and sliding switch at
+    events as :class:`~netdyn.components.translational.Friction` does; ``regularization=ε`` (rad/s) gives the
+    smooth law instead.
+
+    >>> RotationalFriction("B1", "s", "0", torque=0.2, static_torque=0.3).levels()
+    (0.200000000000000, 0.300000000000000)
+    """
+
+    domain = "rotational"
+    level_names = ("T", "Ts")
+
+    def __init__(self, name: str, a: str | int, b: str | int, torque: Any = None, static_torque: Any = None, *,
+                 mu_k: Any = None, mu_s: Any = None, normal: Any = None, radius: Any = None, state: Any = None,
+                 regularization: Any = None) -> None:
+        super().__init__(name, a, b, torque, static_torque, mu_k=mu_k, mu_s=mu_s, normal=normal, radius=radius,
+                         state=state, regularization=regularization)
+
+
+class Clutch(RotationalFriction):
+    """A friction clutch between the inertias at ``a`` and ``b``: it slips, transmitting its capacity
+    ``torque`` (or ``mu_k * normal * radius``: a pressure plate's force, which may be an input of ``t``)
+    against the slip, until the speeds match; then it locks (``ω_a = ω_b``) while the torque it must carry
+    stays within ``static_torque``.
+
+    >>> import netdyn
+    >>> from netdyn.components.rotational import Inertia, Clutch
+    >>> net = netdyn.Network("clutch")
+    >>> _ = net.add(Inertia("J1", "a", J=1.0), Inertia("J2", "b", J=3.0), Clutch("C", "a", "b", torque=2.0))
+    >>> sol = netdyn.simulate(net, (0, 3), f0={"theta_a": 4.0})
+    >>> ev = sol.events[0]
+    >>> ev.name, round(ev.t, 9), round(float(sol["theta_b_dot"][-1]), 9)     # 4 J1 J2 / ((J1 + J2) T), 4 J1 / (J1 + J2)
+    ('C sticks', 1.5, 1.0)
     """

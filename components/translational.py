@@ -14,7 +14,15 @@ damper ↔ resistor (R = 1/c).
 >>> Spring("k1", "a", "b", k=100).values["k"]
 100
 """
+from __future__ import annotations
+
 from ._mechanical import make_domain
+from .friction import CoulombFriction
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names for the hints only (annotations are not evaluated)
+    from typing import Any
 
 _c = make_domain("translational", {"inertia": ("Mass", "m"), "spring": ("Spring", "k"), "damper": ("Damper", "c")})
 
@@ -103,3 +111,29 @@ class Lever(_c["Transformer"]):
     >>> net.model().flow_constraints
     [-2*Derivative(x_x(t), t) + Derivative(x_y(t), t)]
     """
+
+
+class Friction(CoulombFriction):
+    """Coulomb friction between ``a`` and ``b`` (``b = "0"``: against the frame; a belt's node to ride on a
+    belt): kinetic force ``force`` (or ``mu_k * normal``), static ``static_force`` (or ``mu_s * normal``;
+    default the kinetic one). ``simulate`` switches it between sliding (``∓F_k``, booked as dissipated) and
+    sticking (``v(a) = v(b)``, its force ``f(name)`` the one needed) at events; ``regularization=ε`` makes it
+    the smooth law ``F_k v / √(v² + ε²)`` instead (:mod:`netdyn.components.friction`).
+
+    >>> import netdyn
+    >>> from netdyn.components.translational import Mass, Friction
+    >>> net = netdyn.Network("sliding to rest")
+    >>> _ = net.add(Mass("m", "x", m=1.0), Friction("F1", "x", "0", mu_k=0.5, normal=9.81))
+    >>> sol = netdyn.simulate(net, (0, 1), f0={"x_x": 2.0})
+    >>> [(e.name, round(e.t, 9)) for e in sol.events], round(2.0 / (0.5 * 9.81), 9)    # stops at v0/(mu g)
+    ([('F1 sticks', 0.407747197)], 0.407747197)
+    """
+
+    domain = "translational"
+    level_names = ("F", "Fs")
+
+    def __init__(self, name: str, a: str | int, b: str | int, force: Any = None, static_force: Any = None, *,
+                 mu_k: Any = None, mu_s: Any = None, normal: Any = None, state: Any = None,
+                 regularization: Any = None) -> None:
+        super().__init__(name, a, b, force, static_force, mu_k=mu_k, mu_s=mu_s, normal=normal, state=state,
+                         regularization=regularization)

@@ -21,7 +21,9 @@ The loop works through a path's ``run`` only, so it is the same on ``linear``, `
 Switches with a control (SPICE ``S``/``W``: :class:`~netdyn.components.electrical.VoltageSwitch`,
 :class:`~netdyn.components.electrical.CurrentSwitch`) bring their own events: at each segment start the
 switch whose control is already past its threshold flips (ngspice's level rule), and the crossings of its
-thresholds flip it during the run.
+thresholds flip it during the run. Friction contacts (:mod:`netdyn.numerics.nonsmooth.friction`) bring theirs
+too: sliding → sticking when the relative velocity crosses zero, sticking → sliding when the force needed
+reaches the static level; their states are settled at the start and after each action.
 """
 from __future__ import annotations
 
@@ -31,10 +33,11 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from netdyn.errors import IntegrationError
+from netdyn.errors import InitialConditionError, IntegrationError
 from netdyn.numerics import paths
 from netdyn.numerics.integrators.driver import scaled_atol
 from netdyn.numerics.integrators.path import Method
+from netdyn.numerics.nonsmooth.friction import friction_events, frictions, settle, stuck_flows
 from netdyn.numerics.results.events import Event, EventRecord
 from netdyn.numerics.results.pieces import PiecewiseSolution, state_of
 
@@ -83,7 +86,7 @@ class _Segments:
     def __init__(self, problem):
         self.problem = problem
         self.cache = {}
-        self.atol = problem.atol
+        self.atols = {}  # per system: the first pass's scaled atol (a changed network may have other coordinates)
         self.declined = None
 
     def _walk(self, problem, key, fresh=False):
@@ -98,6 +101,10 @@ class _Segments:
                 return row, verdict, start
         return self.cache[key]
 
+    def atol(self, key):
+        """The absolute tolerance of the system ``key``: the problem's, or its first pass's scaled one."""
+        return self.atols.get(key, self.problem.atol)
+
     def run(self, problem, key, ta, tb, sol=None, k=None, t_eval=None):
         """Integrate ``problem``'s system from ``ta`` (the state of ``sol`` at column ``k``, or
         ``problem.q0/f0``) to ``tb`` with outputs ``t_eval`` (``tb`` always among them)."""
@@ -107,14 +114,14 @@ class _Segments:
             first = problem.replace(t_span=(ta, tb), t_eval=np.r_[ta, te])
             row, verdict, start = self._walk(first, key, fresh=True)
             out = row.run(first, start, verdict.plan)
-            if self.atol is None and row.symbolic:  # later segments: the first pass's scaled atol, fixed
-                self.atol = scaled_atol(SimpleNamespace(q=out.q, f=out.f, t=out.t, dissipated=None),
+            if self.atol(key) is None and row.symbolic:  # later segments: the first pass's scaled atol, fixed
+                self.atols[key] = scaled_atol(SimpleNamespace(q=out.q, f=out.f, t=out.t, dissipated=None),
                                         problem.rtol_or(1e-8))
             return out
         names = list(sol.coordinate_names)
         q, f = sol.q[:, k].copy(), sol.f[:, k].copy()
         nxt = problem.replace(t_span=(ta, tb), t_eval=np.r_[ta, te], q0=dict(zip(names, q)),
-                              f0=dict(zip(names, f)), atol=self.atol)
+                              f0=dict(zip(names, f)), atol=self.atol(key))
         row, verdict, start = self._walk(nxt, key)
         if row.symbolic:
             start = _Restart(start, nxt, q, f)
@@ -143,13 +150,13 @@ def _element_events(system):
         for cond, direction, state in getattr(el, "switching", lambda: ())():
             out.append(Event(cond, name=f"{el.name} {'closes' if state else 'opens'}", direction=direction,
                              action={el.name: state}))
-    return out
+    return out + friction_events(system)  # friction contacts: stick <-> slip (netdyn.numerics.nonsmooth.friction)
 
 
 def _element_key(system):
-    """What tells one state of a changing network from another: switch states and element values."""
-    return tuple((el.name, getattr(el, "closed", None), tuple((k, str(v)) for k, v in el.values.items()))
-                 for el in _elements(system))
+    """What tells one state of a changing network from another: switch and contact states, element values."""
+    return tuple((el.name, getattr(el, "closed", getattr(el, "state", None)),
+                  tuple((k, str(v)) for k, v in el.values.items())) for el in _elements(system))
 
 
 def with_changes(system, changes):
@@ -175,8 +182,8 @@ def with_changes(system, changes):
 
 
 def _changed(element, value):
-    if hasattr(element, "closed"):
-        return element.with_state(bool(value))
+    if hasattr(element, "with_state"):  # a switch (closed or not), a friction contact (sticking or sliding)
+        return element.with_state(value)
     cls, args, kw = element._constructor
     sig = inspect.signature(cls.__init__)
     bound = sig.bind(None, *args, **kw)
@@ -220,6 +227,23 @@ def solve_with_events(problem, events, restart_start=None):
         problem = problem.replace(system=system)
         if restart_start is not None:
             problem = restart_start(problem)
+    if frictions(system):  # friction contacts: their states at t0 from the given velocities and forces
+        def probe(trial):
+            try:
+                out = segs.run(problem.replace(system=trial), (_element_key(trial), tuple(sorted(params.items()))),
+                               t0, t0 + 1e-9 * span)
+            except InitialConditionError as err:
+                stuck = [el.name for el in frictions(trial) if el.sticking]
+                if not stuck:
+                    raise
+                raise InitialConditionError(f"{', '.join(stuck)} stick (v(a) = v(b)) at t0 and the initial values "
+                                            f"cannot meet that ({err}); give state=None (decided from the initial "
+                                            "velocities) or velocities that agree") from err
+            return _At(_Reader(out), 0)
+        flips = settle(system, probe, t0, _rebuild)
+        if flips:
+            system, _ = with_changes(system, flips)
+            problem = problem.replace(system=system)
     ta, prev, kprev = t0, None, None
     pending_jump, just_fired, pending = None, set(), None
     window = span / 16  # scanned ahead at a time: doubled while no event comes, sized by the last gap after one
@@ -297,9 +321,14 @@ def solve_with_events(problem, events, restart_start=None):
         state_changes = {k: changes.pop(k) for k in ("q0", "f0") if k in changes}
         new_system, new_params = with_changes(system, changes)
         params.update(new_params)
+        settled = _settle_contacts(segs, problem, new_system, params, sol_b, state_changes, tb_e)
+        if settled:  # a contact that reached v = 0 and cannot hold slides on (the other way)
+            new_system, _ = with_changes(new_system, settled)
+            changes.update(settled)
         after_sol, jump, lost = _reinit(segs, problem.replace(system=new_system, params=params or problem.params),
                                         (_element_key(new_system), tuple(sorted(params.items()))), sol_b,
-                                        state_changes, tb_e, scan)
+                                        state_changes, tb_e, scan,
+                                        until=t1 if tb_e + 1.5 * window >= t1 else tb_e + window)
         after = state_of(after_sol, 0)
         supplied = 0.0
         if jump:  # the sources' work in the jump: what the stored energy gained beyond the loss
@@ -419,7 +448,26 @@ def _level_flips(system, segs, problem, t0):
     return flips
 
 
-def _reinit(segs, pb, key, sol_b, state_changes, t, scan):
+def _rebuild(system, changes):
+    return with_changes(system, changes)[0]
+
+
+def _settle_contacts(segs, problem, system, params, sol_b, state_changes, t):
+    """The friction contacts' states consistent right after an event (:func:`~netdyn.numerics.nonsmooth.friction.
+    settle`), each trial state probed by a short run from the state at the event."""
+    if not frictions(system):
+        return {}
+    span = problem.t_span[1] - problem.t_span[0]
+
+    def probe(trial):
+        out, _, _ = _reinit(segs, problem.replace(system=trial, params=params or problem.params),
+                            (_element_key(trial), tuple(sorted(params.items()))), sol_b, state_changes, t, None,
+                            until=t + 1e-9 * span)
+        return _At(_Reader(out), 0)
+    return settle(system, probe, t, _rebuild)
+
+
+def _reinit(segs, pb, key, sol_b, state_changes, t, scan, until=None):
     """The next segment, from the state after an action: the old state carried into the changed system and
     made consistent there (the impulse rule of a switched network, :mod:`netdyn.numerics.circuit.jumps`; the
     path's own start otherwise); the jump's description and the energy it cost."""
@@ -431,13 +479,15 @@ def _reinit(segs, pb, key, sol_b, state_changes, t, scan):
         q0, f0, jump, lost = impulse_state(pb.system, names, q, f, t)
     else:
         q0, f0 = dict(zip(names, q)), dict(zip(names, f))
+    f0 = stuck_flows(pb.system, f0)  # a contact that starts sticking: its relative velocity at the event removed
     q0.update(state_changes.get("q0", {}))
     f0.update({k[:-4] if k.endswith("_dot") else k: v for k, v in state_changes.get("f0", {}).items()})
     if jump:
         warnings.warn(f"t = {t:.9g}: {jump}; {lost:.6g} J lost in the jump (impulse rule)", JumpWarning,
                       stacklevel=4)
-    start = pb.replace(q0=q0, f0=f0, atol=segs.atol)
-    return segs.run(start, key, t, segs.problem.t_span[1], t_eval=scan), jump, lost
+    start = pb.replace(q0=q0, f0=f0, atol=segs.atol(key))
+    end = segs.problem.t_span[1] if until is None else until
+    return segs.run(start, key, t, end, t_eval=scan), jump, lost
 
 
 def _ideal_switches(system):

@@ -169,6 +169,7 @@ def _spice_start(problem):
 
 
 def _switched(system):
-    """Whether a network holds switches (elements with a ``closed`` state)."""
+    """Whether a network holds switches (elements with a ``closed`` state) or friction contacts that stick."""
     elements = getattr(system, "elements", None)
-    return isinstance(elements, dict) and any(hasattr(el, "closed") for el in elements.values())
+    return isinstance(elements, dict) and any(hasattr(el, "closed") or getattr(el, "switches", False)
+                                              for el in elements.values())

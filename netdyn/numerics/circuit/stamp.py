@@ -101,10 +101,11 @@ def template_key(el, kinds, value_names):
     """What an element's stamp depends on besides its values: elements with one key share a template.
 
     An energy-law element's own function is part of it: two capacitors given by different energy
-    functions have different stamps.
+    functions have different stamps, nor do a friction contact sticking and sliding (its ``state``).
     """
     return (type(el), kinds, value_names, getattr(el, "law", None), getattr(el, "coupling", None),
-            getattr(el, "role", None), getattr(el, "function", None))  # (the object: kept alive, no reused id)
+            getattr(el, "role", None), getattr(el, "function", None),  # (the object: kept alive, no reused id)
+            getattr(el, "state", None), getattr(el, "regularization", None))
 
 
 def linear_network(net, formulation=None, check=True, skip=()):
