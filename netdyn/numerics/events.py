@@ -208,6 +208,7 @@ def solve_with_events(problem, events, restart_start=None):
     requested = problem.t_eval
     scan = _scan_times(requested, _corners(problem.system, t0, t1), span)
     segs = _Segments(problem)
+    contacts = _contact_set(problem)  # unilateral contacts: impacts and persistent contact (nonsmooth/)
     system, params = problem.system, dict(problem.params or {})
     counts = {e.name: 0 for e in events}
     records, pieces = [], []
@@ -231,7 +232,7 @@ def solve_with_events(problem, events, restart_start=None):
         sol = pending if pending is not None else segs.run(pb, key, ta, tw, prev, kprev, scan)
         pending = None
         tw = float(sol.t[-1])
-        every = list(events) + _element_events(system)
+        every = list(events) + _element_events(system) + (contacts.events(system) if contacts else [])
         readers = _Reader(sol)
         ncol = sol.t.size
         g = {id(e): _values(e, sol, readers, range(ncol)) for e in every}
@@ -297,17 +298,17 @@ def solve_with_events(problem, events, restart_start=None):
         state_changes = {k: changes.pop(k) for k in ("q0", "f0") if k in changes}
         new_system, new_params = with_changes(system, changes)
         params.update(new_params)
-        after_sol, jump, lost = _reinit(segs, problem.replace(system=new_system, params=params or problem.params),
-                                        (_element_key(new_system), tuple(sorted(params.items()))), sol_b,
-                                        state_changes, tb_e, scan)
+        after_sol, jump, lost, new_system, impacts = _reinit(
+            segs, problem.replace(system=new_system, params=params or problem.params),
+            (_element_key(new_system), tuple(sorted(params.items()))), sol_b, state_changes, tb_e, scan, contacts)
         after = state_of(after_sol, 0)
         supplied = 0.0
         if jump:  # the sources' work in the jump: what the stored energy gained beyond the loss
             supplied = float(after_sol.energy()[0] - sol_b.energy()[-1] + lost)
         for _, e, _ in fired:
             records.append(EventRecord(tb_e, e.name, _sign(e, g, kcol), before, after, dict(changes, **state_changes),
-                                       jump, lost, supplied))
-            lost, jump, supplied = 0.0, None, 0.0  # booked once
+                                       jump, lost, supplied, impacts))
+            lost, jump, supplied, impacts = 0.0, None, 0.0, ()  # booked once
         system = new_system
         ta, prev, kprev = tb_e, after_sol, 0
         pending_jump, pending = True, after_sol
@@ -419,13 +420,17 @@ def _level_flips(system, segs, problem, t0):
     return flips
 
 
-def _reinit(segs, pb, key, sol_b, state_changes, t, scan):
+def _reinit(segs, pb, key, sol_b, state_changes, t, scan, contacts=None):
     """The next segment, from the state after an action: the old state carried into the changed system and
     made consistent there (the impulse rule of a switched network, :mod:`netdyn.numerics.circuit.jumps`; the
-    path's own start otherwise); the jump's description and the energy it cost."""
+    impact law of a network with contacts, :mod:`netdyn.numerics.nonsmooth`, which also decides the contacts'
+    states; the path's own start otherwise); the jump's description, the energy it cost, the system and the
+    impacts."""
     names = list(sol_b.coordinate_names)
     q, f = sol_b.q[:, -1], sol_b.f[:, -1]
     jump, lost = None, 0.0
+    if contacts is not None and not state_changes:
+        return _after_impact(segs, pb, sol_b, t, scan, contacts)
     if _ideal_switches(pb.system):
         from netdyn.numerics.circuit.jumps import impulse_state
         q0, f0, jump, lost = impulse_state(pb.system, names, q, f, t)
@@ -437,7 +442,32 @@ def _reinit(segs, pb, key, sol_b, state_changes, t, scan):
         warnings.warn(f"t = {t:.9g}: {jump}; {lost:.6g} J lost in the jump (impulse rule)", JumpWarning,
                       stacklevel=4)
     start = pb.replace(q0=q0, f0=f0, atol=segs.atol)
-    return segs.run(start, key, t, segs.problem.t_span[1], t_eval=scan), jump, lost
+    return segs.run(start, key, t, segs.problem.t_span[1], t_eval=scan), jump, lost, pb.system, ()
+
+
+def _contact_set(problem):
+    from netdyn.numerics.nonsmooth import ContactSet, contacts_of
+    return ContactSet(problem) if contacts_of(problem.system) else None
+
+
+def _after_impact(segs, pb, sol_b, t, scan, contacts):
+    """The next segment of a network with contacts: Newton's impact law over the contacts with zero gap, the
+    contacts' states it leaves (:func:`netdyn.numerics.nonsmooth.impact_state`), and the run from the state
+    it gives (already consistent with the new constraint set: restarted as the integrator's own)."""
+    from netdyn.numerics.nonsmooth import impact_state, with_states
+    t0, t1 = segs.problem.t_span
+    tau = max(1e-10, segs.problem.rtol_or(1e-8)) * (t1 - t0)  # the shortest bounce: the Zeno cut
+    out = impact_state(contacts, t, list(sol_b.coordinate_names), sol_b.q[:, -1], sol_b.f[:, -1], tau)
+    system = with_states(pb.system, out.closed)
+    names = list(sol_b.coordinate_names)
+    state = SimpleNamespace(coordinate_names=names, q=np.array([[out.q0[n]] for n in names]),
+                            f=np.array([[out.f0[n]] for n in names]))
+    nxt = pb.replace(system=system)
+    key = (_element_key(system), tuple(sorted((pb.params or {}).items())))
+    # a bounce shorter than the output spacing is bracketed by scan times placed on its predicted flight
+    extra = t + np.outer(out.flights, [0.25, 0.5, 0.75, 0.95, 1.05, 1.25, 1.5, 2.0, 3.0, 4.0]).ravel()
+    after = segs.run(nxt, key, t, t1, state, 0, t_eval=np.union1d(scan, extra[extra < t1]))
+    return after, out.jump, out.energy_lost, system, out.impacts
 
 
 def _ideal_switches(system):
