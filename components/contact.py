@@ -106,7 +106,7 @@ class Contact(PlanarElement):
         self.e = e
         self.closed = bool(closed)
 
-    def gap(self, pa, pb, values):
+    def gap(self, pa: Any, pb: Any, values: Any) -> Any:
         """The gap ``g`` at the poses ``pa`` of ``body_a`` and ``pb`` of ``body_b`` (expressions)."""
         Pa, Pb = point(pa, self.point_a), point(pb, self.point_b)
         d = (Pb[0] - Pa[0], Pb[1] - Pa[1])
@@ -115,7 +115,7 @@ class Contact(PlanarElement):
         n = rotate(pa[2], self.normal)
         return n[0] * d[0] + n[1] * d[1] - values["clearance"]
 
-    def planar_contribution(self, ctx, values):
+    def planar_contribution(self, ctx: Any, values: Any) -> PlanarContribution:
         """Closed: the constraint ``g = 0`` (label ``name[gap]``); open: nothing."""
         if not self.closed:
             return PlanarContribution()
@@ -127,7 +127,7 @@ class Contact(PlanarElement):
         cls, args, kw = self._constructor
         return cls(*args[:8], **dict(kw, closed=bool(closed)))  # (closed is the 9th argument)
 
-    def switching(self):
+    def switching(self) -> list:
         """No crossings of its own: :mod:`netdyn.numerics.nonsmooth` makes a contact's events (they need the
         model's mass matrix and the other contacts)."""
         return []

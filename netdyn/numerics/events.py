@@ -207,8 +207,12 @@ def solve_with_events(problem, events, restart_start=None):
     xtol = max(EVENT_XTOL, 1e-3 * problem.rtol_or(1e-8)) * max(span, abs(t1))
     requested = problem.t_eval
     scan = _scan_times(requested, _corners(problem.system, t0, t1), span)
-    segs = _Segments(problem)
     contacts = _contact_set(problem)  # unilateral contacts: impacts and persistent contact (nonsmooth/)
+    if contacts is not None and problem.atol is None:
+        # a body resting on a contact is still to roundoff: scaling atol by its magnitude would ask for the
+        # roundoff itself (endless steps); mechanisms with contacts take rtol/100 of 1 (m, rad, m/s)
+        problem = problem.replace(atol=1e-2 * problem.rtol_or(1e-8))
+    segs = _Segments(problem)
     system, params = problem.system, dict(problem.params or {})
     counts = {e.name: 0 for e in events}
     records, pieces = [], []
