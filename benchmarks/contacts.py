@@ -25,7 +25,8 @@ if __package__ in (None, ""):
 
 import netdyn  # noqa: E402
 from netdyn.components.contact import Contact  # noqa: E402
-from netdyn.components.planar import Gravity, Prismatic, Revolute, RigidBody  # noqa: E402
+from netdyn.components.planar import Gravity, RigidBody  # noqa: E402
+from tests.test_contacts import cradle, stop_pendulum  # noqa: E402  (the tests' networks, timed)
 
 G, E, H0 = 9.81, 0.8, 1.0
 
@@ -64,25 +65,6 @@ def closed_form(n):
     return t1 + np.r_[0, np.cumsum(2 * v1 * E ** np.arange(1, n) / G)], t1 + 2 * v1 * E / (G * (1 - E))
 
 
-def cradle(n=5, gap=0.01, r=0.05, m=0.2):
-    net = netdyn.Network("cradle")
-    q0 = {}
-    for i in range(n):
-        net.add(RigidBody(f"b{i}", mass=m, inertia=0.4 * m * r * r),
-                Prismatic(f"P{i}", "ground", (0, 0), f"b{i}", (0, 0), axis=(1, 0)))
-        q0[f"x_b{i}"] = i * (2 * r + gap)
-    for i in range(n - 1):
-        net.add(Contact(f"c{i}", f"b{i}", (0, 0), f"b{i + 1}", (0, 0), normal=None, clearance=2 * r, e=1.0))
-    return net, q0
-
-
-def stop(angle=-np.pi / 4):
-    net = netdyn.Network("stop")
-    net.add(RigidBody("bar", mass=1.5, inertia=1.5 / 12), Gravity(g=G), Revolute("A", "ground", (0, 0), "bar", (-0.5, 0)),
-            Contact("stop", "ground", (0, 0), "bar", (0.5, 0), normal=(-np.sin(angle), np.cos(angle)), e=0.5))
-    return net
-
-
 def cpu(fn):
     t0 = time.process_time()
     out = fn()
@@ -100,12 +82,12 @@ def main(methods):
         rows.append((f"bouncing ball to rest, {got.size} impacts ({method})", tn, tp, ref.size,
                      f"impact times {np.max(np.abs(got - exact)):.1e}; rest − t∞ {got[-1] - t_inf:.1e} s "
                      f"(peer {ref[-1] - t_inf:.1e} s); balance {sol.power_balance()['relative']:.1e}"))
-        net, q0 = cradle()
+        net, q0 = cradle(5, 0.01)
         tn, sol = cpu(lambda: netdyn.simulate(net, (0, 0.5), q0=q0, f0={"x_b0": 1.0}, rtol=1e-10, method=method))
         v = np.array([sol[f"x_b{i}_dot"][-1] for i in range(5)])
         rows.append((f"Newton's cradle, 5 balls, e = 1 ({method})", tn, None, None,
                      f"final velocities {np.max(np.abs(v - [0, 0, 0, 0, 1])):.1e}; energy lost {sol.energy_lost:.1e} J"))
-        tn, sol = cpu(lambda: netdyn.simulate(stop(), (0, 1.5), q0={"theta_bar": 0.0, "x_bar": 0.5, "y_bar": 0.0},
+        tn, sol = cpu(lambda: netdyn.simulate(stop_pendulum(0.5), (0, 1.5), q0={"theta_bar": 0.0, "x_bar": 0.5, "y_bar": 0.0},
                                               rtol=1e-10, method=method))
         rows.append((f"bar onto an end stop to rest, {len(sol.events)} impacts ({method})", tn, None, None,
                      f"energy balance with the booked losses {sol.power_balance()['relative']:.1e}"))

@@ -124,7 +124,7 @@ class Contact(PlanarElement):
 
     def with_state(self, closed: bool) -> "Contact":
         """The same contact, closed (persistent) or open."""
-        cls, args, kw = self._constructor
+        cls, args, kw = getattr(self, "_constructor")  # recorded by the element metaclass
         return cls(*args[:8], **dict(kw, closed=bool(closed)))  # (closed is the 9th argument)
 
     def switching(self) -> list:

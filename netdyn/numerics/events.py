@@ -307,7 +307,8 @@ def solve_with_events(problem, events, restart_start=None):
             (_element_key(new_system), tuple(sorted(params.items()))), sol_b, state_changes, tb_e, scan, contacts)
         after = state_of(after_sol, 0)
         supplied = 0.0
-        if jump:  # the sources' work in the jump: what the stored energy gained beyond the loss
+        if jump and not impacts:  # the sources' work in the jump: what the stored energy gained beyond the loss
+            # (an impact keeps the positions: no work is done across it)
             supplied = float(after_sol.energy()[0] - sol_b.energy()[-1] + lost)
         for _, e, _ in fired:
             records.append(EventRecord(tb_e, e.name, _sign(e, g, kcol), before, after, dict(changes, **state_changes),

@@ -110,7 +110,7 @@ class ContactSet:
         self.cm = CompiledModel(model)
         self.cm.kernel = None  # a few evaluations an event: lambdify serves, no fused kernel to compile
         self.p = self.cm.parameter_vector(problem.params)
-        self._memo = (None, None)
+        self._memo = self._gap_memo = (None, None)
 
     # --------------------------------------------------------------- one state
     def order(self, names) -> np.ndarray:
@@ -150,6 +150,20 @@ class ContactSet:
         return -lam[st.B.shape[0]:], st.W @ acc + st.w_acc
 
     # --------------------------------------------------------------- events
+    def gaps(self, tt: float, q, f) -> tuple:
+        """``(gap, rate)`` of every contact at ``(tt, q, f)`` (the constraint rows only: an event's scan)."""
+        c = self.cm.constraints(tt, np.asarray(q, dtype=float), np.asarray(f, dtype=float), self.p)
+        r = self.rows
+        return c.phi[r], c.Phi_q[r] @ np.asarray(f, dtype=float) + c.Phi_t[r]
+
+    def _gaps(self, tt, s):
+        q = tuple(s[n] for n in self.coordinate_names)
+        f = tuple(s[f"{n}_dot"] for n in self.coordinate_names)
+        key = (tt, q, f)
+        if self._gap_memo[0] != key:
+            self._gap_memo = (key, self.gaps(tt, q, f))
+        return self._gap_memo[1]
+
     def _state(self, tt, s):
         q = tuple(s[n] for n in self.coordinate_names)
         f = tuple(s[f"{n}_dot"] for n in self.coordinate_names)
@@ -172,11 +186,11 @@ class ContactSet:
                 out.append(Event(pull, name=f"{name} lifts off", direction=1, action={name: False}))
             else:
                 def gap(tt, s, i=i):
-                    st = self._state(tt, s)
-                    if st.gap[i] <= 0 and st.rate[i] >= -1e-9 * float(np.max(np.abs(st.f), initial=0.0)):
+                    g, rate = self._gaps(tt, s)
+                    if g[i] <= 0 and rate[i] >= -1e-9 * max(abs(s[f"{n}_dot"]) for n in self.coordinate_names):
                         # touching and not approaching (two balls moving together): the gap's roundoff
                         # around zero is no impact
-                        return max(abs(float(st.gap[i])), 1e-300)
-                    return float(st.gap[i])
+                        return max(abs(float(g[i])), 1e-300)
+                    return float(g[i])
                 out.append(Event(gap, name=f"{name} impact", direction=-1, action={name: True}))
         return out
