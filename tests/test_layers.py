@@ -107,7 +107,7 @@ def test_no_folder_is_a_warehouse():
 def test_a_numerics_path_imports_no_other_path():
     """The contract's rule, read from the source as well (imports inside functions included)."""
     graph = import_graph()
-    paths = ("circuit", "mechanics", "ida")
+    paths = ("circuit", "mechanics", "ida", "nonsmooth")
     room = lambda module: next((p for p in paths if module.startswith(f"netdyn.numerics.{p}.")
                                 or module == f"netdyn.numerics.{p}"), None)
     crossing = [(a, b) for a, b in graph.edges if room(a) and room(b) and room(a) != room(b)]

@@ -214,6 +214,11 @@ def solve_with_events(problem, events, restart_start=None):
     xtol = max(EVENT_XTOL, 1e-3 * problem.rtol_or(1e-8)) * max(span, abs(t1))
     requested = problem.t_eval
     scan = _scan_times(requested, _corners(problem.system, t0, t1), span)
+    contacts = _contact_set(problem)  # unilateral contacts: impacts and persistent contact (nonsmooth/)
+    if contacts is not None and problem.atol is None:
+        # a body resting on a contact is still to roundoff: scaling atol by its magnitude would ask for the
+        # roundoff itself (endless steps); mechanisms with contacts take rtol/100 of 1 (m, rad, m/s)
+        problem = problem.replace(atol=1e-2 * problem.rtol_or(1e-8))
     segs = _Segments(problem)
     system, params = problem.system, dict(problem.params or {})
     counts = {e.name: 0 for e in events}
@@ -255,7 +260,7 @@ def solve_with_events(problem, events, restart_start=None):
         sol = pending if pending is not None else segs.run(pb, key, ta, tw, prev, kprev, scan)
         pending = None
         tw = float(sol.t[-1])
-        every = list(events) + _element_events(system)
+        every = list(events) + _element_events(system) + (contacts.events(system) if contacts else [])
         readers = _Reader(sol)
         ncol = sol.t.size
         g = {id(e): _values(e, sol, readers, range(ncol)) for e in every}
@@ -325,18 +330,19 @@ def solve_with_events(problem, events, restart_start=None):
         if settled:  # a contact that reached v = 0 and cannot hold slides on (the other way)
             new_system, _ = with_changes(new_system, settled)
             changes.update(settled)
-        after_sol, jump, lost = _reinit(segs, problem.replace(system=new_system, params=params or problem.params),
-                                        (_element_key(new_system), tuple(sorted(params.items()))), sol_b,
-                                        state_changes, tb_e, scan,
-                                        until=t1 if tb_e + 1.5 * window >= t1 else tb_e + window)
+        after_sol, jump, lost, new_system, impacts = _reinit(
+            segs, problem.replace(system=new_system, params=params or problem.params),
+            (_element_key(new_system), tuple(sorted(params.items()))), sol_b, state_changes, tb_e, scan,
+            until=t1 if tb_e + 1.5 * window >= t1 else tb_e + window, contacts=contacts)
         after = state_of(after_sol, 0)
         supplied = 0.0
-        if jump:  # the sources' work in the jump: what the stored energy gained beyond the loss
+        if jump and not impacts:  # the sources' work in the jump: what the stored energy gained beyond the loss
+            # (an impact keeps the positions: no work is done across it)
             supplied = float(after_sol.energy()[0] - sol_b.energy()[-1] + lost)
         for _, e, _ in fired:
             records.append(EventRecord(tb_e, e.name, _sign(e, g, kcol), before, after, dict(changes, **state_changes),
-                                       jump, lost, supplied))
-            lost, jump, supplied = 0.0, None, 0.0  # booked once
+                                       jump, lost, supplied, impacts))
+            lost, jump, supplied, impacts = 0.0, None, 0.0, ()  # booked once
         system = new_system
         ta, prev, kprev = tb_e, after_sol, 0
         pending_jump, pending = True, after_sol
@@ -460,20 +466,24 @@ def _settle_contacts(segs, problem, system, params, sol_b, state_changes, t):
     span = problem.t_span[1] - problem.t_span[0]
 
     def probe(trial):
-        out, _, _ = _reinit(segs, problem.replace(system=trial, params=params or problem.params),
+        out = _reinit(segs, problem.replace(system=trial, params=params or problem.params),
                             (_element_key(trial), tuple(sorted(params.items()))), sol_b, state_changes, t, None,
-                            until=t + 1e-9 * span)
+                            until=t + 1e-9 * span)[0]
         return _At(_Reader(out), 0)
     return settle(system, probe, t, _rebuild)
 
 
-def _reinit(segs, pb, key, sol_b, state_changes, t, scan, until=None):
+def _reinit(segs, pb, key, sol_b, state_changes, t, scan, until=None, contacts=None):
     """The next segment, from the state after an action: the old state carried into the changed system and
     made consistent there (the impulse rule of a switched network, :mod:`netdyn.numerics.circuit.jumps`; the
-    path's own start otherwise); the jump's description and the energy it cost."""
+    impact law of a network with contacts, :mod:`netdyn.numerics.nonsmooth`, which also decides the contacts'
+    states; the path's own start otherwise); the jump's description, the energy it cost, the system and the
+    impacts."""
     names = list(sol_b.coordinate_names)
     q, f = sol_b.q[:, -1], sol_b.f[:, -1]
     jump, lost = None, 0.0
+    if contacts is not None and not state_changes:
+        return _after_impact(segs, pb, sol_b, t, scan, contacts)   # to the end: its scan times follow the bounce
     if _ideal_switches(pb.system):
         from netdyn.numerics.circuit.jumps import impulse_state
         q0, f0, jump, lost = impulse_state(pb.system, names, q, f, t)
@@ -487,7 +497,32 @@ def _reinit(segs, pb, key, sol_b, state_changes, t, scan, until=None):
                       stacklevel=4)
     start = pb.replace(q0=q0, f0=f0, atol=segs.atol(key))
     end = segs.problem.t_span[1] if until is None else until
-    return segs.run(start, key, t, end, t_eval=scan), jump, lost
+    return segs.run(start, key, t, end, t_eval=scan), jump, lost, pb.system, ()
+
+
+def _contact_set(problem):
+    from netdyn.numerics.nonsmooth import ContactSet, contacts_of
+    return ContactSet(problem) if contacts_of(problem.system) else None
+
+
+def _after_impact(segs, pb, sol_b, t, scan, contacts):
+    """The next segment of a network with contacts: Newton's impact law over the contacts with zero gap, the
+    contacts' states it leaves (:func:`netdyn.numerics.nonsmooth.impact_state`), and the run from the state
+    it gives (already consistent with the new constraint set: restarted as the integrator's own)."""
+    from netdyn.numerics.nonsmooth import impact_state, with_states
+    t0, t1 = segs.problem.t_span
+    tau = max(1e-10, segs.problem.rtol_or(1e-8)) * (t1 - t0)  # the shortest bounce: the Zeno cut
+    out = impact_state(contacts, t, list(sol_b.coordinate_names), sol_b.q[:, -1], sol_b.f[:, -1], tau)
+    system = with_states(pb.system, out.closed)
+    names = list(sol_b.coordinate_names)
+    state = SimpleNamespace(coordinate_names=names, q=np.array([[out.q0[n]] for n in names]),
+                            f=np.array([[out.f0[n]] for n in names]))
+    nxt = pb.replace(system=system)
+    key = (_element_key(system), tuple(sorted((pb.params or {}).items())))
+    # a bounce shorter than the output spacing is bracketed by scan times placed on its predicted flight
+    extra = t + np.outer(out.flights, [0.25, 0.5, 0.75, 0.95, 1.05, 1.25, 1.5, 2.0, 3.0, 4.0]).ravel()
+    after = segs.run(nxt, key, t, t1, state, 0, t_eval=np.union1d(scan, extra[extra < t1]))
+    return after, out.jump, out.energy_lost, system, out.impacts
 
 
 def _ideal_switches(system):

@@ -188,7 +188,9 @@ def prepare(model, cm, tt, q, p, params=None):
     planar = model.metadata.get("planar") or model.metadata.get("spatial")
     if planar and cm.m1 >= cm.n:
         rheonomic = any(bool(e != 0) for e in cm.eq.Phi_t)
-        if not rheonomic:
+        from netdyn.components.contact import is_contact_label
+        if not rheonomic and not any(is_contact_label(label) for label in model.constraint_labels):
+            # (held still by closed contacts it rests: a lift-off event frees it)
             raise LockedMechanismError(
                 f"the mechanism {model.name!r} cannot move: its {cm.m1} independent constraints fix all "
                 f"{cm.n} coordinates ({structure_text(model)}); it is locked — remove a joint or a link, or "

@@ -148,7 +148,9 @@ class EventRecord:
     """One located event on ``sol.events``: ``t``, ``name``, ``direction`` of the crossing (+1 rising, -1
     falling), ``before``/``after`` (coordinates and flows by name just before and after the action),
     ``changes`` made, ``jump`` (the impulse the action forced, ``None`` if the state stayed consistent),
-    ``energy_lost`` in that jump and ``energy_supplied`` by the sources across it (joules, 0 without one).
+    ``energy_lost`` in that jump and ``energy_supplied`` by the sources across it (joules, 0 without one);
+    at an impact of contacts, ``impacts`` lists each contact's part (contact, normal velocity before and
+    after, impulse, whether it stays closed: :class:`~netdyn.numerics.nonsmooth.impact.Impact`).
 
     >>> EventRecord(1.0, "apex", -1, {"x": 1.0}, {"x": 1.0}).energy_lost
     0.0
@@ -163,6 +165,7 @@ class EventRecord:
     jump: str | None = None
     energy_lost: float = 0.0
     energy_supplied: float = 0.0
+    impacts: tuple = ()
 
 
 def as_events(events):
