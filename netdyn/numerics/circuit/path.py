@@ -95,11 +95,11 @@ def _circuit_refuse(problem, start, verdict):
     elements = getattr(problem.system, "elements", None)
     from netdyn.components.base import EnergyLaw
     if isinstance(elements, dict) and any(isinstance(el, EnergyLaw) for el in elements.values()):
-        from netdyn.errors import ModelError
+        from netdyn.errors import ElementError, ModelError
         from netdyn.numerics.circuit.laws.energysim import LawCircuit
         try:
             LawCircuit(problem.system, problem.formulation)
-        except ModelError as exc:
+        except (ModelError, ElementError) as exc:
             raise IntegrationError(f"method='circuit' cannot take this network: {exc}; method='auto' or 'ida' "
                                    "runs it on the symbolic path") from None
         raise IntegrationError("method='circuit' takes circuits (electrical elements only) whose nonlinear "

@@ -34,8 +34,8 @@ from netdyn.components.base import ACROSS, DOMAINS, THROUGH, EnergyLaw
 from netdyn.errors import ModelError
 from netdyn.numerics.circuit.laws.templates import law_of
 from netdyn.numerics.circuit.linear import linear_dae
-from netdyn.numerics.circuit.linearsim import _corners, _values
-from netdyn.numerics.circuit.nonlinearsim import CircuitSolution, _bdf, _snapped, _step_loop
+from netdyn.numerics.circuit.linearsim import _values
+from netdyn.numerics.circuit.nonlinearsim import CircuitSolution, _bdf, _step_loop, step_targets
 
 __all__ = ["LawCircuit", "try_laws", "simulate_laws", "LawSolution"]
 
@@ -335,11 +335,7 @@ def simulate_laws(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-7, atol=No
     c = circuit or LawCircuit(net, formulation)
     n, nI, N = c.n, c.nI, c.N
     t0, t1 = float(t_span[0]), float(t_span[1])
-    t_eval = np.linspace(t0, t1, 1001) if t_eval is None else np.asarray(t_eval, dtype=float)
-    inside = t_eval[(t_eval > t0) & (t_eval <= t1)]
-    near = max(1e-12 * (t1 - t0), 64 * np.finfo(float).eps * max(abs(t0), abs(t1)))
-    corners = [x for x in _snapped([float(x) for x in _corners(c.lin.inputs, t0, t1)], inside, near) if x - t0 > near]
-    targets = np.union1d(inside, corners + [t1])
+    t_eval, corners, targets = step_targets(c.lin.inputs, t0, t1, t_eval)
     y, yd = np.zeros(N), np.zeros(N)
     q_given, f_given = _values(c.lin.names, q0, "q")[0], _values(c.lin.names, f0, "f")[0]
     y[:n], y[n:n + nI], yd[:n] = q_given, f_given[c.I], f_given
