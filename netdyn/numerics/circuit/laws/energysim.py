@@ -20,7 +20,7 @@ output times are the BDF's own rates there, not a solve.
 >>> net = netdyn.Network()
 >>> _ = net.add(VoltageSource("V1", "a", "0", 1.0), Resistor("R1", "a", "b", dissipation=lambda i: 500 * i**2),
 ...             Capacitor("C1", "b", "0", energy=lambda q: q**2 / 2e-6 + 1e12 * q**4 / 4))
->>> sol = netdyn.simulate(net, (0, 5e-3))
+>>> sol = netdyn.simulate(net, (0, 20e-3))
 >>> sol.method, round(float(sol.voltage("C1")[-1]), 6)   # charged to the source's 1 V
 ('circuit', 1.0)
 """
