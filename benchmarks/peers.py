@@ -222,7 +222,10 @@ def ngspice_rc_ladder(N, repeats=3, timeout=600, deck=rc_ladder_deck):
 def ngspice_nonlinear_ladder(N, repeats=3, timeout=600):
     """ngspice on the nonlinear ladder's B-source deck (:func:`benchmarks.problems.nonlinear_ladder_deck`);
     the same figures as :func:`ngspice_rc_ladder`."""
-    return ngspice_rc_ladder(N, repeats, timeout, deck=nonlinear_ladder_deck)
+    import resource
+    out = ngspice_rc_ladder(N, repeats, timeout, deck=nonlinear_ladder_deck)
+    out["peak_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the largest ngspice run
+    return out
 
 
 def ngspice_nonlinear_ladder_current(N, repeats=3, timeout=600):

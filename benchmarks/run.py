@@ -326,7 +326,7 @@ def _rc_table(results, rc, notes, nonlinear=False, series=("ngspice_nl", "nd_nl"
         out = ["## Nonlinear RC ladder driven by a current source: 10 µs transient after a 1 mA step (s)", "",
                "The nonlinear ladder below fed by a 1 mA current source with a 1 kΩ shunt at its head "
                "(`benchmarks.problems.NLRC_CURRENT`): in loop charges the source is a flow constraint with a "
-               "multiplier, so IDA gets the constraint rows and the multiplier terms from the templates too. "
+               "multiplier, so the law path's DAE carries the constraint row and its multiplier. "
                "ngspice: `nonlinear_ladder_deck(N, drive=\"current\")`, same options; netdyn as below.", ""]
         cols = [("ngspice process, CPU", ng, "cpu", 1), ("ngspice transient CPU", ng, "transient_cpu", 1),
                 ("netdyn total", nd, "total", 1), ("netdyn solve", nd, "solve", 1)]
@@ -340,16 +340,24 @@ def _rc_table(results, rc, notes, nonlinear=False, series=("ngspice_nl", "nd_nl"
                "capacitors, v = q/C + B q³ (A = 1e8, B = 1e26: the cubic terms are about a tenth at 1 V). "
                "ngspice: B-sources (`benchmarks.problems.nonlinear_ladder_deck`: a sensing 0 V source for each "
                "current-controlled element and the capacitor charge integrated on an auxiliary node, four "
-               "nodes per section), the same `.tran 10n 10u 0 10n uic`. netdyn: description → `net.model()` → "
-               "`netdyn.simulate` (IDA with the compiled element templates and SuperLU; 'total'), then "
-               "`netdyn.simulate` again on the same model ('solve'); rtol = 1e-6.", ""]
+               "nodes per section), the same `.tran 10n 10u 0 10n uic`. netdyn: the network built in Python → "
+               "`netdyn.simulate` on the circuit path's law templates (`netdyn.numerics.circuit.laws`: each law "
+               "compiled once, elements stamped as numbers, Newton + variable-step BDF; 'total'), then "
+               "`netdyn.simulate` again on the same network ('solve'); rtol = 1e-6. 'symbolic': the previous path, "
+               "`net.model()` → `netdyn.simulate` (IDA), up to N = 200, and 'Δ symbolic' its largest difference "
+               "from the law path at nodes 1 and N. Peak memory: the largest resident set of ngspice's runs, and "
+               "netdyn's whole measuring process (imports and warm-up included).", ""]
         cols = [("ngspice process, CPU", "ngspice_nl", "cpu", 1), ("ngspice transient CPU", "ngspice_nl",
                                                                      "transient_cpu", 1),
-                ("netdyn total", "nd_nl", "total", 1), ("netdyn solve", "nd_nl", "solve", 1)]
+                ("netdyn total", "nd_nl", "total", 1), ("netdyn solve", "nd_nl", "solve", 1),
+                ("netdyn symbolic (old path)", "nd_nl", "symbolic", 1)]
         rats = [("total / ngspice process CPU", ("nd_nl", "total"), ("ngspice_nl", "cpu")),
                 ("solve / ngspice transient CPU", ("nd_nl", "solve"), ("ngspice_nl", "transient_cpu"))]
-        extra = [("ngspice time points", "ngspice_nl", "timepoints", 1), ("Δv (V)", "nd_nl", "dv", 1)]
-        return out + [table(rc, "N", cols + extra, rats, results, notes), "", exponents(rc, cols, results, "N"), ""]
+        extra = [("ngspice time points", "ngspice_nl", "timepoints", 1), ("netdyn steps", "nd_nl", "steps", 1),
+                 ("Δv vs ngspice (V)", "nd_nl", "dv", 1), ("Δ symbolic (V)", "nd_nl", "dsym", 1),
+                 ("ngspice peak MB", "ngspice_nl", "peak_mb", 1), ("netdyn peak MB", "nd_nl", "peak_mb", 1)]
+        return out + [table(rc, "N", cols + extra, rats, results, notes), "", exponents(rc, cols[:4], results, "N"),
+                      ""]
     out = ["## RC ladder: 10 µs transient after a 1 V step (s)", "",
             "N sections of series 1 kΩ and shunt 1 nF. ngspice: `ngspice -b -r out.raw` with "
             "`.tran 10n 10u 0 10n uic` and `.options acct` (all node voltages written); 'process' is the "

@@ -102,9 +102,9 @@ def _nonlinear(with_decoupling):
 @pytest.mark.parametrize("form", [None, "branch"])
 def test_nonlinear_resistor_with_a_capacitor_across_the_supply(form):
     te = np.linspace(0.0, 4e-3, 201)
-    ref = netdyn.simulate(_nonlinear(False), (0.0, 4e-3), t_eval=te, formulation=form)
-    sol = netdyn.simulate(_nonlinear(True), (0.0, 4e-3), t_eval=te, formulation=form)
-    assert sol.method == "ida"
+    ref = netdyn.simulate(_nonlinear(False), (0.0, 4e-3), t_eval=te, formulation=form, method="ida")
+    sol = netdyn.simulate(_nonlinear(True), (0.0, 4e-3), t_eval=te, formulation=form, method="ida")
+    assert sol.method == "ida"  # (auto: the circuit path's law templates, tests/test_law_templates.py)
     i_cd = 1e-6 * 2.0 * 2 * np.pi * 500 * np.cos(2 * np.pi * 500 * te)     # C v'(t), closed form
     assert np.max(np.abs(sol.voltage("b") - ref.voltage("b"))) < 1e-6 * np.max(np.abs(ref.voltage("b")))
     assert np.max(np.abs(sol.current("Cd") - i_cd)) < 1e-5 * np.max(np.abs(i_cd))

@@ -5,7 +5,7 @@ path        takes                                                        room
 =========== ============================================================ ===============================
 recursive   a spatial network the recursive tree reads (planar: named)  :mod:`~netdyn.numerics.mechanics`
 linear      every element linear with numeric values, index one          :mod:`~netdyn.numerics.circuit`
-circuit     linear except for nonlinear dissipators (diodes)             :mod:`~netdyn.numerics.circuit`
+circuit     linear except for diodes or energy/dissipation laws          :mod:`~netdyn.numerics.circuit`
 projection  a regular constrained mass matrix, not stiff                 :mod:`~netdyn.numerics.mechanics`
 ida         every model                                                  :mod:`~netdyn.numerics.ida`
 =========== ============================================================ ===============================

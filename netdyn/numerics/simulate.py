@@ -71,7 +71,9 @@ def simulate(system: Network | LagrangianModel | BondGraph, t_span: TimeSpan, q0
     method : {"auto", "linear", "circuit", "projection", "ida", "recursive"}
         ``"auto"`` walks the path table (:mod:`netdyn.numerics.paths`) and takes the first path that accepts;
         ``sol.method`` names it, with its reason and the paths declined (``sol.method.explain()``). ``"circuit"`` takes a network linear
-        except for nonlinear dissipators (diodes) to :mod:`netdyn.numerics.circuit.nonlinearsim`. ``"recursive"`` (opt-in) integrates a
+        except for nonlinear dissipators (diodes) to :mod:`netdyn.numerics.circuit.nonlinearsim`, and a circuit whose
+        nonlinear resistors and capacitors are given by their dissipation or energy functions to
+        :mod:`netdyn.numerics.circuit.laws` (each law compiled once, no symbolic model). ``"recursive"`` (opt-in) integrates a
         planar network of bodies, Revolute/Prismatic/Weld joints and Gravity in joint coordinates with the
         O(n) right-hand side of :mod:`netdyn.recursive` and returns a
         :class:`~netdyn.recursive.joint_space.JointSpaceSolution`.

@@ -191,13 +191,7 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
     dae, n, nI = c.dae, c.n, c.nI
     N = dae.size
     t0, t1 = float(t_span[0]), float(t_span[1])
-    t_eval = np.linspace(t0, t1, 1001) if t_eval is None else np.asarray(t_eval, dtype=float)
-    inside = t_eval[(t_eval > t0) & (t_eval <= t1)]
-    # (a corner a few ulps from an output time or from t0 — a restart at an event beside a source's corner —
-    # would leave a step of a few ulps: it is moved onto the time, or dropped at t0)
-    near = max(1e-12 * (t1 - t0), 64 * np.finfo(float).eps * max(abs(t0), abs(t1)))
-    corners = [x for x in _snapped([float(x) for x in _corners(c.lin.inputs, t0, t1)], inside, near) if x - t0 > near]
-    targets = np.union1d(inside, corners + [t1])
+    t_eval, corners, targets = step_targets(c.lin.inputs, t0, t1, t_eval)
     t_eval_set, corner_set = set(t_eval.tolist()), set(corners)
     y = np.zeros(N)
     q_given, f_given = _values(c.lin.names, q0, "q")[0], _values(c.lin.names, f0, "f")[0]
@@ -252,6 +246,18 @@ def simulate_circuit(net, t_span, q0=None, f0=None, t_eval=None, rtol=1e-6, atol
     sol.junction_energy = None if W is None else totals["junction"]
     sol.circuit_stepper = stepper.name + ("" if done is None else " loop")
     return sol
+
+
+def step_targets(inputs, t0, t1, t_eval):
+    """``(t_eval, corners, targets)``: the output times (1001 by default), the sources' corners inside the span
+    and every time a step must land on (outputs, corners, ``t1``), sorted."""
+    t_eval = np.linspace(t0, t1, 1001) if t_eval is None else np.asarray(t_eval, dtype=float)
+    inside = t_eval[(t_eval > t0) & (t_eval <= t1)]
+    # (a corner a few ulps from an output time or from t0 — a restart at an event beside a source's corner —
+    # would leave a step of a few ulps: it is moved onto the time, or dropped at t0)
+    near = max(1e-12 * (t1 - t0), 64 * np.finfo(float).eps * max(abs(t0), abs(t1)))
+    corners = [x for x in _snapped([float(x) for x in _corners(inputs, t0, t1)], inside, near) if x - t0 > near]
+    return t_eval, corners, np.union1d(inside, corners + [t1])
 
 
 def _snapped(corners, times, tol):
