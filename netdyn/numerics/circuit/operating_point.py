@@ -36,7 +36,7 @@ import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 import sympy as sp
 
-from netdyn.components.base import ACROSS, DOMAINS, THROUGH, PortVariables
+from netdyn.components.base import _PLAIN, ACROSS, DOMAINS, THROUGH, PortVariables, numeric_values
 from netdyn.errors import InitialConditionError, ModelError, SingularSystemError
 from netdyn.numerics.circuit.stamp import LAST_STAMP, template_key
 from netdyn.graph.gcpause import paused_gc
@@ -127,6 +127,9 @@ def _numbers(el, values, t0):
     from netdyn.numerics.functions.compiled import time_function
     out = []
     for k, v in values.items():
+        if type(v) in _PLAIN:  # a kept number (numeric_values): float of its sympy number is itself
+            out.append(float(v))
+            continue
         v = sp.sympify(v)
         if v.free_symbols - {t}:
             raise ModelError(f"{el.name}: {k} = {v} is not a number; the operating point needs numeric values")
@@ -426,7 +429,7 @@ def _fingerprint(work, forms, kinds, t0):
     values), the formulation and ``t0``."""
     return (id(work), getattr(work, "_version", None), tuple(sorted(forms.items())), tuple(sorted(kinds.items())),
             float(t0), len(work.elements),  # the elements' values by their hash: a key of a few numbers kept
-            hash(tuple((id(el), tuple(el.values.items())) for el in work.elements.values())))
+            hash(tuple((id(el), tuple(numeric_values(el).items())) for el in work.elements.values())))
 
 
 @paused_gc()
@@ -457,7 +460,7 @@ def _stamp(work, forms, kinds, t0):
     port_of = {port_key(el, k): (name, k) for name, el in work.elements.items() for k in range(len(el.ports))}
     seen = {}
     for name, el in work.elements.items():
-        values = _resolve_values(el, False, {}, work)
+        values = numeric_values(el) if not el.couples else _resolve_values(el, False, {}, work)
         keys, ports = element_ports(work, el, port_of)
         pk = tuple(kinds[p.domain] for p in ports)
         seen[name] = values, keys, pk

@@ -34,7 +34,7 @@ import numpy as np
 import scipy.sparse as sps
 import sympy as sp
 
-from netdyn.components.base import ACROSS, DOMAINS, THROUGH, Element, PortVariables
+from netdyn.components.base import _PLAIN, ACROSS, DOMAINS, THROUGH, Element, PortVariables, numeric_values
 from netdyn.errors import ModelError
 from netdyn.symbols import t
 from netdyn.graph.assemble import (_Coordinates, _key, _resolve_values, coordinate_plan, element_ports,
@@ -147,7 +147,7 @@ def linear_network(net, formulation=None, check=True, skip=()):
         element_ports_of.keys_of[name] = keys
         if name in skip:
             continue
-        values = _resolve_values(el, False, {}, net) if el.couples else el.values  # (not modified here)
+        values = _resolve_values(el, False, {}, net) if el.couples else numeric_values(el)  # (not modified here)
         pk = tuple(kinds[p.domain] for p in eports)
         tkey = template_key(el, pk, tuple(values))
         group = groups.get(tkey)
@@ -310,6 +310,9 @@ class _Stamper:
         for e, (name, el, keys, values, *_) in enumerate(members):
             for i, vname in enumerate(tpl.names):
                 v = values[vname]
+                if type(v) in _PLAIN:  # an element that kept its numbers (numeric_values)
+                    X[i, e] = v
+                    continue
                 x = floats.get(id(v))  # (by identity: hashing a sympy Float costs more than converting it)
                 if x is None:
                     if not v.is_number:
@@ -368,7 +371,7 @@ class _Stamper:
         servo, sensed = {}, []
         for _, r0, name, el, tpl, keys, values in sorted(self.pending, key=lambda p: p[0]):
             cs = [ports.pairs(k) for k in keys]
-            subs = {tpl.symbols[v]: values[v] for v in tpl.symbols}
+            subs = {tpl.symbols[v]: sp.sympify(values[v]) for v in tpl.symbols}  # (kept numbers: as values has them)
             stamp = self.stamps[name]
             for s, coeffs in tpl.sensed.items():
                 sensed.append((name, keys[s], cs,
