@@ -38,7 +38,7 @@ RUN_DECK = r"""
 import sys, numpy as np
 from netdyn import read_netlist, simulate
 deck, save = sys.argv[1], sys.argv[2]
-net = read_netlist(deck)
+net = read_netlist(deck, max_elements=10**8)
 sol = simulate(net, None, save=None if save == "all" else save.split(";"))
 print("sections", len(net.elements), float(sol.voltage(sys.argv[3])[-1]))
 """
@@ -110,9 +110,15 @@ def run_process(cmd, timeout=7200):
     return float(user) + float(system), int(rss_kb) / 1024.0, wall, proc.stdout
 
 
-def _ngspice(deck, tmp):
+def _ngspice(deck, tmp, save=None):
+    """ngspice on ``deck``: every node voltage written to its raw file, or (``save``, SPICE names) only those
+    (a ``.save`` card added to a copy of the deck: the same outputs as netdyn's ``save=``)."""
     if shutil.which("ngspice") is None:
         return None
+    if save:
+        text = deck.read_text().replace(".end\n", f".save {' '.join(save)}\n.end\n")
+        deck = tmp / f"saved-{deck.name}"
+        deck.write_text(text)
     raw = tmp / "out.raw"
     cpu, rss, wall, _ = run_process(["ngspice", "-b", "-r", str(raw), str(deck)])
     if not raw.exists() or raw.stat().st_size == 0:
@@ -121,7 +127,9 @@ def _ngspice(deck, tmp):
 
 
 def rc_case(N, modes=("all", "save"), ngspice=True):
-    """The RC ladder of N sections: netdyn's processes (``modes``) and ngspice's."""
+    """The RC ladder of N sections: netdyn's processes (``modes``) and ngspice's, each beside ngspice keeping the
+    same outputs (``all``: every node voltage; ``save``: ``v(nN)`` and ``i(V1)``). ``python -m benchmarks.memory
+    rc-save N`` runs the ``save`` pair only (10^6 sections: every quantity would be about 24 GB of HDF5)."""
     out = {"N": N}
     with tempfile.TemporaryDirectory(prefix="netdyn-mem-") as tmp:
         tmp = Path(tmp)
@@ -131,7 +139,10 @@ def rc_case(N, modes=("all", "save"), ngspice=True):
         small.write_text(rc_ladder_deck(2))
         run_process([sys.executable, "-c", RUN_DECK, str(small), "all", "n2"])  # warm caches
         if ngspice:
-            out["ngspice"] = _ngspice(deck, tmp)
+            if "all" in modes:
+                out["ngspice"] = _ngspice(deck, tmp)
+            if "save" in modes:
+                out["ngspice_save"] = _ngspice(deck, tmp, save=[f"v(n{N})", "i(v1)"])
         for mode in modes:
             save = "all" if mode == "all" else f"v(n{N});i(V1)"
             cpu, rss, wall, _ = run_process([sys.executable, "-c", RUN_DECK, str(deck), save, f"n{N}"],)
@@ -192,20 +203,21 @@ def table(results):
     """The Markdown of the memory group."""
     out = ["## Memory beside time: whole processes, ngspice in the same run (issue 30)", "",
            "CPU seconds / peak resident set of each process, imports included (GNU `time`). `all`: every "
-           "quantity kept (streamed to an HDF5 file above `NETDYN_OUTPUT_LIMIT`, 256 MB); `save`: `v(nN)` and "
-           "`i(V1)` only (SPICE's `.save`). ngspice writes every node voltage to its raw file.", "",
-           "| case | N | netdyn all | netdyn save | ngspice | memory all / save vs ngspice | time all / save vs ngspice |",
-           "|---|---|---|---|---|---|---|"]
-    for case in ("rc", "api", "mesh", "nl"):
+           "quantity kept (netdyn: streamed to an HDF5 file above `NETDYN_OUTPUT_LIMIT`, 256 MB; ngspice: every "
+           "node voltage in its raw file); `save`: `v(nN)` and `i(V1)` only (netdyn's `save=`, ngspice's `.save`).",
+           "", "| case | N | netdyn all | ngspice all | netdyn save | ngspice save | memory all / save vs ngspice "
+           "| time all / save vs ngspice |", "|---|---|---|---|---|---|---|---|"]
+    for case in ("rc", "rc-save", "api", "mesh", "nl"):
         for r in results.get(case, []):
-            ng = r.get("ngspice")
-            a, s = r.get("all") or r.get("api"), r.get("save")
-            mem = " / ".join(f"{x['rss'] / ng['rss']:.2f}×" for x in (a, s) if x) if ng else ""
-            cpu = " / ".join(f"{x['cpu'] / ng['cpu']:.2f}×" for x in (a, s) if x) if ng else ""
             if "error" in r:
-                out.append(f"| {case} | {r['N']:,} | did not run: {r['error']} | | | | |")
+                out.append(f"| {case} | {r['N']:,} | did not run: {r['error']} | | | | | |")
                 continue
-            out.append(f"| {case} | {r['N']:,} | {_cell(a)} | {_cell(s)} | {_cell(ng)} | {mem} | {cpu} |")
+            a, s = r.get("all") or r.get("api"), r.get("save")
+            ng, ngs = r.get("ngspice"), r.get("ngspice_save")
+            pairs = [(x, y) for x, y in ((a, ng), (s, ngs)) if x and y]
+            mem = " / ".join(f"{x['rss'] / y['rss']:.2f}×" for x, y in pairs)
+            cpu = " / ".join(f"{x['cpu'] / y['cpu']:.2f}×" for x, y in pairs)
+            out.append(f"| {case} | {r['N']:,} | {_cell(a)} | {_cell(ng)} | {_cell(s)} | {_cell(ngs)} | {mem} | {cpu} |")
     pe = results.get("per_element")
     if pe:
         out += ["", "Per element of a numeric RC ladder (tracemalloc, growth from 400 to 800 elements): "
@@ -217,7 +229,8 @@ def run(sizes, cases=("rc", "api", "mesh", "nl"), log=print):
     results = {"per_element": per_element()}
     log(f"  per element: {results['per_element']}")
     for case in cases:
-        fn = {"rc": rc_case, "api": api_case, "mesh": mesh_case, "nl": nl_case}[case]
+        fn = {"rc": rc_case, "rc-save": lambda N: rc_case(N, modes=("save",)), "api": api_case, "mesh": mesh_case,
+              "nl": nl_case}[case]
         results[case] = []
         for N in sizes.get(case, ()):
             try:

@@ -457,13 +457,16 @@ def _stamp(work, forms, kinds, t0):
     if len(_TEMPLATES) > 512 or len(_LAWS) > 512:
         _TEMPLATES.clear()
         _LAWS.clear()
-    port_of = {port_key(el, k): (name, k) for name, el in work.elements.items() for k in range(len(el.ports))}
+    # (port keys -> element: read for coupled elements only; each element's values made again below, not kept)
+    port_of = {port_key(el, k): (name, k) for name, el in work.elements.items() for k in range(len(el.ports))} \
+        if any(el.couples for el in work.elements.values()) else {}
+    values_of = lambda el: numeric_values(el) if not el.couples else _resolve_values(el, False, {}, work)
     seen = {}
     for name, el in work.elements.items():
-        values = numeric_values(el) if not el.couples else _resolve_values(el, False, {}, work)
+        values = values_of(el)
         keys, ports = element_ports(work, el, port_of)
         pk = tuple(kinds[p.domain] for p in ports)
-        seen[name] = values, keys, pk
+        seen[name] = keys, pk
         key = template_key(el, pk, tuple(values))
         if key not in templates:
             try:
@@ -479,7 +482,8 @@ def _stamp(work, forms, kinds, t0):
     laws, info = _LAWS, {}
     numbers = {}
     for name, el in work.elements.items():
-        values, keys, pk = seen[name]
+        keys, pk = seen[name]
+        values = values_of(el)
         law = _law(laws, el, pk, values)
         nkey = (type(el), tuple(values.items()))  # a 1,000-section ladder has three distinct value sets
         if nkey not in numbers:
