@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -126,10 +127,12 @@ def _ngspice(deck, tmp, save=None):
     return {"cpu": cpu, "rss": rss, "wall": wall}
 
 
-def rc_case(N, modes=("all", "save"), ngspice=True):
+def rc_case(N, modes=("all", "save"), ngspice=True, parallel=False):
     """The RC ladder of N sections: netdyn's processes (``modes``) and ngspice's, each beside ngspice keeping the
     same outputs (``all``: every node voltage; ``save``: ``v(nN)`` and ``i(V1)``). ``python -m benchmarks.memory
-    rc-save N`` runs the ``save`` pair only (10^6 sections: every quantity would be about 24 GB of HDF5)."""
+    rc-save N`` runs the ``save`` pair only (10^6 sections: every quantity would be about 24 GB of HDF5), the two
+    processes at once (``parallel``: on a shared machine the pair ends sooner; each one's CPU seconds and peak
+    memory are its own)."""
     out = {"N": N}
     with tempfile.TemporaryDirectory(prefix="netdyn-mem-") as tmp:
         tmp = Path(tmp)
@@ -138,15 +141,24 @@ def rc_case(N, modes=("all", "save"), ngspice=True):
         small = tmp / "small.cir"
         small.write_text(rc_ladder_deck(2))
         run_process([sys.executable, "-c", RUN_DECK, str(small), "all", "n2"])  # warm caches
+        jobs = {}
         if ngspice:
             if "all" in modes:
-                out["ngspice"] = _ngspice(deck, tmp)
+                jobs["ngspice"] = lambda: _ngspice(deck, tmp / "all")
             if "save" in modes:
-                out["ngspice_save"] = _ngspice(deck, tmp, save=[f"v(n{N})", "i(v1)"])
+                jobs["ngspice_save"] = lambda: _ngspice(deck, tmp / "save", save=[f"v(n{N})", "i(v1)"])
         for mode in modes:
             save = "all" if mode == "all" else f"v(n{N});i(V1)"
-            cpu, rss, wall, _ = run_process([sys.executable, "-c", RUN_DECK, str(deck), save, f"n{N}"],)
-            out[mode] = {"cpu": cpu, "rss": rss, "wall": wall}
+            jobs[mode] = lambda save=save: dict(zip(("cpu", "rss", "wall"), run_process(
+                [sys.executable, "-c", RUN_DECK, str(deck), save, f"n{N}"])[:3]))
+        for d in ("all", "save"):
+            (tmp / d).mkdir()
+        if parallel:  # every process at once (CPU seconds and peak memory are each process's own)
+            with ThreadPoolExecutor(len(jobs)) as pool:
+                futures = {k: pool.submit(job) for k, job in jobs.items()}
+                out.update({k: f.result() for k, f in futures.items()})
+        else:
+            out.update({k: job() for k, job in jobs.items()})
     return out
 
 
@@ -229,7 +241,7 @@ def run(sizes, cases=("rc", "api", "mesh", "nl"), log=print):
     results = {"per_element": per_element()}
     log(f"  per element: {results['per_element']}")
     for case in cases:
-        fn = {"rc": rc_case, "rc-save": lambda N: rc_case(N, modes=("save",)), "api": api_case, "mesh": mesh_case,
+        fn = {"rc": rc_case, "rc-save": lambda N: rc_case(N, modes=("save",), parallel=True), "api": api_case, "mesh": mesh_case,
               "nl": nl_case}[case]
         results[case] = []
         for N in sizes.get(case, ()):
