@@ -70,26 +70,13 @@ print("last", float(sol.voltage(f"C{N}")[-1]))
 
 
 def mesh_deck(elements, seed=30):
-    """A random RLC mesh of about ``elements`` elements: an s × s grid of nodes; each grid edge a resistor
-    (1–10 kΩ, probability 0.7) or an inductor (1–10 µH); each node a capacitor to ground (0.1–1 nF); a 1 V
-    step at the corner node through 50 Ω; ``.tran 10n 10u``."""
-    rng = np.random.default_rng(seed)
+    """A random RLC mesh of about ``elements`` elements (``tests/test_memory.py``'s :func:`mesh_deck`: an s × s
+    grid, s = √(elements / 3)), a 1 V step at the corner node, ``.tran 10n 10u``; returns the deck and the far
+    corner node."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_memory import mesh_deck as deck
     s = max(2, int(round(np.sqrt(elements / 3))))
-    node = lambda i, j: f"m{i}_{j}"
-    lines = [f"* random RLC mesh {s}x{s}", "V1 src 0 DC 1", f"Rs src {node(0, 0)} 50"]
-    k = 0
-    for i in range(s):
-        for j in range(s):
-            lines.append(f"C{i}_{j} {node(i, j)} 0 {rng.uniform(1e-10, 1e-9):.6g}")
-            for di, dj in ((1, 0), (0, 1)):
-                if i + di < s and j + dj < s:
-                    k += 1
-                    if rng.random() < 0.7:
-                        lines.append(f"R{k} {node(i, j)} {node(i + di, j + dj)} {rng.uniform(1e3, 1e4):.6g}")
-                    else:
-                        lines.append(f"L{k} {node(i, j)} {node(i + di, j + dj)} {rng.uniform(1e-6, 1e-5):.6g}")
-    lines += [".options acct", ".tran 10n 10u 0 10n", ".end", ""]
-    return "\n".join(lines), node(s - 1, s - 1)
+    return deck(s, seed, "DC 1", (".options acct", ".tran 10n 10u 0 10n")), f"m{s - 1}_{s - 1}"
 
 
 def run_process(cmd, timeout=7200):

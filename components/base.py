@@ -267,7 +267,7 @@ class Element(Recorded):
         return d
 
     @values.setter
-    def values(self, values):
+    def values(self, values: dict) -> None:
         if getattr(self, "_raw", None) is not None:
             self._raw = None
         self._values = values
@@ -287,7 +287,7 @@ _KEYS = {}  # the shared tuples of value names (("R",), ("C",), ...)
 _SIGNS = {}  # the shared report_signs tuples
 
 
-def numeric_values(el):
+def numeric_values(el: Element) -> dict[str, Any]:
     """An element's values without making sympy objects: the plain numbers it was made with (floats and
     ints, by name) while its :attr:`Element.values` were never read, else those values. The numeric paths
     (stamps, the SPICE start) read values through this; what they do with a number is the same either way
