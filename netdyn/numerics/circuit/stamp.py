@@ -173,25 +173,26 @@ class _PortCombinations:
                 cols.append(index[c])
                 vals.append(float(v))
             indptr.append(len(cols))
-        self.indptr, self.cols, self.vals = indptr, cols, vals
-        self.P = sps.csr_array((np.array(vals, dtype=float), np.array(cols, dtype=np.int64),
-                                np.array(indptr, dtype=np.int64)), shape=(len(self.row), self.n))
+        # kept as arrays (8 bytes an entry, not a Python int or float and a list slot), apart from P's own
+        self.indptr, self.cols, self.vals = (np.array(indptr, dtype=np.int64), np.array(cols, dtype=np.int64),
+                                             np.array(vals, dtype=float))
+        self.P = sps.csr_array((self.vals.copy(), self.cols.copy(), self.indptr.copy()), shape=(len(self.row), self.n))
 
     def pairs(self, key):
         """``[(coordinate index, coefficient), ...]`` of a port."""
         r = self.row[key]
         a, b = self.indptr[r], self.indptr[r + 1]
-        return list(zip(self.cols[a:b], self.vals[a:b]))
+        return list(zip(self.cols[a:b].tolist(), self.vals[a:b].tolist()))
 
     def combo(self, key):
         """``{coordinate index: coefficient}`` of a port."""
         r = self.row[key]
         a, b = self.indptr[r], self.indptr[r + 1]
-        return dict(zip(self.cols[a:b], self.vals[a:b]))
+        return dict(zip(self.cols[a:b].tolist(), self.vals[a:b].tolist()))
 
     def single(self, key):
         """The coordinate of a port that has one of its own (the branch formulation)."""
-        return self.cols[self.indptr[self.row[key]]]
+        return int(self.cols[self.indptr[self.row[key]]])
 
 
 class _ElementPorts(Mapping):
