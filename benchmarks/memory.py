@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +39,7 @@ RUN_DECK = r"""
 import sys, numpy as np
 from netdyn import read_netlist, simulate
 deck, save = sys.argv[1], sys.argv[2]
-net = read_netlist(deck)
+net = read_netlist(deck, max_elements=10**8)
 sol = simulate(net, None, save=None if save == "all" else save.split(";"))
 print("sections", len(net.elements), float(sol.voltage(sys.argv[3])[-1]))
 """
@@ -69,26 +70,13 @@ print("last", float(sol.voltage(f"C{N}")[-1]))
 
 
 def mesh_deck(elements, seed=30):
-    """A random RLC mesh of about ``elements`` elements: an s × s grid of nodes; each grid edge a resistor
-    (1–10 kΩ, probability 0.7) or an inductor (1–10 µH); each node a capacitor to ground (0.1–1 nF); a 1 V
-    step at the corner node through 50 Ω; ``.tran 10n 10u``."""
-    rng = np.random.default_rng(seed)
+    """A random RLC mesh of about ``elements`` elements (``tests/test_memory.py``'s :func:`mesh_deck`: an s × s
+    grid, s = √(elements / 3)), a 1 V step at the corner node, ``.tran 10n 10u``; returns the deck and the far
+    corner node."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_memory import mesh_deck as deck
     s = max(2, int(round(np.sqrt(elements / 3))))
-    node = lambda i, j: f"m{i}_{j}"
-    lines = [f"* random RLC mesh {s}x{s}", "V1 src 0 DC 1", f"Rs src {node(0, 0)} 50"]
-    k = 0
-    for i in range(s):
-        for j in range(s):
-            lines.append(f"C{i}_{j} {node(i, j)} 0 {rng.uniform(1e-10, 1e-9):.6g}")
-            for di, dj in ((1, 0), (0, 1)):
-                if i + di < s and j + dj < s:
-                    k += 1
-                    if rng.random() < 0.7:
-                        lines.append(f"R{k} {node(i, j)} {node(i + di, j + dj)} {rng.uniform(1e3, 1e4):.6g}")
-                    else:
-                        lines.append(f"L{k} {node(i, j)} {node(i + di, j + dj)} {rng.uniform(1e-6, 1e-5):.6g}")
-    lines += [".options acct", ".tran 10n 10u 0 10n", ".end", ""]
-    return "\n".join(lines), node(s - 1, s - 1)
+    return deck(s, seed, "DC 1", (".options acct", ".tran 10n 10u 0 10n")), f"m{s - 1}_{s - 1}"
 
 
 def run_process(cmd, timeout=7200):
@@ -110,9 +98,15 @@ def run_process(cmd, timeout=7200):
     return float(user) + float(system), int(rss_kb) / 1024.0, wall, proc.stdout
 
 
-def _ngspice(deck, tmp):
+def _ngspice(deck, tmp, save=None):
+    """ngspice on ``deck``: every node voltage written to its raw file, or (``save``, SPICE names) only those
+    (a ``.save`` card added to a copy of the deck: the same outputs as netdyn's ``save=``)."""
     if shutil.which("ngspice") is None:
         return None
+    if save:
+        text = deck.read_text().replace(".end\n", f".save {' '.join(save)}\n.end\n")
+        deck = tmp / f"saved-{deck.name}"
+        deck.write_text(text)
     raw = tmp / "out.raw"
     cpu, rss, wall, _ = run_process(["ngspice", "-b", "-r", str(raw), str(deck)])
     if not raw.exists() or raw.stat().st_size == 0:
@@ -120,8 +114,12 @@ def _ngspice(deck, tmp):
     return {"cpu": cpu, "rss": rss, "wall": wall}
 
 
-def rc_case(N, modes=("all", "save"), ngspice=True):
-    """The RC ladder of N sections: netdyn's processes (``modes``) and ngspice's."""
+def rc_case(N, modes=("all", "save"), ngspice=True, parallel=False):
+    """The RC ladder of N sections: netdyn's processes (``modes``) and ngspice's, each beside ngspice keeping the
+    same outputs (``all``: every node voltage; ``save``: ``v(nN)`` and ``i(V1)``). ``python -m benchmarks.memory
+    rc-save N`` runs the ``save`` pair only (10^6 sections: every quantity would be about 24 GB of HDF5), the two
+    processes at once (``parallel``: on a shared machine the pair ends sooner; each one's CPU seconds and peak
+    memory are its own)."""
     out = {"N": N}
     with tempfile.TemporaryDirectory(prefix="netdyn-mem-") as tmp:
         tmp = Path(tmp)
@@ -130,12 +128,24 @@ def rc_case(N, modes=("all", "save"), ngspice=True):
         small = tmp / "small.cir"
         small.write_text(rc_ladder_deck(2))
         run_process([sys.executable, "-c", RUN_DECK, str(small), "all", "n2"])  # warm caches
+        jobs = {}
         if ngspice:
-            out["ngspice"] = _ngspice(deck, tmp)
+            if "all" in modes:
+                jobs["ngspice"] = lambda: _ngspice(deck, tmp / "all")
+            if "save" in modes:
+                jobs["ngspice_save"] = lambda: _ngspice(deck, tmp / "save", save=[f"v(n{N})", "i(v1)"])
         for mode in modes:
             save = "all" if mode == "all" else f"v(n{N});i(V1)"
-            cpu, rss, wall, _ = run_process([sys.executable, "-c", RUN_DECK, str(deck), save, f"n{N}"],)
-            out[mode] = {"cpu": cpu, "rss": rss, "wall": wall}
+            jobs[mode] = lambda save=save: dict(zip(("cpu", "rss", "wall"), run_process(
+                [sys.executable, "-c", RUN_DECK, str(deck), save, f"n{N}"])[:3]))
+        for d in ("all", "save"):
+            (tmp / d).mkdir()
+        if parallel:  # every process at once (CPU seconds and peak memory are each process's own)
+            with ThreadPoolExecutor(len(jobs)) as pool:
+                futures = {k: pool.submit(job) for k, job in jobs.items()}
+                out.update({k: f.result() for k, f in futures.items()})
+        else:
+            out.update({k: job() for k, job in jobs.items()})
     return out
 
 
@@ -192,20 +202,21 @@ def table(results):
     """The Markdown of the memory group."""
     out = ["## Memory beside time: whole processes, ngspice in the same run (issue 30)", "",
            "CPU seconds / peak resident set of each process, imports included (GNU `time`). `all`: every "
-           "quantity kept (streamed to an HDF5 file above `NETDYN_OUTPUT_LIMIT`, 256 MB); `save`: `v(nN)` and "
-           "`i(V1)` only (SPICE's `.save`). ngspice writes every node voltage to its raw file.", "",
-           "| case | N | netdyn all | netdyn save | ngspice | memory all / save vs ngspice | time all / save vs ngspice |",
-           "|---|---|---|---|---|---|---|"]
-    for case in ("rc", "api", "mesh", "nl"):
+           "quantity kept (netdyn: streamed to an HDF5 file above `NETDYN_OUTPUT_LIMIT`, 256 MB; ngspice: every "
+           "node voltage in its raw file); `save`: `v(nN)` and `i(V1)` only (netdyn's `save=`, ngspice's `.save`).",
+           "", "| case | N | netdyn all | ngspice all | netdyn save | ngspice save | memory all / save vs ngspice "
+           "| time all / save vs ngspice |", "|---|---|---|---|---|---|---|---|"]
+    for case in ("rc", "rc-save", "api", "mesh", "nl"):
         for r in results.get(case, []):
-            ng = r.get("ngspice")
-            a, s = r.get("all") or r.get("api"), r.get("save")
-            mem = " / ".join(f"{x['rss'] / ng['rss']:.2f}×" for x in (a, s) if x) if ng else ""
-            cpu = " / ".join(f"{x['cpu'] / ng['cpu']:.2f}×" for x in (a, s) if x) if ng else ""
             if "error" in r:
-                out.append(f"| {case} | {r['N']:,} | did not run: {r['error']} | | | | |")
+                out.append(f"| {case} | {r['N']:,} | did not run: {r['error']} | | | | | |")
                 continue
-            out.append(f"| {case} | {r['N']:,} | {_cell(a)} | {_cell(s)} | {_cell(ng)} | {mem} | {cpu} |")
+            a, s = r.get("all") or r.get("api"), r.get("save")
+            ng, ngs = r.get("ngspice"), r.get("ngspice_save")
+            pairs = [(x, y) for x, y in ((a, ng), (s, ngs)) if x and y]
+            mem = " / ".join(f"{x['rss'] / y['rss']:.2f}×" for x, y in pairs)
+            cpu = " / ".join(f"{x['cpu'] / y['cpu']:.2f}×" for x, y in pairs)
+            out.append(f"| {case} | {r['N']:,} | {_cell(a)} | {_cell(ng)} | {_cell(s)} | {_cell(ngs)} | {mem} | {cpu} |")
     pe = results.get("per_element")
     if pe:
         out += ["", "Per element of a numeric RC ladder (tracemalloc, growth from 400 to 800 elements): "
@@ -217,7 +228,8 @@ def run(sizes, cases=("rc", "api", "mesh", "nl"), log=print):
     results = {"per_element": per_element()}
     log(f"  per element: {results['per_element']}")
     for case in cases:
-        fn = {"rc": rc_case, "api": api_case, "mesh": mesh_case, "nl": nl_case}[case]
+        fn = {"rc": rc_case, "rc-save": lambda N: rc_case(N, modes=("save",), parallel=True), "api": api_case, "mesh": mesh_case,
+              "nl": nl_case}[case]
         results[case] = []
         for N in sizes.get(case, ()):
             try:

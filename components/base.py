@@ -33,6 +33,8 @@ f**2
 from __future__ import annotations
 
 import contextvars
+import math
+import types
 from dataclasses import dataclass, field
 
 import sympy as sp
@@ -130,6 +132,9 @@ class Contribution:
     sensed_reactions: dict = field(default_factory=dict)
 
 
+#: the keyword arguments recorded for a constructor called without any (one shared, read-only, empty mapping)
+_NO_KEYWORDS = types.MappingProxyType({})
+
 #: every element (or body) class defined at module level, by ``"module.QualName"`` (see :class:`Recorded`)
 REGISTRY = {}
 
@@ -142,10 +147,23 @@ class _Recording(type):
     """
 
     def __call__(cls, *args, **kw):
+        record = (cls, args, kw or _NO_KEYWORDS)  # (a shared empty mapping: most elements take none)
         if _REQUIREMENTS.get() is not None:  # made inside another element's constructor: its rules go there
             obj = super().__call__(*args, **kw)
-            obj.__dict__.setdefault("_constructor", (cls, args, kw))
+            if getattr(obj, "_constructor", None) is None:
+                obj._constructor = record
             return obj
+        token = _REQUIREMENTS.set([])
+        try:
+            obj = super().__call__(*args, **kw)
+            # attributes set, not obj.__dict__ read: reading it would make each instance a dict of its own
+            if getattr(obj, "_constructor", None) is None:  # a __new__ that made another class's object keeps its own
+                obj._constructor = record
+            # symbolic values that must be positive once numbers are given (checked at simulation)
+            obj.requirements = tuple(_REQUIREMENTS.get())
+        finally:
+            _REQUIREMENTS.reset(token)
+        return obj
         token = _REQUIREMENTS.set([])
         try:
             obj = super().__call__(*args, **kw)
@@ -210,8 +228,13 @@ class Element(Recorded):
             raise ElementError(f"element name must be a non-empty string, got {name!r}")
         self.name = name
         self.ports = tuple(ports)
-        self.values = {k: as_expr(v, name, k) for k, v in (values or {}).items()}
-        self.report_signs = tuple(report_signs or (1,) * len(self.ports))
+        values = values or {}
+        if all(type(v) in _PLAIN and math.isfinite(v) for v in values.values()):  # numbers: kept as they are
+            keys = tuple(values)
+            self._keys, self._raw = _KEYS.setdefault(keys, keys), tuple(values.values())
+        else:
+            self.values = {k: as_expr(v, name, k) for k, v in values.items()}
+        self.report_signs = _SIGNS.setdefault(signs := tuple(report_signs or (1,) * len(self.ports)), signs)
         self.terminals = tuple(terminals) if terminals is not None else tuple(
             n for p in self.ports for n in (p.a, p.b))
         for port in self.ports:
@@ -223,6 +246,32 @@ class Element(Recorded):
                     f"{self.name} is shorted to itself: both terminals are node {port.a!r}; "
                     "connect its terminals to two different nodes")
 
+    @property
+    def values(self) -> dict:
+        """Parameter name -> sympy number, symbol or expression of ``t``. An element made with plain numbers
+        keeps those numbers (and shares its tuple of names) until this is first read: the numeric paths read
+        them through :func:`numeric_values` and never build these sympy objects.
+
+        >>> from netdyn.components.electrical import Resistor
+        >>> r = Resistor("R1", "a", "0", 2.5)
+        >>> r._raw, r.values, r._raw
+        ((2.5,), {'R': 2.50000000000000}, None)
+        """
+        try:
+            return self._values
+        except AttributeError:  # (attributes, not self.__dict__: reading that would give the instance a dict)
+            pass
+        raw = getattr(self, "_raw", None)
+        d = {} if raw is None else {k: as_expr(v, self.name, k) for k, v in zip(self._keys, raw)}
+        self.values = d
+        return d
+
+    @values.setter
+    def values(self, values: dict) -> None:
+        if getattr(self, "_raw", None) is not None:
+            self._raw = None
+        self._values = values
+
     def contribute(self, ports, values):  # pragma: no cover - interface
         """Return the :class:`Contribution` of this element for the given port variables."""
         raise NotImplementedError
@@ -230,6 +279,29 @@ class Element(Recorded):
     def __repr__(self):
         vals = ", ".join(f"{k}={engineering(v) if _is_number(v) else v}" for k, v in self.values.items())
         return f"{type(self).__name__}({self.name!r}, {', '.join(map(repr, self.terminals))}, {vals})"
+
+
+#: value types an element keeps as they are (not as sympy numbers) until its ``values`` are read
+_PLAIN = (float, int)
+_KEYS = {}  # the shared tuples of value names (("R",), ("C",), ...)
+_SIGNS = {}  # the shared report_signs tuples
+
+
+def numeric_values(el: Element) -> dict[str, Any]:
+    """An element's values without making sympy objects: the plain numbers it was made with (floats and
+    ints, by name) while its :attr:`Element.values` were never read, else those values. The numeric paths
+    (stamps, the SPICE start) read values through this; what they do with a number is the same either way
+    (``float`` of the sympy number is the number).
+
+    >>> from netdyn.components.electrical import Capacitor
+    >>> c = Capacitor("C1", "a", "0", 1e-9)
+    >>> numeric_values(c), hasattr(c, "_values")
+    ({'C': 1e-09}, False)
+    """
+    raw = getattr(el, "_raw", None)
+    if raw is not None:
+        return dict(zip(el._keys, raw))
+    return el.values
 
 
 def _is_number(v):
@@ -250,6 +322,8 @@ def require_positive(element_name, parameter, value, allow_zero=False):
     ...
     netdyn.errors.InvalidValueError: L1: L = -1 is not physical; give a positive value
     """
+    if type(value) in _PLAIN and math.isfinite(value) and (value > 0 or (allow_zero and value == 0)):
+        return  # a plain positive number: nothing to record, no sympy number made
     if callable(value) and not isinstance(value, sp.Basic):
         value = as_expr(value, element_name, parameter)
     v = positive(value, element_name, parameter, allow_zero)

@@ -62,6 +62,7 @@ import warnings
 
 import ast
 import gc
+import io
 import math
 import os
 import pathlib
@@ -280,7 +281,7 @@ class Card:
     holds 10^5 of them while it is read."""
 
     line: int
-    text: str
+    text: str | None  # dot cards only (their readers parse the text again); an element card has its tokens
     tokens: list = field(default_factory=list)
 
     @property
@@ -368,52 +369,74 @@ def tokenize(text, line=None):
     return tokens
 
 
-def split_cards(text):
+def _lines(source):
+    """The lines of a netlist, one at a time: a file object's own iteration, or the lines of a text (no
+    list of copies of every line)."""
+    if isinstance(source, str):
+        return io.StringIO(source, newline=None)  # universal newlines, as str.splitlines for \r\n and \r
+    return source
+
+
+def split_cards(source):
     """The title and the logical cards of a netlist (``.control`` blocks and what follows ``.end`` removed).
 
+    ``source`` is the text or an iterable of its lines (an open file): read in one pass, a line at a time,
+    keeping only the cards' tokens (and the text of dot cards, which their readers parse again).
     Returns ``(title, cards, notes)``.
     """
-    lines = text.splitlines()
-    title = lines[0].strip() if lines else ""
-    notes = []
-    logical = []  # [line number, text]
-    for number, raw in enumerate(lines[1:], start=2):
-        s = _strip_comment(raw).strip()
-        if not s or s.startswith("*"):
-            continue
-        if s.startswith("+"):
-            if not logical:
-                raise ParseError("continuation line '+' with no card before it", number)
-            logical[-1][1] += " " + s[1:]
-            continue
-        logical.append([number, s])
+    title, notes, cards = "", [], []
+    state = {"control": None, "end": None, "after": 0}
+    pending = None  # [line number, text] of the logical card being read (continuations join it)
 
-    cards = []
-    in_control = None
-    for number, s in logical:
-        low = s.lower()
-        head = low.split()[0]
-        if in_control is not None:
+    def emit(number, s):
+        head = s.split(None, 1)[0].lower()
+        if state["control"] is not None:
             if head == ".endc":
-                notes.append(f"line {in_control}: .control ... .endc block skipped (netdyn does not run "
+                notes.append(f"line {state['control']}: .control ... .endc block skipped (netdyn does not run "
                              "ngspice scripts)")
-                in_control = None
-            continue
+                state["control"] = None
+            return
         if head == ".control":
-            in_control = number
-            continue
+            state["control"] = number
+            return
         if head == ".endc":
             raise ParseError(".endc without .control", number)
         if head == ".end":
-            rest = [n for n, _ in logical if n > number]
-            if rest:
-                notes.append(f"line {number}: .end; the {len(rest)} card(s) after it are ignored (as SPICE does)")
-            break
+            state["end"] = number
+            return
         tokens = tokenize(s, number)
         if tokens:  # a line of separators only (",", "=") is blank, as in SPICE
-            cards.append(Card(number, s, tokens))
-    if in_control is not None:
-        raise ParseError(".control block without .endc", in_control)
+            cards.append(Card(number, s if tokens[0].startswith(".") else None, tokens))
+
+    for number, raw in enumerate(_lines(source), start=1):
+        if number == 1:
+            title = raw.strip()
+            continue
+        s = _strip_comment(raw.rstrip("\r\n")).strip()
+        if not s or s.startswith("*"):
+            continue
+        if s.startswith("+"):
+            if pending is None and state["end"] is None:
+                raise ParseError("continuation line '+' with no card before it", number)
+            if pending is not None:
+                pending[1] += " " + s[1:]
+            continue
+        if state["end"] is not None:
+            state["after"] += 1
+            continue
+        if pending is not None:
+            emit(*pending)
+            if state["end"] is not None:
+                state["after"] += 1
+                pending = None
+                continue
+        pending = [number, s]
+    if pending is not None:
+        emit(*pending)
+    if state["end"] is not None and state["after"]:
+        notes.append(f"line {state['end']}: .end; the {state['after']} card(s) after it are ignored (as SPICE does)")
+    if state["control"] is not None:
+        raise ParseError(".control block without .endc", state["control"])
     return title, cards, notes
 
 
@@ -503,26 +526,25 @@ def _read_source(source):
     if isinstance(source, os.PathLike):
         path = pathlib.Path(source)
         try:
-            return path.read_text(), str(path)
+            return path.open(), str(path)  # read a line at a time (split_cards), closed by read_netlist
         except FileNotFoundError:  # as for a str path: a ParseError, not an OSError
             raise ParseError(f"netlist file {str(path)!r} not found") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ParseError(f"netlist file {str(path)!r} cannot be read "
-                             f"({getattr(exc, 'strerror', None) or exc})") from None
+        except OSError as exc:
+            raise ParseError(f"netlist file {str(path)!r} cannot be read ({exc.strerror or exc})") from None
     if isinstance(source, str):
         if "\n" not in source.strip("\r\n"):
             path = pathlib.Path(source.strip())
             try:
                 if path.is_file():
-                    return path.read_text(), str(path)
+                    return path.open(), str(path)
             except OSError:
                 pass
             # one line of text would be only a title: it must have been meant as a file name
             raise ParseError(f"netlist file {source.strip()!r} not found (netlist text has a title line "
                              "and cards on the lines after it)")
         return source, None
-    if hasattr(source, "read"):
-        return source.read(), getattr(source, "name", None)
+    if hasattr(source, "read"):  # the caller's file: read a line at a time (not closed here)
+        return (source if hasattr(source, "__iter__") else source.read()), getattr(source, "name", None)
     raise ParseError(f"read_netlist needs a path or the netlist text, not {type(source).__name__}")
 
 
@@ -533,7 +555,7 @@ class _Reader:
         self.max_depth = LIMITS.max_depth if max_depth is None else max_depth
         self.title, self.cards, self.notes = split_cards(text)
         self.tran = None
-        self.element_specs = []     # (card, kind, name, nodes, extra) in order
+        self.element_specs = []     # (line number, kind, name, nodes, extra) in order
         self.names = {}             # lower-case element name -> (name, line)
         self.nodes = {}             # lower-case node name -> spelling
         self.couplings = []         # (card, name, L1, L2, value)
@@ -601,6 +623,10 @@ class _Reader:
         self.params = dict(params)
         self._models(top, params)
         self._expand(top, top.body, params, "", {}, [])
+        # the element cards are read: only their records (element_specs) are needed to build the network
+        self.cards = None
+        top.body[:] = [card for card in top.body if card.key.startswith(".")]
+        top.children.clear()
         self._ic(top.body)
         return self._build()
 
@@ -739,7 +765,7 @@ class _Reader:
                 continue
             letter = key[0]
             if not letter.isalpha():
-                raise ParseError(f"cannot read the card {card.text!r}", card.line)
+                raise ParseError(f"cannot read the card {' '.join(card.tokens)!r}", card.line)
             if letter in "rlc":
                 self._passive(card, letter, params, prefix, portmap)
             elif letter in "vi":
@@ -826,7 +852,7 @@ class _Reader:
                 self.element_ic[name] = self.value(v, params, card.line)
             else:
                 raise ParseError(f"{toks[0]}: unsupported {kind} parameter {k!r}", card.line)
-        self.element_specs.append((card, letter, name, (a, b), value))
+        self.element_specs.append((card.line, letter, name, (a, b), value))
 
     def _source(self, card, letter, params, prefix, portmap):
         toks = card.tokens
@@ -838,7 +864,7 @@ class _Reader:
         value = self._waveform(card, toks[0], toks[3:], params)
         if self._last_ac is not None:
             self.ac_sources[name] = self._last_ac
-        self.element_specs.append((card, letter, name, (a, b), value))
+        self.element_specs.append((card.line, letter, name, (a, b), value))
 
     def _waveform(self, card, who, toks, params):
         line = card.line
@@ -972,7 +998,7 @@ class _Reader:
         nodes = tuple(self.node(x, prefix, portmap) for x in pos[:nnodes])
         if letter in "fh":
             nodes += (prefix + pos[2],)  # the sensing voltage source, by its (expanded) name
-        self.element_specs.append((card, letter, name, nodes, self.value(pos[nfields], params, card.line)))
+        self.element_specs.append((card.line, letter, name, nodes, self.value(pos[nfields], params, card.line)))
         self.keep_expression(name, self._GAIN_NAMES[letter], pos[nfields], prefix, card.line)
 
     #: the switch models: card letter -> (.model type, control parameter names, ngspice's defaults)
@@ -1000,7 +1026,7 @@ class _Reader:
         nodes = tuple(self.node(x, prefix, portmap) for x in pos[:nnodes])
         if letter == "w":
             nodes += (prefix + pos[2],)
-        self.element_specs.append((card, letter, name, nodes, (values, state == ["on"])))
+        self.element_specs.append((card.line, letter, name, nodes, (values, state == ["on"])))
 
     def _diode(self, card, params, prefix, portmap):
         toks = card.tokens
@@ -1041,7 +1067,7 @@ class _Reader:
             values.update(CJO=mparams.get("cjo", 0.0) * area, VJ=mparams.get("vj", 1.0), M=mparams.get("m", 0.5),
                           FC=mparams.get("fc", 0.5), TT=mparams.get("tt", 0.0))
         nodes = (self.node(pos[0], prefix, portmap), self.node(pos[1], prefix, portmap))
-        self.element_specs.append((card, "d", name, nodes, (pos[2], values, area, inst)))
+        self.element_specs.append((card.line, "d", name, nodes, (pos[2], values, area, inst)))
 
     def _models(self, top, params):
         """All .model cards (anywhere: SPICE reads them before the elements)."""
@@ -1176,7 +1202,7 @@ class _Reader:
         if not self.element_specs:
             raise ParseError("the netlist has no elements (the first line is the title; cards follow it)")
 
-        for card, letter, name, nodes, value in self.element_specs:
+        for line, letter, name, nodes, value in self.element_specs:
             try:
                 if letter in "eg":
                     element = (ctl.VCVS if letter == "e" else ctl.VCCS)(name, *nodes, value)
@@ -1186,7 +1212,7 @@ class _Reader:
                         later = [s for s in self.element_specs if s[2].lower() == sense.lower()]
                         if not later or later[0][1] != "v":
                             raise ParseError(f"{name}: {sense!r} is not a voltage source (F and H sense the current "
-                                             "of a V source; add a 0 V one as an ammeter)", card.line)
+                                             "of a V source; add a 0 V one as an ammeter)", line)
                     element = (ctl.CCCS if letter == "f" else ctl.CCVS)(name, nodes[0], nodes[1],
                                                                         _spelled(self.element_specs, sense), value)
                 elif letter == "d":
@@ -1217,16 +1243,17 @@ class _Reader:
             except ParseError:
                 raise
             except NetdynError as exc:
-                raise ParseError(f"{name}: {exc}", card.line) from None
-            made[name.lower()] = (letter, element)
+                raise ParseError(f"{name}: {exc}", line) from None
+            if letter in "vl":  # (what F, H and K look up; other names are in self.names)
+                made[name.lower()] = (letter, element)
         for card, name, l1, l2, k in self.couplings:
             # ngspice spells an inductor of a subcircuit instance "L.X1.L1"; netdyn says "X1.L1"
             l1, l2 = (re.sub(r"^[lL]\.(?=[xX])", "", x) if x.lower() not in made else x for x in (l1, l2))
             for ind in (l1, l2):
-                if ind.lower() not in made:
+                if ind.lower() not in made and ind.lower() not in self.names:
                     raise ParseError(f"{name}: no inductor named {ind!r}", card.line)
-                if made[ind.lower()][0] != "l":
-                    raise ParseError(f"{name}: {made[ind.lower()][1].name!r} is not an inductor", card.line)
+                if ind.lower() not in made or made[ind.lower()][0] != "l":
+                    raise ParseError(f"{name}: {self.names[ind.lower()][0]!r} is not an inductor", card.line)
             n1, n2 = made[l1.lower()][1].name, made[l2.lower()][1].name
             if n1 == n2:
                 raise ParseError(f"{name}: couples {n1!r} with itself", card.line)
@@ -1287,14 +1314,20 @@ def read_netlist(source: PathArg | IO[str], max_elements: int | None = None, max
     ...
     netdyn.errors.ParseError: line 3: Q1: bipolar transistor elements are not supported (netdyn reads R, L, C, V, I, E, F, G, H, D, S, W, K and X)
     """
-    text, origin = _read_source(source)
+    text, origin = _read_source(source)  # (a file opened here is read a line at a time, then closed)
     name = pathlib.Path(str(origin)).stem if origin else ""
     # the reader allocates many small objects that all stay alive: the cyclic garbage collector's
     # full passes make reading superlinear (100,000 elements: 3.7 s with them, 2.0 s without, here)
     paused = gc.isenabled()
     gc.disable()
     try:
-        reader = _Reader(text, max_elements, max_depth, name=name if name and not name.startswith("<") else "netlist")
+        try:
+            reader = _Reader(text, max_elements, max_depth, name=name if name and not name.startswith("<") else "netlist")
+        except UnicodeDecodeError as exc:
+            raise ParseError(f"netlist file {origin!r} cannot be read ({exc})") from None
+        finally:
+            if text is not source and hasattr(text, "close"):
+                text.close()
         note = _title_note(reader.title)
         if note:
             reader.notes.insert(0, note)

@@ -36,7 +36,7 @@ import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 import sympy as sp
 
-from netdyn.components.base import ACROSS, DOMAINS, THROUGH, PortVariables
+from netdyn.components.base import _PLAIN, ACROSS, DOMAINS, THROUGH, PortVariables, numeric_values
 from netdyn.errors import InitialConditionError, ModelError, SingularSystemError
 from netdyn.numerics.circuit.stamp import LAST_STAMP, release_stamp, template_key  # noqa: F401 (release_stamp: its 0.3 dev home)
 from netdyn.graph.gcpause import paused_gc
@@ -127,6 +127,9 @@ def _numbers(el, values, t0):
     from netdyn.numerics.functions.compiled import time_function
     out = []
     for k, v in values.items():
+        if type(v) in _PLAIN:  # a kept number (numeric_values): float of its sympy number is itself
+            out.append(float(v))
+            continue
         v = sp.sympify(v)
         if v.free_symbols - {t}:
             raise ModelError(f"{el.name}: {k} = {v} is not a number; the operating point needs numeric values")
@@ -426,7 +429,7 @@ def _fingerprint(work, forms, kinds, t0):
     values), the formulation and ``t0``."""
     return (id(work), getattr(work, "_version", None), tuple(sorted(forms.items())), tuple(sorted(kinds.items())),
             float(t0), len(work.elements),  # the elements' values by their hash: a key of a few numbers kept
-            hash(tuple((id(el), tuple(el.values.items())) for el in work.elements.values())))
+            hash(tuple((id(el), tuple(numeric_values(el).items())) for el in work.elements.values())))
 
 
 @paused_gc()
@@ -454,13 +457,16 @@ def _stamp(work, forms, kinds, t0):
     if len(_TEMPLATES) > 512 or len(_LAWS) > 512:
         _TEMPLATES.clear()
         _LAWS.clear()
-    port_of = {port_key(el, k): (name, k) for name, el in work.elements.items() for k in range(len(el.ports))}
+    # (port keys -> element: read for coupled elements only; each element's values made again below, not kept)
+    port_of = {port_key(el, k): (name, k) for name, el in work.elements.items() for k in range(len(el.ports))} \
+        if any(el.couples for el in work.elements.values()) else {}
+    values_of = lambda el: numeric_values(el) if not el.couples else _resolve_values(el, False, {}, work)
     seen = {}
     for name, el in work.elements.items():
-        values = _resolve_values(el, False, {}, work)
+        values = values_of(el)
         keys, ports = element_ports(work, el, port_of)
         pk = tuple(kinds[p.domain] for p in ports)
-        seen[name] = values, keys, pk
+        seen[name] = keys, pk
         key = template_key(el, pk, tuple(values))
         if key not in templates:
             try:
@@ -476,7 +482,8 @@ def _stamp(work, forms, kinds, t0):
     laws, info = _LAWS, {}
     numbers = {}
     for name, el in work.elements.items():
-        values, keys, pk = seen[name]
+        keys, pk = seen[name]
+        values = values_of(el)
         law = _law(laws, el, pk, values)
         nkey = (type(el), tuple(values.items()))  # a 1,000-section ladder has three distinct value sets
         if nkey not in numbers:

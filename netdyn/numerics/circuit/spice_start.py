@@ -31,6 +31,7 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
+from netdyn.components.base import numeric_values
 from netdyn.graph.topology import GrowingGraph
 
 __all__ = ["dc_singularities", "uic_hold", "junction_hold", "StateBeforeJump"]
@@ -144,7 +145,7 @@ def uic_hold(net, element_ic, node_ic, t0=0.0, hold_all=False):
     edges = kinds(net)
     caps = [(n, a, b) for n, k, a, b in edges if k == "C"]
     inds = [(n, a, b) for n, k, a, b in edges if k == "L"]
-    value = {n: float(net.elements[n].values["C" if k == "C" else "L"]) for n, k, *_ in edges if k in "CL"}
+    value = {n: float(numeric_values(net.elements[n])["C" if k == "C" else "L"]) for n, k, *_ in edges if k in "CL"}
     hold = {}
     # charges: node potentials phi and impulses J of the voltage sources; Σ C (v - v_pre) + Σ ±J = 0 at each node
     vsrc = [(n, a, b) for n, k, a, b in edges if k == "V"]

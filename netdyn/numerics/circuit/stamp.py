@@ -34,7 +34,7 @@ import numpy as np
 import scipy.sparse as sps
 import sympy as sp
 
-from netdyn.components.base import ACROSS, DOMAINS, THROUGH, Element, PortVariables
+from netdyn.components.base import _PLAIN, ACROSS, DOMAINS, THROUGH, Element, PortVariables, numeric_values
 from netdyn.errors import ModelError
 from netdyn.symbols import t
 from netdyn.graph.assemble import (_Coordinates, _key, _resolve_values, coordinate_plan, element_ports,
@@ -148,7 +148,7 @@ def linear_network(net, formulation=None, check=True, skip=()):
         element_ports_of.keys_of[name] = keys
         if name in skip:
             continue
-        values = _resolve_values(el, False, {}, net) if el.couples else el.values  # (not modified here)
+        values = _resolve_values(el, False, {}, net) if el.couples else numeric_values(el)  # (not modified here)
         pk = tuple(kinds[p.domain] for p in eports)
         tkey = template_key(el, pk, tuple(values))
         group = groups.get(tkey)
@@ -174,25 +174,26 @@ class _PortCombinations:
                 cols.append(index[c])
                 vals.append(float(v))
             indptr.append(len(cols))
-        self.indptr, self.cols, self.vals = indptr, cols, vals
-        self.P = sps.csr_array((np.array(vals, dtype=float), np.array(cols, dtype=np.int64),
-                                np.array(indptr, dtype=np.int64)), shape=(len(self.row), self.n))
+        # kept as arrays (8 bytes an entry, not a Python int or float and a list slot), apart from P's own
+        self.indptr, self.cols, self.vals = (np.array(indptr, dtype=np.int64), np.array(cols, dtype=np.int64),
+                                             np.array(vals, dtype=float))
+        self.P = sps.csr_array((self.vals.copy(), self.cols.copy(), self.indptr.copy()), shape=(len(self.row), self.n))
 
     def pairs(self, key):
         """``[(coordinate index, coefficient), ...]`` of a port."""
         r = self.row[key]
         a, b = self.indptr[r], self.indptr[r + 1]
-        return list(zip(self.cols[a:b], self.vals[a:b]))
+        return list(zip(self.cols[a:b].tolist(), self.vals[a:b].tolist()))
 
     def combo(self, key):
         """``{coordinate index: coefficient}`` of a port."""
         r = self.row[key]
         a, b = self.indptr[r], self.indptr[r + 1]
-        return dict(zip(self.cols[a:b], self.vals[a:b]))
+        return dict(zip(self.cols[a:b].tolist(), self.vals[a:b].tolist()))
 
     def single(self, key):
         """The coordinate of a port that has one of its own (the branch formulation)."""
-        return self.cols[self.indptr[self.row[key]]]
+        return int(self.cols[self.indptr[self.row[key]]])
 
 
 class _ElementPorts(Mapping):
@@ -311,6 +312,9 @@ class _Stamper:
         for e, (name, el, keys, values, *_) in enumerate(members):
             for i, vname in enumerate(tpl.names):
                 v = values[vname]
+                if type(v) in _PLAIN:  # an element that kept its numbers (numeric_values)
+                    X[i, e] = v
+                    continue
                 x = floats.get(id(v))  # (by identity: hashing a sympy Float costs more than converting it)
                 if x is None:
                     if not v.is_number:
@@ -369,7 +373,7 @@ class _Stamper:
         servo, sensed = {}, []
         for _, r0, name, el, tpl, keys, values in sorted(self.pending, key=lambda p: p[0]):
             cs = [ports.pairs(k) for k in keys]
-            subs = {tpl.symbols[v]: values[v] for v in tpl.symbols}
+            subs = {tpl.symbols[v]: sp.sympify(values[v]) for v in tpl.symbols}  # (kept numbers: as values has them)
             stamp = self.stamps[name]
             for s, coeffs in tpl.sensed.items():
                 sensed.append((name, keys[s], cs,

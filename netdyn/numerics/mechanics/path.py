@@ -61,6 +61,12 @@ def _recursive_accepts(problem, start):
     if problem.named:
         return Verdict(True, "method='recursive' was named: joint coordinates, the O(n) right-hand side of "
                              "netdyn.recursive")
+    system = problem.system
+    if hasattr(system, "elements") and not getattr(system, "bodies", True):
+        # one-dimensional elements only (a circuit): never a tree of bodies; declined without loading the
+        # recursive algorithms (numba and llvmlite: about 50 MB and a second of a circuit run's imports)
+        return Verdict(False, "a network without bodies: the recursive path integrates trees of bodies",
+                       hard=False, quiet=True)
     from netdyn.numerics.mechanics.recursive import auto_verdict
     ok, reason = auto_verdict(problem)
     # a model, a circuit or a planar network was never a candidate: no news in sol.method.declined
