@@ -7,8 +7,13 @@ into one real and one complex sparse system with the matrices
 ``γ/h E − J`` and ``(α + iβ)/h E − J``: factored once per step size
 (``scipy.sparse.linalg.splu``) and reused for every step of that size. Steps
 land on the output times; each output interval is split into 2^k equal
-steps, k raised when the embedded error estimate (Hairer's, one more real
-solve) exceeds the tolerance and lowered when it is far below.
+steps. The embedded error estimate is Hairer's filtered one (one more real
+solve; filtered twice on a run's first step and after a rejection, as in
+RADAU5), and k moves by Hairer's factor ``0.9 e^(-1/4)`` rounded to a power of
+two, up to three levels at once either way. At the run's start and at source
+corners a jumping input is taken as its right limit and the algebraic part
+made consistent with it (:func:`_right_limit`): the step's start rate must be
+the one it integrates from, or the estimate never falls with the step.
 
 >>> import numpy as np, scipy.sparse as sps
 >>> dae = LinearDAE(sps.eye(1), sps.csr_array([[-1.0]]), sps.csr_array((1, 0)), [])
@@ -236,7 +241,7 @@ class _Stepper:
 BATCH_BELOW = 33
 
 
-def _batch(st, dae, y, t0, h, S, rows, atol, rtol, power, g_start=None, refine=False):
+def _batch(st, dae, y, t0, h, S, rows, atol, rtol, power, g_start=None, refine=False, every=False):
     """``S`` equal Radau steps from ``y`` at ``t0`` at once, for a small system without jumping inputs.
 
     For a linear DAE a step is an affine map ``y₁ = Φ y₀ + c(u at the step's times)``: the inputs at
@@ -246,7 +251,8 @@ def _batch(st, dae, y, t0, h, S, rows, atol, rtol, power, g_start=None, refine=F
     jump, :func:`_right_limit`); ``refine`` filters the first step's estimate once more (see
     :meth:`_Stepper.step`). Returns ``(m, y, e, work)``: the steps accepted before the first whose error
     test fails (``m < S`` then), the state after them, their error norms (and the failing step's, last) and
-    the work integrated over them.
+    the work integrated over them; with ``every``, the states after each of them (columns) and the work
+    integrated up to each.
     """
     Ar, Ac, Phi, J, E = st.maps()
     N = y.size
@@ -285,7 +291,10 @@ def _batch(st, dae, y, t0, h, S, rows, atol, rtol, power, g_start=None, refine=F
         Ys = (Yprev[:, :m, None] + Z).reshape(N, 3 * m)
         Pw = np.atleast_2d(power(times[:m, 1:].ravel(), Ys, Zd.reshape(N, 3 * m),
                                  u.reshape(u.shape[0], S, 4)[:, :m, 1:].reshape(u.shape[0], 3 * m)))
-        work = h * (Pw.reshape(Pw.shape[0], m, 3) @ _A[2]).sum(axis=1)
+        work = h * (Pw.reshape(Pw.shape[0], m, 3) @ _A[2])
+        work = np.cumsum(work, axis=1) if every else work.sum(axis=1)
+    if every:
+        return m, C[:, :m], e[:m + 1], work
     return m, (C[:, m - 1].copy() if m else y), e[:m + 1], work
 
 
@@ -346,6 +355,25 @@ def _right_limit(dae, y, t0, t1, solve):
     if solve[0]:
         y = solve[0](t0 + 1e-8 * span, y[:, None], forcing=g[:, None])[1][:, 0]
     return y, g
+
+
+def _stepper(steppers, dae, h):
+    """The :class:`_Stepper` of step ``h`` (its factorizations made once; sizes equal to 12 digits share one)."""
+    key = float(f"{h:.12g}")
+    st = steppers.get(key)
+    if st is None:
+        st = steppers[key] = _Stepper(dae, h)
+    return st
+
+
+def _equal_run(dt, corner, k, most):
+    """How many output intervals from ``k`` have the length of interval ``k`` (to 1e-9) with no source corner
+    inside the run (at most ``most``): one step each, :func:`_batch` takes them at once."""
+    seg = dt[k:k + most]
+    ok = np.abs(seg - seg[0]) <= 1e-9 * seg[0]
+    if corner is not None:
+        ok[1:] &= ~corner[k + 1:k + seg.size]
+    return int(np.argmin(ok)) if not ok.all() else int(seg.size)
 
 
 #: components held at zero carry the factorization's roundoff, amplified by the system's conditioning (a gain
@@ -442,9 +470,13 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
     accepted = rejected = 0
     refine = True  # the first step, and a step after a rejection: the estimate filtered twice (_Stepper.step)
     most = BATCH_MOST
+    dt = np.diff(t_out)
+    skip = 0  # output intervals up to here were taken by a batch across intervals
     k = 0
     try:
         for k in range(t_out.size - 1):
+            if k < skip:
+                continue
             t0, t1 = t_out[k], t_out[k + 1]
             base = max(1, int(np.ceil((t1 - t0) / max_step * (1 - 1e-12))))
             done = 0  # steps of the current size taken in this interval
@@ -453,13 +485,43 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
                 y = restart(t0, 1e-8 * (t1 - t0), y)
             elif restart is None and (k == 0 or (corner is not None and corner[k])):
                 y, g_start = _right_limit(dae, y, t0, t1, solve)
+            if batch and level == 0 and np.isinf(max_step):  # one step an interval: equal intervals at once
+                run = _equal_run(dt, corner, k, most)
+                if run >= 8:
+                    m, Ys, es, w = _batch(_stepper(steppers, dae, dt[k]), dae, y, t0, dt[k], run, rows, atol, rtol,
+                                          power, g_start, refine, every=True)
+                    if m:
+                        y = Ys[:, -1].copy()
+                        accepted += m
+                        skip = k + m
+                        for j in range(m):  # the outputs: columns k+1 .. k+m
+                            if sink is not None:
+                                sink(k + 1 + j, Ys[:, j], None)
+                            else:
+                                Y[:, k + 1 + j] = Ys[:, j]
+                        if rates is not None and sink is None:
+                            rates[:, k + 1:k + 1 + m] = np.nan
+                        if w is not None:
+                            base_acc = np.zeros(w.shape[0]) if acc is None else acc
+                            if work.shape[0] != w.shape[0]:
+                                work = np.zeros((w.shape[0], t_out.size))
+                            work[:, k + 1:k + 1 + m] = base_acc[:, None] + w
+                            acc = base_acc + w[:, -1]
+                        if progress is not None:
+                            progress(t_out[k + m])
+                    if m == run:
+                        refine, most = False, min(BATCH_MOST, 4 * most)
+                        continue
+                    rejected += 1
+                    refine, most = True, BATCH_AFTER_REJECT
+                    if m:  # interval k + m, where the step failed, is taken one level finer
+                        level = _levels(float(es[m]))
+                        continue
+                    level = _levels(float(es[0]))
             last = None  # the stepper of the step that ends the interval, when taken one by one
             while done < base << level:
                 h = (t1 - t0) / (base << level)
-                key = float(f"{h:.12g}")
-                st = steppers.get(key)
-                if st is None:
-                    st = steppers[key] = _Stepper(dae, h)
+                st = _stepper(steppers, dae, h)
                 tt = t0 + done * h
                 first = g_start if done == 0 else None
                 if batch and (base << level) - done >= 8:  # many equal steps of a small system: at once
