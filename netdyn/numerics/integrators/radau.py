@@ -7,8 +7,13 @@ into one real and one complex sparse system with the matrices
 ``γ/h E − J`` and ``(α + iβ)/h E − J``: factored once per step size
 (``scipy.sparse.linalg.splu``) and reused for every step of that size. Steps
 land on the output times; each output interval is split into 2^k equal
-steps, k raised when the embedded error estimate (Hairer's, one more real
-solve) exceeds the tolerance and lowered when it is far below.
+steps. The embedded error estimate is Hairer's filtered one (one more real
+solve; filtered twice on a run's first step and after a rejection, as in
+RADAU5), and k moves by Hairer's factor ``0.9 e^(-1/4)`` rounded to a power of
+two, up to three levels at once either way. At the run's start and at source
+corners a jumping input is taken as its right limit and the algebraic part
+made consistent with it (:func:`_right_limit`): the step's start rate must be
+the one it integrates from, or the estimate never falls with the step.
 
 >>> import numpy as np, scipy.sparse as sps
 >>> dae = LinearDAE(sps.eye(1), sps.csr_array([[-1.0]]), sps.csr_array((1, 0)), [])
@@ -177,8 +182,13 @@ class _Stepper:
         except RuntimeError as exc:
             raise SingularSystemError(f"the linear DAE is singular at step {h:.3g} ({exc})") from None
 
-    def step(self, y0, f0, g0, g):
-        """One step from ``y0``: ``f0 = J y0 + g0`` with ``g0`` the forcing at t0, ``g`` at the three stages."""
+    def step(self, y0, f0, g0, g, refine=False):
+        """One step from ``y0``: ``f0 = J y0 + g0`` with ``g0`` the forcing at t0, ``g`` at the three stages.
+
+        The error estimate is Hairer's filtered one, ``(γ/h E − J)⁻¹ (f0 + E ΣeᵢZᵢ / h)``; ``refine`` (the
+        first step of a run, a step after a rejection) filters it once more, ``f0`` replaced by
+        ``f(y0 + err) = f0 + J err`` (Hairer & Wanner IV.8, RADAU5): stiff components' contributions, which
+        the first estimate can overstate by ``‖hJ‖``, are damped again."""
         Jy0 = f0 - g0
         r1 = Jy0 * _TI[0].sum().real + g @ _TI[0].real  # stage right-hand sides J y0 + G u(t_i), transformed
         # real and imaginary parts apart: a real-by-complex matmul has no BLAS path (28 ms at 20,000 rows)
@@ -187,7 +197,10 @@ class _Stepper:
         w2 = self.lu_complex.solve(r2)
         z3 = _T[2, 0].real * w1 + 2 * (_T[2, 1] * w2).real  # the last stage increment: y1 - y0
         ze = _ERR_T0 * w1 + 2 * (_ERR_T1 * w2).real  # Σ e_i Z_i
-        err = self.lu_real.solve(f0 + self.E @ ze / self.h)
+        Eze = self.E @ ze / self.h
+        err = self.lu_real.solve(f0 + Eze)
+        if refine:
+            err = self.lu_real.solve(f0 + self.J @ err + Eze)
         self.last = (w1, w2)
         return y0 + z3, err
 
@@ -228,20 +241,26 @@ class _Stepper:
 BATCH_BELOW = 33
 
 
-def _batch(st, dae, y, t0, h, S, rows, atol, rtol, power):
+def _batch(st, dae, y, t0, h, S, rows, atol, rtol, power, g_start=None, refine=False, every=False):
     """``S`` equal Radau steps from ``y`` at ``t0`` at once, for a small system without jumping inputs.
 
     For a linear DAE a step is an affine map ``y₁ = Φ y₀ + c(u at the step's times)``: the inputs at
     every step's times in one call, the ``c`` in one product, the recursion by a doubling scan (log₂ S
     dense products), then the error estimates and the stage values (for the power) of all steps in
-    products again. Returns ``(m, y, e, work)``: the steps accepted before the first whose error test
-    fails (``m < S`` then), the state after them, their error norms and the work integrated over them.
+    products again. ``g_start`` replaces the first step's forcing at its start (the right limit at a
+    jump, :func:`_right_limit`); ``refine`` filters the first step's estimate once more (see
+    :meth:`_Stepper.step`). Returns ``(m, y, e, work)``: the steps accepted before the first whose error
+    test fails (``m < S`` then), the state after them, their error norms (and the failing step's, last) and
+    the work integrated over them; with ``every``, the states after each of them (columns) and the work
+    integrated up to each.
     """
     Ar, Ac, Phi, J, E = st.maps()
     N = y.size
     times = t0 + h * (np.arange(S)[:, None] + np.concatenate([[0.0], _C])[None, :])  # (S, 4)
     u = dae.u(times.ravel())
     g = (dae.G_fast @ u).reshape(N, S, 4)
+    if g_start is not None:
+        g[:, 0, 0] = g_start
     g0, gs = g[:, :, 0], g[:, :, 1:]
     gT0, gT1 = gs @ _TI[0].real, gs @ _TI[1].real + 1j * (gs @ _TI[1].imag)
     C = _T[2, 0].real * (Ar @ gT0) + 2 * (_T[2, 1] * (Ac @ gT1)).real
@@ -255,7 +274,10 @@ def _batch(st, dae, y, t0, h, S, rows, atol, rtol, power):
     w1 = Ar @ (_TI[0].sum().real * JY + gT0)
     w2 = Ac @ (_TI[1].sum() * JY + gT1)
     ze = _ERR_T0 * w1 + 2 * (_ERR_T1 * w2).real
-    err = Ar @ (JY + g0 + E @ ze / h)
+    Eze = E @ ze / h
+    err = Ar @ (JY + g0 + Eze)
+    if refine:
+        err[:, 0] = Ar @ (JY[:, 0] + g0[:, 0] + J @ err[:, 0] + Eze[:, 0])
     e = np.zeros(S)
     if np.isfinite(rtol) and rows.size:
         sc = np.reshape(atol, (-1, 1)) + rtol * np.maximum(np.abs(Yprev[rows]), np.abs(C[rows]))
@@ -269,8 +291,89 @@ def _batch(st, dae, y, t0, h, S, rows, atol, rtol, power):
         Ys = (Yprev[:, :m, None] + Z).reshape(N, 3 * m)
         Pw = np.atleast_2d(power(times[:m, 1:].ravel(), Ys, Zd.reshape(N, 3 * m),
                                  u.reshape(u.shape[0], S, 4)[:, :m, 1:].reshape(u.shape[0], 3 * m)))
-        work = h * (Pw.reshape(Pw.shape[0], m, 3) @ _A[2]).sum(axis=1)
-    return m, (C[:, m - 1].copy() if m else y), e[:m], work
+        work = h * (Pw.reshape(Pw.shape[0], m, 3) @ _A[2])
+        work = np.cumsum(work, axis=1) if every else work.sum(axis=1)
+    if every:
+        return m, C[:, :m], e[:m + 1], work
+    return m, (C[:, m - 1].copy() if m else y), e[:m + 1], work
+
+
+#: the most steps :func:`_batch` takes at once, and the first batch after a rejection (then x4 per batch accepted)
+BATCH_MOST, BATCH_AFTER_REJECT = 4096, 16
+#: the step-size factor ``0.9 e^(-1/4)`` of an error norm ``e`` is applied as a power of two (a level), at most
+#: this many at once either way (Hairer's bounds on the factor are 1/10 and 8: 2^-3 and 2^3)
+MOST_LEVELS = 3
+
+
+def _levels(e):
+    """The levels (halvings of the step) an error norm ``e`` asks for: positive to shrink after a rejection,
+    negative to grow; ``0.9 e^(-1/4)`` rounded to a power of two (down when growing, up when shrinking).
+
+    >>> _levels(2.0), _levels(0.5), _levels(1e-3), _levels(1e-12)
+    (1, 0, -2, -3)
+    """
+    if not np.isfinite(e):
+        return 1
+    fac = 0.9 * e ** -0.25 if e > 0 else np.inf
+    if fac < 1:
+        return min(MOST_LEVELS, int(np.ceil(-np.log2(fac))))
+    return -min(MOST_LEVELS, int(np.floor(np.log2(fac))))
+
+
+def _grow(level, done, e):
+    """``(level, done)`` after an accepted step of error norm ``e`` at ``done`` steps into the interval: as many
+    levels down as ``e`` allows and ``done`` is divisible by (the steps of the coarser size land on the same
+    times)."""
+    d = min(-_levels(e), level)
+    while d > 0 and done % (1 << d):
+        d -= 1
+    return (level - d, done >> d) if d > 0 else (level, done)
+
+
+def _right_limit(dae, y, t0, t1, solve):
+    """At an interval's start ``t0`` where inputs may jump (the run's start, a source corner): ``(y, g)`` with
+    ``g`` the forcing just after ``t0`` and ``y``'s algebraic components made consistent with it, or
+    ``(y, None)`` where no input jumps there.
+
+    A step's start forcing enters its error estimate as the rate ``ẏ₀``; at a jump the value at ``t0`` may
+    be the left limit (a PWM or PULSE at its corner), and a rate off by a jump makes the estimate O(1) in
+    the algebraic rows and O(h) in the others at every step size: the step size falls by halvings to
+    1e-11 s and back by doublings (the PWM-switched RC of issue 27: 450,000 steps for 7 events). A jump is
+    told from a slope by comparing ``u(t0 + ε) − u(t0)`` with the change over half the interval.
+    ``solve`` is a one-element list holding :func:`consistent_rates`' solver (made on first use; ``False``
+    where the DAE has none: the rate is then corrected, the state left)."""
+    span = t1 - t0
+    u = dae.u(np.array([t0, t0 + 1e-8 * span, t0 + 0.5 * span]))
+    if not np.any(np.abs(u[:, 1] - u[:, 0]) > 1e-4 * np.abs(u[:, 2] - u[:, 0])):
+        return y, None
+    g = dae.G_fast @ u[:, 1]
+    if solve[0] is None:
+        try:
+            solve[0] = consistent_rates(dae)[0]
+        except SingularSystemError:
+            solve[0] = False
+    if solve[0]:
+        y = solve[0](t0 + 1e-8 * span, y[:, None], forcing=g[:, None])[1][:, 0]
+    return y, g
+
+
+def _stepper(steppers, dae, h):
+    """The :class:`_Stepper` of step ``h`` (its factorizations made once; sizes equal to 12 digits share one)."""
+    key = float(f"{h:.12g}")
+    st = steppers.get(key)
+    if st is None:
+        st = steppers[key] = _Stepper(dae, h)
+    return st
+
+
+def _equal_run(dt, corner, k, most):
+    """How many output intervals from ``k`` have the length of interval ``k`` (to 1e-9) with no source corner
+    inside the run (at most ``most``): one step each, :func:`_batch` takes them at once."""
+    seg = dt[k:k + most]
+    ok = np.abs(seg - seg[0]) <= 1e-9 * seg[0]
+    if corner is not None:
+        ok[1:] &= ~corner[k + 1:k + seg.size]
+    return int(np.argmin(ok)) if not ok.all() else int(seg.size)
 
 
 #: components held at zero carry the factorization's roundoff, amplified by the system's conditioning (a gain
@@ -361,55 +464,110 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
     steppers = {}
     J_fast = fast(dae.J)
     batch = dae.size < BATCH_BELOW and restart is None and (dae.jumps is None or not len(dae.jumps))
+    corner = np.isin(t_out, dae.corners) if dae.corners is not None and len(dae.corners) else None
+    solve = [None]  # consistent_rates' solver, for the right limits at jumps (made on first use)
     level = 0
-    accepted = 0
+    accepted = rejected = 0
+    refine = True  # the first step, and a step after a rejection: the estimate filtered twice (_Stepper.step)
+    most = BATCH_MOST
+    dt = np.diff(t_out)
+    skip = 0  # output intervals up to here were taken by a batch across intervals
     k = 0
     try:
         for k in range(t_out.size - 1):
+            if k < skip:
+                continue
             t0, t1 = t_out[k], t_out[k + 1]
             base = max(1, int(np.ceil((t1 - t0) / max_step * (1 - 1e-12))))
             done = 0  # steps of the current size taken in this interval
+            g_start = None  # the first step's start forcing when an input jumps at t0 (_right_limit)
             if restart is not None and k:
                 y = restart(t0, 1e-8 * (t1 - t0), y)
+            elif restart is None and (k == 0 or (corner is not None and corner[k])):
+                y, g_start = _right_limit(dae, y, t0, t1, solve)
+            if batch and level == 0 and np.isinf(max_step):  # one step an interval: equal intervals at once
+                run = _equal_run(dt, corner, k, most)
+                if run >= 8:
+                    m, Ys, es, w = _batch(_stepper(steppers, dae, dt[k]), dae, y, t0, dt[k], run, rows, atol, rtol,
+                                          power, g_start, refine, every=True)
+                    if m:
+                        y = Ys[:, -1].copy()
+                        accepted += m
+                        skip = k + m
+                        for j in range(m):  # the outputs: columns k+1 .. k+m
+                            if sink is not None:
+                                sink(k + 1 + j, Ys[:, j], None)
+                            else:
+                                Y[:, k + 1 + j] = Ys[:, j]
+                        if rates is not None and sink is None:
+                            rates[:, k + 1:k + 1 + m] = np.nan
+                        if w is not None:
+                            base_acc = np.zeros(w.shape[0]) if acc is None else acc
+                            if work.shape[0] != w.shape[0]:
+                                work = np.zeros((w.shape[0], t_out.size))
+                            work[:, k + 1:k + 1 + m] = base_acc[:, None] + w
+                            acc = base_acc + w[:, -1]
+                        if progress is not None:
+                            progress(t_out[k + m])
+                    if m == run:
+                        refine, most = False, min(BATCH_MOST, 4 * most)
+                        continue
+                    rejected += 1
+                    refine, most = True, BATCH_AFTER_REJECT
+                    if m:  # interval k + m, where the step failed, is taken one level finer
+                        level = _levels(float(es[m]))
+                        continue
+                    level = _levels(float(es[0]))
             last = None  # the stepper of the step that ends the interval, when taken one by one
             while done < base << level:
                 h = (t1 - t0) / (base << level)
-                key = float(f"{h:.12g}")
-                st = steppers.get(key)
-                if st is None:
-                    st = steppers[key] = _Stepper(dae, h)
+                st = _stepper(steppers, dae, h)
                 tt = t0 + done * h
+                first = g_start if done == 0 else None
                 if batch and (base << level) - done >= 8:  # many equal steps of a small system: at once
-                    S = min((base << level) - done, 4096)
-                    m, y, es, w = _batch(st, dae, y, tt, h, S, rows, atol, rtol, power)
+                    S = min((base << level) - done, most)
+                    align = 1 << min(level, MOST_LEVELS)  # end on a step of the coarser sizes: they may follow
+                    if (done + S) % align and (done + S) - (done + S) % align > done:
+                        S -= (done + S) % align
+                    m, y, es, w = _batch(st, dae, y, tt, h, S, rows, atol, rtol, power, first, refine)
                     last = None
                     done += m
                     accepted += m
                     if w is not None:
                         acc = w if acc is None else acc + w
-                    if m < S:  # the first failing step: halve from there
-                        level += 1
-                        done *= 2
+                    if m < S:  # the first failing step: a smaller step from there, in short batches
+                        rejected += 1
+                        up = _levels(float(es[m]))
+                        level += up
+                        done <<= up
+                        refine, most = True, BATCH_AFTER_REJECT
                         if level > max_level:
                             raise IntegrationError(f"step size too small near t = {tt + m * h:.6g}: the error "
                                                    "test keeps failing")
-                    elif level and es.size and es.max() < 0.02 and done % 2 == 0:  # comfortably accurate
-                        level -= 1
-                        done //= 2
+                    else:
+                        refine, most = False, min(BATCH_MOST, 4 * most)
+                        if level and es.size:
+                            level, done = _grow(level, done, float(es.max()))
                     continue
                 g = dae.step_forcing(tt, h)
+                if first is not None:
+                    g[:, 0] = first
                 f0 = J_fast @ y + g[:, 0]
-                y1, err = st.step(y, f0, g[:, 0], g[:, 1:])
+                y1, err = st.step(y, f0, g[:, 0], g[:, 1:], refine=refine)
                 e = 0.0
                 if control and rows.size:
                     sc = atol + rtol * np.maximum(np.abs(y[rows]), np.abs(y1[rows]))
                     e = float(np.sqrt(np.mean((err[rows] / sc) ** 2)))
-                if not np.isfinite(e) or e > 1.0:  # reject: halve the step
-                    level += 1
-                    done *= 2
+                if not np.isfinite(e) or e > 1.0:  # reject: a smaller step by the error's factor
+                    rejected += 1
+                    up = _levels(e)
+                    level += up
+                    done <<= up
+                    refine = True
                     if level > max_level:
                         raise IntegrationError(f"step size too small near t = {tt:.6g}: the error test keeps failing")
                     continue
+                refine = False
                 if power is not None:
                     Ys, Yd = st.stages(y)
                     P = np.atleast_2d(power(tt + _C * h, Ys, Yd, dae.last_inputs[:, 1:]))
@@ -418,9 +576,8 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
                 last = st
                 done += 1
                 accepted += 1
-                if level and e < 0.02 and done % 2 == 0:  # comfortably accurate: double the step
-                    level -= 1
-                    done //= 2
+                if level:  # accurate enough: a larger step, by the error's factor
+                    level, done = _grow(level, done, e)
             if sink is not None:
                 sink(k + 1, y, last.end_rate() if last is not None and rates is not None else None)
             else:
@@ -436,14 +593,14 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
     except KeyboardInterrupt:  # Ctrl-C: the output times reached so far (columns 0..k), stats["interrupted"]
         if stats is None:
             raise
-        stats["nsteps"], stats["interrupted"] = accepted, float(t_out[k])
+        stats["nsteps"], stats["nrejected"], stats["interrupted"] = accepted, rejected, float(t_out[k])
         if power is not None:
             if not work.shape[0]:  # interrupted before the first step: no energy moved yet
                 work = np.zeros((2, t_out.size))
             return t_out[:k + 1], None if Y is None else Y[:, :k + 1], work[:, :k + 1]
         return t_out[:k + 1], None if Y is None else Y[:, :k + 1]
     if stats is not None:
-        stats["nsteps"] = accepted
+        stats["nsteps"], stats["nrejected"] = accepted, rejected
     if power is not None:
         return t_out, Y, work
     return t_out, Y
