@@ -89,10 +89,11 @@ def rnea_motion(model: TreeModel, data: TreeData, Q: ArrayLike, QD: ArrayLike, Q
         raise ModelError(f"Q, QD and QDD have different shapes: {[a.T.shape for a in arrays]}")
     TAU = np.empty_like(arrays[0])
     if model.planar:  # the 3-D algebra of the plane: about a third of the arithmetic
-        P.rnea_planar_many(model.ints, planar_geometry(model), model.gravity, *arrays, _fext(model, data, None),
-                           data.pwork, TAU)
+        P.rnea_planar_many(model.ints, planar_geometry(model), model.gravity, *arrays,  # type: ignore[call-arg]
+                           _fext(model, data, None), data.pwork, TAU)
     else:
-        K.rnea_many(model.ints, model.geom, model.gravity, *arrays, _fext(model, data, None), data.work, TAU)
+        K.rnea_many(model.ints, model.geom, model.gravity, *arrays,  # type: ignore[call-arg]  # a numba dispatcher
+                    _fext(model, data, None), data.work, TAU)
     return TAU.T.copy()
 
 
