@@ -164,16 +164,6 @@ class _Recording(type):
         finally:
             _REQUIREMENTS.reset(token)
         return obj
-        token = _REQUIREMENTS.set([])
-        try:
-            obj = super().__call__(*args, **kw)
-            d = obj.__dict__
-            d.setdefault("_constructor", (cls, args, kw))  # a __new__ that made another class's object keeps its own
-            # symbolic values that must be positive once numbers are given (checked at simulation)
-            d["requirements"] = tuple(_REQUIREMENTS.get())
-        finally:
-            _REQUIREMENTS.reset(token)
-        return obj
 
 
 class Recorded(metaclass=_Recording):
