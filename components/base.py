@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import contextvars
 import math
-import types
 from dataclasses import dataclass, field
 
 import sympy as sp
@@ -133,7 +132,19 @@ class Contribution:
 
 
 #: the keyword arguments recorded for a constructor called without any (one shared, read-only, empty mapping)
-_NO_KEYWORDS = types.MappingProxyType({})
+class _NoKeywords(dict):
+    """An empty mapping nobody may fill (shared by every record); it pickles as a plain empty dict."""
+
+    def _read_only(self, *args, **kwargs):
+        raise TypeError("a constructor record's keywords are read-only")
+
+    __setitem__ = __delitem__ = update = setdefault = pop = popitem = clear = _read_only  # type: ignore[assignment]
+
+    def __reduce__(self):
+        return (dict, ())
+
+
+_NO_KEYWORDS = _NoKeywords()
 
 #: every element (or body) class defined at module level, by ``"module.QualName"`` (see :class:`Recorded`)
 REGISTRY = {}

@@ -63,6 +63,7 @@ from netdyn.symbols import as_expr, t
 
 from netdyn import rotations
 from netdyn.rotations import axis_quat, frame_from_axis, quat_conj, quat_from_matrix, quat_matrix, quat_mul
+from netdyn.rotations import checked_rotation as _rotation
 
 from .base import Element, Port, Recorded, node_name, require_positive
 
@@ -86,21 +87,6 @@ def _vector3(name, what, v):
     if len(out) != 3:
         raise ElementError(f"{name}: {what} must be a 3-vector (x, y, z), got {v!r}")
     return out
-
-
-def _rotation(name, what, R):
-    """A numeric 3×3 rotation matrix, checked (orthonormal, det +1)."""
-    try:
-        M = np.array(R, dtype=float)
-    except (TypeError, ValueError):
-        raise ElementError(f"{name}: {what} must be a numeric 3×3 rotation matrix, got {R!r}") from None
-    if M.shape != (3, 3):
-        raise ElementError(f"{name}: {what} must be a 3×3 rotation matrix, got shape {M.shape}")
-    err = np.max(np.abs(M.T @ M - np.eye(3)))
-    if err > 1e-9 or np.linalg.det(M) < 0:
-        raise ElementError(f"{name}: {what} is not a rotation matrix (‖RᵀR − I‖ = {err:.3g}, det = "
-                           f"{np.linalg.det(M):.3g}); give orthonormal columns forming a right-handed frame")
-    return M
 
 
 def _frame(name, what, spec):

@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from netdyn.errors import ElementError
+
 def quat_matrix(e: Any) -> Any:
     """Rotation matrix of Euler parameters ``(e0, e1, e2, e3)`` (homogeneous quadratic form).
 
@@ -144,3 +146,23 @@ def frame_from_axis(axis):
     v = np.cross(z, a)
     K = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
     return np.eye(3) + K + K @ K / (1 + c)
+
+
+def checked_rotation(name, what, R):
+    """``R`` as a numeric 3×3 rotation matrix, checked (orthonormal, det +1); an :class:`ElementError` naming
+    ``name`` and ``what`` otherwise.
+
+    >>> checked_rotation("J1", "frame", np.eye(3)).shape
+    (3, 3)
+    """
+    try:
+        M = np.array(R, dtype=float)
+    except (TypeError, ValueError):
+        raise ElementError(f"{name}: {what} must be a numeric 3×3 rotation matrix, got {R!r}") from None
+    if M.shape != (3, 3):
+        raise ElementError(f"{name}: {what} must be a 3×3 rotation matrix, got shape {M.shape}")
+    err = np.max(np.abs(M.T @ M - np.eye(3)))
+    if err > 1e-9 or np.linalg.det(M) < 0:
+        raise ElementError(f"{name}: {what} is not a rotation matrix (‖RᵀR − I‖ = {err:.3g}, det = "
+                           f"{np.linalg.det(M):.3g}); give orthonormal columns forming a right-handed frame")
+    return M

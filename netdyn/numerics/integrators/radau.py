@@ -314,7 +314,9 @@ def _levels(e):
     """
     if not np.isfinite(e):
         return 1
-    fac = 0.9 * e ** -0.25 if e > 0 else np.inf
+    if e <= 0:  # an exact step (a state at rest): as much growth as allowed
+        return -MOST_LEVELS
+    fac = 0.9 * e ** -0.25
     if fac < 1:
         return min(MOST_LEVELS, int(np.ceil(-np.log2(fac))))
     return -min(MOST_LEVELS, int(np.floor(np.log2(fac))))
@@ -472,7 +474,9 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
     most = BATCH_MOST
     dt = np.diff(t_out)
     skip = 0  # output intervals up to here were taken by a batch across intervals
-    k = 0
+    k = reached = 0  # reached: the last output column written (what Ctrl-C returns)
+    # a batch across intervals reports progress (and may be interrupted) at its end: ~64 reports a run
+    span_most = most if progress is None else max(8, (t_out.size - 1) // 64)
     try:
         for k in range(t_out.size - 1):
             if k < skip:
@@ -486,7 +490,7 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
             elif restart is None and (k == 0 or (corner is not None and corner[k])):
                 y, g_start = _right_limit(dae, y, t0, t1, solve)
             if batch and level == 0 and np.isinf(max_step):  # one step an interval: equal intervals at once
-                run = _equal_run(dt, corner, k, most)
+                run = _equal_run(dt, corner, k, min(most, span_most))
                 if run >= 8:
                     m, Ys, es, w = _batch(_stepper(steppers, dae, dt[k]), dae, y, t0, dt[k], run, rows, atol, rtol,
                                           power, g_start, refine, every=True)
@@ -507,6 +511,7 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
                                 work = np.zeros((w.shape[0], t_out.size))
                             work[:, k + 1:k + 1 + m] = base_acc[:, None] + w
                             acc = base_acc + w[:, -1]
+                        reached = k + m
                         if progress is not None:
                             progress(t_out[k + m])
                     if m == run:
@@ -588,11 +593,13 @@ def radau(dae, t_out, y0, rtol=1e-8, atol=None, max_step=np.inf, max_level=24, p
                 if work.shape[0] != acc.size:
                     work = np.zeros((acc.size, t_out.size))
                 work[:, k + 1] = acc
+            reached = k + 1
             if progress is not None:
                 progress(t1)
-    except KeyboardInterrupt:  # Ctrl-C: the output times reached so far (columns 0..k), stats["interrupted"]
+    except KeyboardInterrupt:  # Ctrl-C: the output times reached so far (columns 0..reached), stats["interrupted"]
         if stats is None:
             raise
+        k = reached
         stats["nsteps"], stats["nrejected"], stats["interrupted"] = accepted, rejected, float(t_out[k])
         if power is not None:
             if not work.shape[0]:  # interrupted before the first step: no energy moved yet
