@@ -311,7 +311,8 @@ def assemble_spatial(net, formulation, new_coordinate, values_of, cut=None):
         tree=[j.name for j, _, _ in tree], cuts=[j.name for j in cuts],
         loops=mechanism.fundamental_loops(tree, cuts), gruebler=6 * len(net.bodies) - n_constraints,
         body_values=body_values, initial_guess=guess, drivers={d.name: d for d in drivers(net)},
-        tree_edges=[(j.name, parent, child) for j, parent, child in tree], element_values=values)
+        tree_edges=[(j.name, parent, child) for j, parent, child in tree], element_values=values,
+        tree_coordinates={k: list(v) for k, v in tree_coords.items()})
     return part
 
 
