@@ -56,8 +56,8 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from netdyn.errors import ModelError
-from netdyn.lagrange.sparsepoly import Ring, add, mul, scale, total, variables
-from netdyn.symbols import identifier, t
+from netdyn.lagrange.sparsepoly import Ring, add, mul, rate_of_coordinate, scale, total, variables
+from netdyn.symbols import identifier
 
 AXES = "xyz"
 
@@ -220,7 +220,7 @@ class RecursiveForm:
             where = identifier(link.body)
             L, rho, om, m, c, J = raw[i]
             Qs = [ring.var(q) for q in link.coordinates]
-            QDs = [ring.var(q.diff(t)) for q in link.coordinates]
+            QDs = [ring.var(rate_of_coordinate(q)) for q in link.coordinates]
             drho = [ring.rate(x) for x in rho]
             parts = {"L": L, "rho": rho, "drho": drho, "ddrho": [ring.rate(x) for x in drho], "omega": om,
                      "domega": [ring.rate(x) for x in om],
