@@ -61,14 +61,7 @@ def add(p: dict, q: dict) -> dict:
     >>> add({((0, 1),): 2}, {((0, 1),): -2, (): 1})
     {(): 1}
     """
-    out = dict(p)
-    for m, c in q.items():
-        v = out.get(m, 0) + c
-        if v == 0:
-            out.pop(m, None)
-        else:
-            out[m] = v
-    return out
+    return total(p, q)
 
 
 def scale(p: dict, c: Any) -> dict:
