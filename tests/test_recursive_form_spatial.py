@@ -18,13 +18,12 @@ import subprocess
 
 import numpy as np
 import pytest
-import sympy as sp
 
 import netdyn
-from netdyn import t
 from netdyn.components import spatial as S
 from netdyn.export import export
 from netdyn.export.c import GCC_FLAGS
+from test_recursive_form import _point, _program_values, _python, _values   # the same evaluation at random states
 
 GCC = shutil.which("gcc")
 
@@ -80,30 +79,6 @@ def pinocchio_chain(n, seed):
     return model
 
 
-def _point(model, rng):
-    sub = {}
-    for c in model.coordinates:
-        sub[c.diff(t, 2)], sub[c.diff(t)], sub[c] = rng.normal(size=3)
-    return sub
-
-
-def _values(exprs, sub):
-    keys = list(sub)
-    dummies = [sp.Dummy() for _ in keys]
-    rep = dict(zip(keys, dummies))
-    f = sp.lambdify([t, *dummies], [sp.sympify(e).xreplace(rep) for e in exprs], "math")
-    return np.array(f(0.3, *[float(sub[k]) for k in keys]), dtype=float)
-
-
-def _program_values(rec, sub):
-    """The recursive equations at ``sub``: the straight-line program evaluated line by line."""
-    vals = {k: sp.Float(float(v)) for k, v in sub.items()}
-    vals[t] = sp.Float(0.3)
-    for sym, expr in rec.definitions:
-        vals[sym] = sp.sympify(expr).xreplace(vals).evalf(17)
-    return np.array([float(sp.sympify(e).xreplace(vals).evalf(17)) for e in rec], dtype=float)
-
-
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_random_frame_chains_equal_the_symbolic_relative_equations(n):
     model = random_chain(n, n).model(formulation="relative")
@@ -114,12 +89,6 @@ def test_random_frame_chains_equal_the_symbolic_relative_equations(n):
         sub = _point(model, rng)
         a, b = _program_values(rec, sub), _values(ref, sub)
         assert np.max(np.abs(a - b)) <= 1e-12 * max(1.0, np.max(np.abs(b))), (a, b)
-
-
-def _python(model):
-    ns = {}
-    exec(compile(export(model, "python"), "generated.py", "exec"), ns)   # noqa: S102 - our own export
-    return ns
 
 
 @pytest.mark.parametrize("n", [5, 6])
