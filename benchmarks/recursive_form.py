@@ -1,6 +1,7 @@
 """Equations in recursive form: size and time of ``net.model(formulation="relative").equations()`` for the
 n-link planar pendulum chain, beside sympy.physics.mechanics' joints API (``PinJoint`` + ``System.form_eoms``,
-Kane's method) on the same chain, symbolic in both, and the expanded M(q) form netdyn wrote before.
+Kane's method) on the same chain, symbolic in both, and the expanded M(q) form netdyn wrote before; and the same
+for the n-link spatial chain (``netdyn.linkages.spatial.spatial_chain``: revolutes about x, y, z in turn).
 
     python -m benchmarks.recursive_form [--quick] [--cap SECONDS] [--sizes 5,10,...]
 
@@ -43,6 +44,26 @@ def netdyn_recursive(n):
     equations(2)
     seconds, eqs = stopwatch(equations, n)
     c_seconds, code = stopwatch(lambda: export(_chain(n).model(formulation="relative", symbolic=True), "c"))
+    return {"derive": seconds, "operations": eqs.operations, "definitions": len(eqs.definitions),
+            "c_export": c_seconds, "c_bytes": len(code.source)}
+
+
+def _spatial_chain(n):
+    from netdyn.linkages.spatial import spatial_chain
+    return spatial_chain(n)
+
+
+@needs("sympy", "netdyn")
+def netdyn_spatial(n):
+    """The same for the n-link spatial chain (revolutes about x, y, z in turn, full inertias; numbers)."""
+    from netdyn.export import export
+
+    def equations(k):
+        return _spatial_chain(k).model(formulation="relative").equations()
+
+    equations(2)
+    seconds, eqs = stopwatch(equations, n)
+    c_seconds, code = stopwatch(lambda: export(_spatial_chain(n).model(formulation="relative"), "c"))
     return {"derive": seconds, "operations": eqs.operations, "definitions": len(eqs.definitions),
             "c_export": c_seconds, "c_bytes": len(code.source)}
 
@@ -98,13 +119,14 @@ def main(argv=None):
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else (QUICK if args.quick else FULL)
     cap = args.cap or (60.0 if args.quick else 300.0)
     series = (("recursive", "benchmarks.recursive_form:netdyn_recursive"),
+              ("spatial", "benchmarks.recursive_form:netdyn_spatial"),
               ("expanded", "benchmarks.recursive_form:netdyn_expanded"),
               ("peer", "benchmarks.recursive_form:mechanics_joints"))
     rows, stop = {}, {key: False for key, _ in series}
     for n in sizes:
         row = {}
         for key, target in series:
-            if stop[key] or (key != "recursive" and n > PEER_MAX):
+            if stop[key] or (key not in ("recursive", "spatial") and n > PEER_MAX):
                 row[key] = None
                 continue
             res = run_case(target, {"n": n}, cap=cap)
@@ -114,17 +136,22 @@ def main(argv=None):
         rows[n] = row
     sec = lambda r: f"{r['derive']:.3g}" if r else "—"  # noqa: E731
     lines = ["| n | recursive equations [s] | operations | named intermediates | C export [s] | C source [kB] | "
-             "expanded M(q) form [s] | sympy.physics.mechanics joints (Kane) [s] | peer / recursive |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "expanded M(q) form [s] | sympy.physics.mechanics joints (Kane) [s] | peer / recursive | "
+             "spatial chain: recursive equations [s] | operations | C source [kB] |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for n, r in rows.items():
-        rec = r["recursive"]
+        rec, sp3 = r["recursive"], r["spatial"]
         ratio = f"{r['peer']['derive'] / rec['derive']:.0f}×" if rec and r["peer"] else "—"
+        spatial = (f"{sec(sp3)} | {sp3['operations']} | {sp3['c_bytes'] / 1e3:.1f}" if sp3 else "over the cap | | ")
         lines.append(f"| {n} | {sec(rec)} | {rec['operations'] if rec else '—'} | {rec['definitions'] if rec else '—'} | "
                      f"{rec['c_export']:.3g} | {rec['c_bytes'] / 1e3:.1f} | {sec(r['expanded'])} | {sec(r['peer'])} | "
-                     f"{ratio} |" if rec else f"| {n} | over the cap | | | | | | | |")
+                     f"{ratio} | {spatial} |" if rec else f"| {n} | over the cap | | | | | | | | {spatial} |")
     for key, label, field in (("recursive", "recursive equations, time", "derive"),
                               ("recursive", "recursive equations, operations", "operations"),
                               ("recursive", "C source size", "c_bytes"),
+                              ("spatial", "spatial chain, recursive equations, time", "derive"),
+                              ("spatial", "spatial chain, recursive equations, operations", "operations"),
+                              ("spatial", "spatial chain, C source size", "c_bytes"),
                               ("expanded", "expanded form, time", "derive"),
                               ("peer", "sympy.physics.mechanics, time", "derive")):
         pts = [(n, r[key][field]) for n, r in rows.items() if r[key]]

@@ -315,7 +315,7 @@ def assemble(net, formulation=None, symbolic=False, check=True, cut=None):
     deferred = any(has_deferred(x) for x in (T, V, D))
     if deferred:  # the bodies' kinetic terms, gravity deferred (netdyn.graph.deferred): a tree joint's
         # coordinates move its child body (a mass), the others are checked without those terms
-        tree_coords = {c for j in part.metadata.tree for c in part.metadata.joint_coordinates[j]}
+        tree_coords = {c for qs in part.metadata.tree_coordinates.values() for c in qs}
         try:
             _check_coordinates_used([c for c in coords.list if c not in tree_coords], [], eager(V), D, efforts,
                                     constraints, flow_constraints)

@@ -131,7 +131,8 @@ class MechanismMetadata:
     and of the joints that close loops); ``loops`` (the joints of each cut joint's loop); ``gruebler``
     (the Grübler mobility count); ``joints`` and ``body_values`` (the joint elements and the bodies' values
     by name); ``tree_edges`` (``(joint, parent, child)`` of each tree joint); ``element_values`` (each
-    mechanism element's resolved values, by name); spatial only: ``initial_guess`` (unit Euler parameters)
+    mechanism element's resolved values, by name); ``tree_coordinates`` (relative: each tree joint's coordinates,
+    functions of t, in the order the joint reads them); spatial only: ``initial_guess`` (unit Euler parameters)
     and ``drivers`` (by name).
 
     >>> from netdyn.linkages import four_bar
@@ -155,6 +156,7 @@ class MechanismMetadata:
     initial_guess: dict = None
     drivers: dict = field(default_factory=dict)
     element_values: dict = field(default_factory=dict)
+    tree_coordinates: dict = field(default_factory=dict)
 
 
 @dataclass

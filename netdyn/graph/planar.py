@@ -221,6 +221,7 @@ def assemble_planar(net, formulation, new_coordinate, values_of, cut=None):
         constraints=constraint_index, tree=[j.name for j, _, _ in tree], cuts=[j.name for j in cuts],
         tree_edges=[(j.name, parent, child) for j, parent, child in tree],
         loops=fundamental_loops(net, tree, cuts), gruebler=3 * len(net.bodies) - n_constraints,
-        joints={j.name: j for j in joints(net)}, body_values=body_values, element_values=values)
+        joints={j.name: j for j in joints(net)}, body_values=body_values, element_values=values,
+        tree_coordinates={k: list(v) for k, v in tree_coords.items()})
     return part
 

@@ -28,7 +28,8 @@ from netdyn.components import spatial as spatial_components
 from netdyn.graph.spatial import child_pose
 from netdyn.lagrange.newton_euler import Link, RecursiveForm
 from netdyn.lagrange.model import LagrangianModel
-from netdyn.symbols import identifier, t
+from netdyn.lagrange.sparsepoly import time_derivative
+from netdyn.symbols import identifier
 
 
 class RecursiveBuilder:
@@ -79,13 +80,13 @@ def _planar(model, md):
         j = md.joints[name]
         qs = md.joint_coordinates[name]
         x, y, phi = j.child_pose(planar_components.GROUND_POSE, qs, md.element_values[name], parent == j.bodies[0])
-        links.append(Link(child, index[parent], _rz(phi), sp.Matrix([x, y, 0]), sp.Matrix([0, 0, phi.diff(t)]),
+        links.append(Link(child, index[parent], _rz(phi), sp.Matrix([x, y, 0]), sp.Matrix([0, 0, time_derivative(phi)]),
                           list(qs), *body(child)))
     for b in md.bodies:
         if b in index:
             continue
         x, y, phi = md.poses[b]
-        links.append(Link(b, -1, _rz(phi), sp.Matrix([x, y, 0]), sp.Matrix([0, 0, phi.diff(t)]), [x, y, phi],
+        links.append(Link(b, -1, _rz(phi), sp.Matrix([x, y, 0]), sp.Matrix([0, 0, time_derivative(phi)]), [x, y, phi],
                           *body(b)))
     g = sp.zeros(3, 1)
     for name, values in md.element_values.items():

@@ -150,6 +150,27 @@ def _pose_from_coordinates(r, e):
     return Pose(sp.Matrix(r), tuple(e), quat_matrix(e), body_omega(e))
 
 
+class LazyPose(Pose):
+    """The pose :func:`child_pose` gives, written on the first read of ``r``, ``q``, ``R`` or ``omega`` (its
+    unwritten ancestors first, from ground outwards, without recursion). Only for joints without Euler
+    parameters (no norm rows to report)."""
+
+    def __init__(self, j, parent, qs, parent_is_a, spec):  # noqa: D107 - the dataclass fields come later
+        self.__dict__["_args"] = (j, parent, qs, parent_is_a, spec)
+
+    def __getattr__(self, name):
+        if name not in ("r", "q", "R", "omega") or "_args" not in self.__dict__:
+            raise AttributeError(name)
+        chain, pose = [], self
+        while isinstance(pose, LazyPose) and "_args" in pose.__dict__:
+            chain.append(pose)
+            pose = pose.__dict__["_args"][1]
+        for lazy in reversed(chain):
+            written, _ = child_pose(*lazy.__dict__.pop("_args"))
+            lazy.__dict__.update(r=written.r, q=written.q, R=written.R, omega=written.omega)
+        return self.__dict__[name]
+
+
 def child_pose(j, parent, qs, parent_is_a, spec=None):
     """The pose of the body across tree joint ``j`` from its parent's pose and the joint coordinates."""
     d, q_rel, w_rel, norms = j.relative_parts(qs, spec)
@@ -215,7 +236,10 @@ def assemble_spatial(net, formulation, new_coordinate, values_of, cut=None):
                     guess[f"e0_{identifier(j.name)}"] = 1.0
             tree_coords[j.name] = qs
             base = GROUND if parent == "0" else poses[parent]
-            poses[child], norms = child_pose(j, base, qs, parent == j.bodies[0], loose)
+            if any(n == "e0" for n in names):   # Euler parameters: their norm rows are needed now
+                poses[child], norms = child_pose(j, base, qs, parent == j.bodies[0], loose)
+            else:   # written when first read (a chain's rotations nest: O(n^2) if written eagerly)
+                poses[child], norms = LazyPose(j, base, qs, parent == j.bodies[0], loose), []
             norm_rows.extend((n, f"{j.name}[norm]", j.name) for n in norms)
             by_coord = dict(zip(names, qs))
             for c, (kind, v) in j.spec.items():
@@ -313,7 +337,8 @@ def assemble_spatial(net, formulation, new_coordinate, values_of, cut=None):
         tree=[j.name for j, _, _ in tree], cuts=[j.name for j in cuts],
         loops=mechanism.fundamental_loops(tree, cuts), gruebler=6 * len(net.bodies) - n_constraints,
         body_values=body_values, initial_guess=guess, drivers={d.name: d for d in drivers(net)},
-        tree_edges=[(j.name, parent, child) for j, parent, child in tree], element_values=values)
+        tree_edges=[(j.name, parent, child) for j, parent, child in tree], element_values=values,
+        tree_coordinates={k: list(v) for k, v in tree_coords.items()})
     return part
 
 

@@ -56,7 +56,8 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from netdyn.errors import ModelError
-from netdyn.symbols import identifier, t
+from netdyn.lagrange.sparsepoly import Ring, add, mul, rate_of_coordinate, scale, total, variables
+from netdyn.symbols import identifier
 
 AXES = "xyz"
 
@@ -82,113 +83,95 @@ class Link:
 
 
 class StraightLine:
-    """A straight-line program: ``steps`` is a list of ``(symbol, expression)``, each expression over the
-    inputs and the symbols named before it. :meth:`name` names an expression unless it is trivial (a number,
-    a symbol, a coordinate or its derivative, or a number times one of those): those are used as they are.
+    """A straight-line program over a :class:`~netdyn.lagrange.sparsepoly.Ring`: ``steps`` is a list of
+    ``(variable index, polynomial)`` (or a sympy expression: the sines and cosines), each over the inputs and the
+    variables named before it. :meth:`name` names a polynomial unless it is trivial (zero, a number, one variable or
+    a number times one): those are used as they are. :meth:`finish` gives the steps as sympy ``(symbol, expression)``.
 
     >>> x = sp.Symbol("x")
     >>> prog = StraightLine()
-    >>> prog.name(2 * x, "a"), prog.name(x + 1, "b"), prog.steps
-    (2*x, b, [(b, x + 1)])
+    >>> X = prog.ring.symbol(x)
+    >>> a, b = prog.name(scale(X, 2), "a"), prog.name(add(X, {(): 1}), "b")
+    >>> prog.prune([b]); prog.finish()
+    [(b, x + 1)]
     """
 
-    def __init__(self, taken=()):
+    def __init__(self, taken=(), ring=None):
+        self.ring = ring or Ring()
         self.steps = []
         self.taken = set(taken)
 
-    def name(self, expr, label):
-        e = sp.sympify(expr)
-        if trivial(e):
-            return e
+    def label(self, label):
+        """A fresh name (``_`` appended while it is taken)."""
         while label in self.taken:
             label += "_"
         self.taken.add(label)
-        s = sp.Symbol(label)
-        self.steps.append((s, e))
-        return s
+        return sp.Symbol(label)
+
+    def name(self, p, label):
+        if trivial(p):
+            return p
+        k = self.ring.var(self.label(label))
+        self.steps.append((k, p))
+        return {((k, 1),): 1}
 
     def vector(self, v, label, where):
-        return sp.Matrix([self.name(x, f"{label}_{a}_{where}") for x, a in zip(v, AXES)])
+        return [self.name(x, f"{label}_{a}_{where}") for x, a in zip(v, AXES)]
 
     def prune(self, outputs):
-        """Drop the steps no output needs (dead code: a leaf's force component its joint does not see).
-
-        >>> x = sp.Symbol("x")
-        >>> prog = StraightLine()
-        >>> a, b = prog.name(x + 1, "a"), prog.name(x + 2, "b")
-        >>> prog.prune([2 * a]); prog.steps
-        [(a, x + 1)]
-        """
+        """Drop the steps no output needs (dead code: a leaf's force component its joint does not see)."""
         need = set()
-        for e in outputs:
-            need |= sp.sympify(e).free_symbols
+        for p in outputs:
+            need |= variables(p)
         kept = []
-        for s, e in reversed(self.steps):
-            if s in need:
-                kept.append((s, e))
-                need |= e.free_symbols
+        for k, p in reversed(self.steps):
+            if k in need:
+                kept.append((k, p))
+                if isinstance(p, dict):
+                    need |= variables(p)
         self.steps = kept[::-1]
 
-    def operations(self, outputs=()):
-        """The number of operations (``sympy.count_ops``) of the program and ``outputs``."""
-        return sum(sp.count_ops(e) for _, e in self.steps) + sum(sp.count_ops(e) for e in outputs)
+    def finish(self):
+        """The steps as sympy ``(symbol, expression)`` pairs."""
+        objs = self.ring.objects
+        return [(objs[k], p if not isinstance(p, dict) else self.ring.to_sympy(p)) for k, p in self.steps]
 
 
-def trivial(e):
-    """Whether an expression is used as it is in a program (no name needed).
+def trivial(p):
+    """Whether a polynomial is used as it is in a program (no name needed).
 
-    >>> x = sp.Symbol("x")
-    >>> trivial(x), trivial(-x), trivial(sp.Integer(3)), trivial(x + 1)
+    >>> trivial({}), trivial({((0, 1),): -1}), trivial({(): 3}), trivial({((0, 1),): 1, (): 1})
     (True, True, True, False)
     """
-    if e.is_Atom or isinstance(e, (AppliedUndef, sp.Derivative)):
-        return True
-    if e.is_Mul and len(e.args) == 2 and e.args[0].is_Number:
-        return trivial(e.args[1])
-    return False
+    if len(p) > 1:
+        return False
+    for m in p:
+        return len(m) == 0 or (len(m) == 1 and m[0][1] == 1)
+    return True
 
 
-def _clean(expr):
-    """Floats with integer values as integers (``1.0·x`` → ``x``, ``0.0`` → ``0``): pruned by sympy."""
-    e = sp.sympify(expr)
-    floats = {f: sp.Integer(int(f)) for f in e.atoms(sp.Float) if f == int(f)}
-    return e.xreplace(floats) if floats else e
-
-
-def _pythagoras(e):
-    """``e`` expanded with ``sin²x = 1 − cos²x`` (what makes ``Lᵀ ∂ρ/∂q`` of a revolute constant).
-
-    >>> x = sp.Symbol("x")
-    >>> _pythagoras(sp.cos(x)**2 / 4 + sp.sin(x)**2 / 4)
-    1/4
-    """
-    e = sp.expand(e)
-    squares = {p: 1 - sp.cos(p.base.args[0]) ** 2 for p in e.atoms(sp.Pow) if p.exp == 2 and isinstance(p.base, sp.sin)}
-    return sp.expand(e.xreplace(squares)) if squares else e
-
-
-def _rate(v, rates):
-    """d/dt of the entries of ``v`` (expressions of plain symbols ``q``, ``q_dot``) by the chain rule."""
-    out = []
-    for e in v:
-        d = sp.S.Zero
-        for Q, QD, QDD in rates:
-            d += sp.diff(e, Q) * QD + sp.diff(e, QD) * QDD
-        out.append(d)
-    return sp.Matrix(out)
-
-
-def _diff(v, x):
-    """Entry by entry (``Matrix.diff`` takes the slow array-derivative route)."""
-    return sp.Matrix([sp.diff(e, x) for e in v])
+def _matvec(L, v, transpose=False):
+    """``L v`` (or ``Lᵀ v``) for ``L`` a row-major list of nine polynomials."""
+    if transpose:
+        return [total(*(mul(L[3 * r + c], v[r]) for r in range(3))) for c in range(3)]
+    return [total(*(mul(L[3 * r + c], v[c]) for c in range(3))) for r in range(3)]
 
 
 def _cross(a, b):
-    return sp.Matrix([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+    return [add(mul(a[1], b[2]), scale(mul(a[2], b[1]), -1)), add(mul(a[2], b[0]), scale(mul(a[0], b[2]), -1)),
+            add(mul(a[0], b[1]), scale(mul(a[1], b[0]), -1))]
 
 
 def _dot(a, b):
-    return sp.Add(*[x * y for x, y in zip(a, b)])
+    return total(*(mul(x, y) for x, y in zip(a, b)))
+
+
+def _vadd(*vs):
+    return [total(*xs) for xs in zip(*vs)]
+
+
+def _is_trig(o):
+    return isinstance(o, (sp.sin, sp.cos))
 
 
 class RecursiveForm:
@@ -214,67 +197,70 @@ class RecursiveForm:
         """``(StraightLine, tau)``: the Newton–Euler program and ``tau[k]``, the bodies' share of the
         generalized effort on coordinate ``k`` (0 for a coordinate no link holds), as functions of ``q(t)``,
         ``q̇(t)``, ``q̈(t)``. ``velocities=False, gravity=False`` gives the program of ``M(q) q̈`` alone."""
-        taken = {s.name for s in self.rest.parameters} | {c.func.__name__ for c in self.coordinates}
-        for link in self.links:
-            for e in (link.mass, *link.com, *link.inertia, *link.L, *link.rho, *link.omega):
-                taken |= {s.name for s in sp.sympify(e).free_symbols}
-        prog = StraightLine(taken)
-        still = not velocities
+        ring, still = Ring(), not velocities
         index = {c: k for k, c in enumerate(self.coordinates)}
-        tau = [sp.S.Zero] * len(self.coordinates)
         n = len(self.links)
+        raw = []
+        for link in self.links:  # every link's inputs in the ring first: the names they use are taken
+            raw.append(([ring.from_sympy(x) for x in link.L], [ring.from_sympy(x) for x in link.rho],
+                        [ring.from_sympy(x) for x in link.omega], ring.from_sympy(link.mass),
+                        [ring.from_sympy(x) for x in link.com], [ring.from_sympy(x) for x in link.inertia]))
+        taken = {s.name for s in self.rest.parameters} | {c.func.__name__ for c in self.coordinates}
+        taken |= {o.name for o in ring.objects if isinstance(o, sp.Symbol)}
+        for o in list(ring.objects):
+            if not isinstance(o, sp.Symbol):
+                taken |= {s.name for s in o.free_symbols}
+        prog = StraightLine(taken, ring)
+        tau = [{} for _ in self.coordinates]
         w, dw, acc, local = [None] * n, [None] * n, [None] * n, [None] * n
         force, moment = [None] * n, [None] * n
-        g = self.gravity if gravity else sp.zeros(3, 1)
-        zero = sp.zeros(3, 1)
-        back = {}  # plain symbols -> q(t), q'(t), q''(t): local derivatives by the chain rule on plain symbols
+        g = [ring.from_sympy(x) for x in self.gravity] if gravity else [{}, {}, {}]
+        zero = [{}, {}, {}]
         for i, link in enumerate(self.links):
             where = identifier(link.body)
-            plain, rates = {}, []
-            for c in link.coordinates:
-                nm = c.func.__name__
-                Q, QD, QDD = sp.Symbol(nm), sp.Symbol(nm + "_dot"), sp.Symbol(nm + "_ddot")
-                plain.update({c.diff(t, 2): QDD, c.diff(t): QD, c: Q})
-                back.update({QDD: c.diff(t, 2), QD: c.diff(t), Q: c})
-                rates.append((Q, QD, QDD))
-            L, rho, om = (_clean(x).xreplace(plain) for x in (link.L, link.rho, link.omega))
-            drho, dom = _rate(rho, rates), _rate(om, rates)
-            parts = {"rho": rho, "drho": drho, "ddrho": _rate(drho, rates), "omega": om, "domega": dom,
-                     "J": [(L.T * _diff(rho, Q)).applyfunc(_pythagoras) for Q, _, _ in rates],
-                     "W": [_diff(om, QD) for _, QD, _ in rates]}
+            L, rho, om, m, c, J = raw[i]
+            Qs = [ring.var(q) for q in link.coordinates]
+            QDs = [ring.var(rate_of_coordinate(q)) for q in link.coordinates]
+            drho = [ring.rate(x) for x in rho]
+            parts = {"L": L, "rho": rho, "drho": drho, "ddrho": [ring.rate(x) for x in drho], "omega": om,
+                     "domega": [ring.rate(x) for x in om],
+                     "J": [[ring.pythagoras(x) for x in _matvec(L, [ring.diff(y, Q) for y in rho], True)] for Q in Qs]}
+            W = [[ring.diff(y, QD) for y in om] for QD in QDs]
             if still:
-                parts = _xreplace(parts, {QD: 0 for _, QD, _ in rates})
-            trig = {}
-            for e in (L, *parts["rho"], *parts["drho"], *parts["ddrho"], *parts["omega"], *parts["domega"],
-                      *[x for v in parts["J"] for x in v]):
-                for f in sorted(sp.sympify(e).atoms(sp.sin, sp.cos), key=sp.default_sort_key):
-                    if f not in trig:
-                        arg = f.args[0]
-                        tag = arg.name if isinstance(arg, sp.Symbol) else f"{len(trig)}_{where}"
-                        trig[f] = prog.name(f, f"{'c' if isinstance(f, sp.cos) else 's'}_{tag}")
-            if trig:
-                L = L.xreplace(trig)
-                parts = _xreplace(parts, trig)
-            L = sp.Matrix(3, 3, [prog.name(L[r, c], f"L_{r}{c}_{where}") for r in range(3) for c in range(3)])
+                rates = set(QDs)
+                parts = {k: _map(v, lambda p: {mo: x for mo, x in p.items() if not any(a in rates for a, _ in mo)})
+                         for k, v in parts.items()}
+            trig = set()
+            _walk(list(parts.values()), lambda p: trig.update(k for mo in p for k, _ in mo if _is_trig(ring.objects[k])))
+            rename = {}
+            for k in sorted(trig, key=lambda k: sp.default_sort_key(ring.objects[k])):
+                o = ring.objects[k]
+                arg = o.args[0]
+                tag = arg.func.__name__ if isinstance(arg, AppliedUndef) else f"{len(rename)}_{where}"
+                s = ring.var(prog.label(f"{'c' if isinstance(o, sp.cos) else 's'}_{tag}"))
+                prog.steps.append((s, o))
+                rename[k] = s
+            if rename:
+                parts = {k: _map(v, lambda p: _rename(p, rename)) for k, v in parts.items()}
+            L = [prog.name(parts["L"][3 * r + cc], f"L_{r}{cc}_{where}") for r in range(3) for cc in range(3)]
             rho = prog.vector(parts["rho"], "rho", where)
-            Lt = L.T
             if link.parent < 0:
-                wp, dwp, ap = zero, zero, -g
+                wp, dwp, ap = zero, zero, [scale(x, -1) for x in g]
             else:
                 wp, dwp, ap = w[link.parent], dw[link.parent], acc[link.parent]
             wj = prog.vector(parts["omega"], "omegaj", where)
-            wpl = prog.vector(Lt * wp, "omegap", where)
-            w[i] = prog.vector(wpl + wj, "omega", where)
-            dw[i] = prog.vector(Lt * dwp + _cross(wpl, wj) + parts["domega"], "omegadot", where)
+            wpl = prog.vector(_matvec(L, wp, True), "omegap", where)
+            w[i] = prog.vector(_vadd(wpl, wj), "omega", where)
+            dw[i] = prog.vector(_vadd(_matvec(L, dwp, True), _cross(wpl, wj), parts["domega"]), "omegadot", where)
             drho = prog.vector(parts["drho"], "rhodot", where)
-            u = ap + _cross(dwp, rho) + _cross(wp, _cross(wp, rho)) + 2 * _cross(wp, drho) + parts["ddrho"]
-            acc[i] = prog.vector(Lt * prog.vector(u, "ap", where), "a", where)
-            c, m, J = _clean(link.com), _clean(link.mass), _clean(link.inertia)
-            ac = acc[i] + _cross(dw[i], c) + _cross(w[i], _cross(w[i], c))
-            force[i] = prog.vector(m * ac, "F", where)
-            Jw = prog.vector(J * w[i], "Jomega", where)
-            moment[i] = J * dw[i] + _cross(w[i], Jw) + _cross(c, force[i])
-            local[i] = (L, rho, parts["J"], parts["W"])
+            u = _vadd(ap, _cross(dwp, rho), _cross(wp, _cross(wp, rho)), [scale(x, 2) for x in _cross(wp, drho)],
+                      parts["ddrho"])
+            acc[i] = prog.vector(_matvec(L, prog.vector(u, "ap", where), True), "a", where)
+            ac = _vadd(acc[i], _cross(dw[i], c), _cross(w[i], _cross(w[i], c)))
+            force[i] = prog.vector([mul(m, x) for x in ac], "F", where)
+            Jw = prog.vector(_matvec(J, w[i]), "Jomega", where)
+            moment[i] = _vadd(_matvec(J, dw[i]), _cross(w[i], Jw), _cross(c, force[i]))
+            local[i] = (L, rho, parts["J"], W)
         children = [[] for _ in range(n)]
         for i, link in enumerate(self.links):
             if link.parent >= 0:
@@ -285,21 +271,21 @@ class RecursiveForm:
             fi, ni = force[i], moment[i]
             for d in children[i]:
                 Ld, rhod = local[d][0], local[d][1]
-                fd = prog.vector(Ld * f_tot[d], "fp", identifier(self.links[d].body))
-                fi = fi + fd
-                ni = ni + Ld * n_tot[d] + _cross(rhod, fd)
+                fd = prog.vector(_matvec(Ld, f_tot[d]), "fp", identifier(self.links[d].body))
+                fi = _vadd(fi, fd)
+                ni = _vadd(ni, _matvec(Ld, n_tot[d]), _cross(rhod, fd))
             f_tot[i] = prog.vector(fi, "f", where)
             n_tot[i] = prog.vector(ni, "n", where)
-            L, _, Jrho, Wom = local[i]
-            for c, jr, wo in zip(self.links[i].coordinates, Jrho, Wom):
-                k = index.get(c)
+            _, _, Jrho, Wom = local[i]
+            for q, jr, wo in zip(self.links[i].coordinates, Jrho, Wom):
+                k = index.get(q)
                 if k is None:
-                    raise ModelError(f"body {self.links[i].body}: joint coordinate {c} is not a coordinate of the "
+                    raise ModelError(f"body {self.links[i].body}: joint coordinate {q} is not a coordinate of the "
                                      "model; this is a netdyn bug, please report it")
-                tau[k] += _dot(jr, f_tot[i]) + _dot(wo, n_tot[i])
+                tau[k] = total(tau[k], _dot(jr, f_tot[i]), _dot(wo, n_tot[i]))
         prog.prune(tau)
-        prog.steps = [(s, e.xreplace(back)) for s, e in prog.steps]
-        return prog, [sp.sympify(e).xreplace(back) for e in tau]
+        prog.steps = prog.finish()
+        return prog, [ring.to_sympy(p) for p in tau]
 
     def equations(self) -> RecursiveEquations:
         """The equations of the model in recursive form (:class:`RecursiveEquations`), made once."""
@@ -311,10 +297,23 @@ class RecursiveForm:
         return self._equations
 
 
-def _xreplace(parts, sub):
+def _map(v, fn):
+    """``fn`` on every polynomial of a part (a polynomial, a list of them, or a list of lists)."""
+    return [_map(x, fn) for x in v] if isinstance(v, list) else fn(v)
+
+
+def _walk(v, fn):
+    """``fn`` on every polynomial of a part (see :func:`_map`)."""
+    for x in (v if isinstance(v, list) else [v]):
+        _walk(x, fn) if isinstance(x, list) else fn(x)
+
+
+def _rename(p, rename):
+    """``p`` with variables renamed (a sine or cosine by its named symbol)."""
     out = {}
-    for k, v in parts.items():
-        out[k] = [x.xreplace(sub) for x in v] if isinstance(v, list) else v.xreplace(sub)
+    for m, c in p.items():
+        mm = tuple(sorted((rename.get(k, k), e) for k, e in m))
+        out[mm] = out.get(mm, 0) + c
     return out
 
 
