@@ -105,7 +105,7 @@ class ContactSet:
             model = net.model(formulation=formulation)
         labels = list(model.constraint_labels)
         self.rows = np.array([labels.index(contact_label(n)) for n in self.names], dtype=int)
-        self.bilateral = np.array([k for k in range(len(labels)) if k not in set(self.rows.tolist())], dtype=int)
+        self.bilateral = np.setdiff1d(np.arange(len(labels)), self.rows).astype(int)
         self.coordinate_names = list(model.coordinate_names)
         self.cm = CompiledModel(model)
         self.cm.kernel = None  # a few evaluations an event: lambdify serves, no fused kernel to compile
@@ -156,21 +156,21 @@ class ContactSet:
         r = self.rows
         return c.phi[r], c.Phi_q[r] @ np.asarray(f, dtype=float) + c.Phi_t[r]
 
+    def _memoized(self, slot, fn, tt, s):
+        """``fn(tt, q, f)`` at the column ``s``, kept in ``slot``: each event of the set reads the same column."""
+        names = self.coordinate_names
+        key = (tt, tuple(s[n] for n in names), tuple(s[f"{n}_dot"] for n in names))
+        memo = getattr(self, slot)
+        if memo[0] != key:
+            memo = (key, fn(*key))
+            setattr(self, slot, memo)
+        return memo[1]
+
     def _gaps(self, tt, s):
-        q = tuple(s[n] for n in self.coordinate_names)
-        f = tuple(s[f"{n}_dot"] for n in self.coordinate_names)
-        key = (tt, q, f)
-        if self._gap_memo[0] != key:
-            self._gap_memo = (key, self.gaps(tt, q, f))
-        return self._gap_memo[1]
+        return self._memoized("_gap_memo", self.gaps, tt, s)
 
     def _state(self, tt, s):
-        q = tuple(s[n] for n in self.coordinate_names)
-        f = tuple(s[f"{n}_dot"] for n in self.coordinate_names)
-        key = (tt, q, f)  # each event of the set reads the same column: evaluated once
-        if self._memo[0] != key:
-            self._memo = (key, self.at(tt, q, f))
-        return self._memo[1]
+        return self._memoized("_memo", self.at, tt, s)
 
     def events(self, system) -> list:
         """The events of ``system``'s contacts in their current states: an open contact's impact (its gap
