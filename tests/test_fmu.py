@@ -22,7 +22,7 @@ import netdyn
 from netdyn.errors import ExportError
 
 fmpy = pytest.importorskip("fmpy")
-from fmpy import simulate_fmu  # noqa: E402
+from fmpy import simulate_fmu as _simulate_fmu  # noqa: E402
 from fmpy.validation import validate_fmu  # noqa: E402
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None and shutil.which("clang") is None,
@@ -37,6 +37,22 @@ TOL = 1e-5
 def peak_error(got, ref):
     ref = np.asarray(ref, dtype=float)
     return float(np.max(np.abs(np.asarray(got) - ref)) / max(np.max(np.abs(ref)), 1e-300))
+
+
+_IMPORTER = []
+
+
+def simulate_fmu(path, **kw):
+    """FMPy's ``simulate_fmu`` in one fresh interpreter kept for this file (spawned, not forked), as an importer
+    loads an FMU: the binaries never share a process with the rest of the suite, and a fault in one shows as
+    this test's error."""
+    import concurrent.futures
+    import multiprocessing
+    if "logger" in kw:  # a callback into this process: run here
+        return _simulate_fmu(path, **kw)
+    if not _IMPORTER:
+        _IMPORTER.append(concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")))
+    return _IMPORTER[0].submit(_simulate_fmu, path, **kw).result(timeout=600)
 
 
 def export(system, tmp_path, name, **kw):
